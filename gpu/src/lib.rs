@@ -1,0 +1,1 @@
+//! The NVSHMEM device API for Rust kernels compiled to PTX.

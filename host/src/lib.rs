@@ -1,0 +1,1 @@
+//! Host side of nvshmem-rs: NVSHMEM init, symmetric buffers, PTX modules and collective launches.

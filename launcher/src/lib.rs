@@ -1,0 +1,1 @@
+//! Starts one process per PE on this machine and supervises them.

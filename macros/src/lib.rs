@@ -1,0 +1,1 @@
+//! The #[kernel] attribute for nvshmem-gpu kernels.

@@ -1,0 +1,1 @@
+//! Raw bindings to NVSHMEM's host library, loaded at run time.
