@@ -1,1 +1,275 @@
-//! Compiles a Rust kernel crate to PTX linked with NVSHMEM's device bitcode, from build.rs.
+//! Compiles a Rust kernel crate to PTX linked with NVSHMEM's device library, from a `build.rs`.
+//!
+//! ```no_run
+//! // build.rs of the host-side crate
+//! fn main() {
+//!     let ptx = nvshmem_builder::PtxBuilder::new("kernels")
+//!         .arch("sm_90")
+//!         .build()
+//!         .unwrap_or_else(|error| panic!("{error}"));
+//!     // Now `env!("KERNELS_PTX")` is the path of the PTX in the host crate.
+//!     assert_eq!(ptx.env_var(), "KERNELS_PTX");
+//! }
+//! ```
+//!
+//! and in the host crate: `const PTX: &str = include_str!(env!("KERNELS_PTX"));`.
+//!
+//! # What `build` does
+//! 1. Finds NVSHMEM (`NVSHMEM_HOME`, a project-local install, or Python's `nvidia.nvshmem`: see
+//!    `nvshmem-locate`) and its device bitcode for the architecture (`libnvshmem_device_sm_XX.bc` in
+//!    NVSHMEM ≥ 3.7, the single sm_90 `libnvshmem_device.bc` before).
+//! 2. Runs a nested `cargo build --release --target nvptx64-nvidia-cuda -Zbuild-std=core` of the
+//!    kernel crate with its own target folder (under `OUT_DIR`) and an environment cleaned of the outer
+//!    build's variables. Its linker is this build script itself ([`run_if_invoked_as_linker`]), which
+//!    links the crate with NVSHMEM's bitcode and emits PTX of ISA ≥ 8.3.
+//! 3. Forwards the kernel crate's warnings as `cargo::warning`, and emits `cargo::rerun-if-changed`
+//!    for every source file in the nested build's dep-info, and for `NVSHMEM_HOME`.
+//! 4. Checks the PTX: it has kernels and keeps NVSHMEM's `nvshmemi_device_state_d` and
+//!    `nvshmemi_device_lib_version_d`; where `ptxas` is found, assembles it for the architecture and
+//!    fails the build on an error.
+//! 5. Exports `cargo::rustc-env=<PACKAGE>_PTX=<path>` and `<PACKAGE>_NVSHMEM_VERSION=<x.y.z>`
+//!    (`<PACKAGE>` is the kernel crate's package name, upper-case, `-` as `_`).
+//!
+//! Needs the nightly toolchain with `rust-src` and `llvm-tools` (the project's `rust-toolchain.toml`
+//! names both).
+
+mod arch;
+mod error;
+mod linker;
+mod nested_cargo;
+mod ptxas;
+
+pub use error::BuildError;
+pub use linker::{NVSHMEM_STATE_SYMBOLS, run_if_invoked_as_linker};
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The architecture built for when none is given: Hopper (H100, H200).
+pub const DEFAULT_ARCH: &str = "sm_90";
+
+/// Builds one kernel crate to PTX. See the [crate documentation](crate).
+#[derive(Debug, Clone)]
+pub struct PtxBuilder {
+    crate_path: PathBuf,
+    arch: String,
+}
+
+/// The result of [`PtxBuilder::build`].
+#[derive(Debug, Clone)]
+pub struct BuiltPtx {
+    /// The PTX file (in `OUT_DIR`).
+    pub path: PathBuf,
+    /// The kernel crate's package name.
+    pub package: String,
+    /// The PTX entry points, i.e. the crate's `#[kernel]` functions.
+    pub kernels: Vec<String>,
+    /// The NVSHMEM release of the device bitcode that was linked.
+    pub nvshmem_version: String,
+    /// The architecture.
+    pub arch: String,
+    /// Whether `ptxas` assembled the PTX (false when no `ptxas` was found).
+    pub assembled: bool,
+}
+
+impl BuiltPtx {
+    /// The name of the environment variable that holds [`BuiltPtx::path`] in the calling crate.
+    pub fn env_var(&self) -> String {
+        format!("{}_PTX", self.package.to_uppercase().replace('-', "_"))
+    }
+}
+
+impl PtxBuilder {
+    /// A builder for the kernel crate at `crate_path` (relative paths start at the calling crate's
+    /// folder, `CARGO_MANIFEST_DIR`).
+    ///
+    /// ```no_run
+    /// let builder = nvshmem_builder::PtxBuilder::new("examples/ring/kernels");
+    /// ```
+    pub fn new(crate_path: impl AsRef<Path>) -> PtxBuilder {
+        let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from);
+        let crate_path = match manifest_dir {
+            Some(dir) if crate_path.as_ref().is_relative() => dir.join(crate_path),
+            _ => crate_path.as_ref().to_path_buf(),
+        };
+        PtxBuilder { crate_path, arch: DEFAULT_ARCH.to_string() }
+    }
+
+    /// The GPU architecture, `sm_XY` (default [`DEFAULT_ARCH`]). The NVSHMEM installation must have
+    /// device bitcode for it.
+    ///
+    /// ```no_run
+    /// let builder = nvshmem_builder::PtxBuilder::new("kernels").arch("sm_100");
+    /// ```
+    pub fn arch(mut self, arch: &str) -> PtxBuilder {
+        self.arch = arch.to_string();
+        self
+    }
+
+    /// Builds the PTX and prints the `cargo::` directives; see the [crate documentation](crate).
+    ///
+    /// When this process is the nested build's linker, performs the link and exits instead.
+    pub fn build(self) -> Result<BuiltPtx, BuildError> {
+        run_if_invoked_as_linker();
+        let manifest = self.crate_path.join("Cargo.toml");
+        if !manifest.is_file() {
+            return Err(BuildError::NoKernelCrate(self.crate_path));
+        }
+        let compute_capability = arch::compute_capability(&self.arch)?;
+        let caller_dir = std::env::var_os("CARGO_MANIFEST_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| self.crate_path.clone());
+        println!("cargo::rerun-if-env-changed={}", nvshmem_locate::HOME_VAR);
+        let install = nvshmem_locate::find(&[&caller_dir, &self.crate_path])?;
+        let device_bitcode = arch::device_bitcode(&install, &self.arch)?;
+        let llvm_bin = llvm_tools_dir()?;
+        let out_dir = std::env::var_os("OUT_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| std::env::temp_dir().join("nvshmem-builder"));
+        let package = package_name(&manifest)?;
+        let linker_env = [
+            (linker::LINKER_MODE_VAR, "1".to_string()),
+            (linker::DEVICE_BITCODE_VAR, device_bitcode.display().to_string()),
+            (linker::ARCH_VAR, self.arch.clone()),
+            (linker::PTX_ISA_VAR, arch::ptx_isa_for(compute_capability).to_string()),
+            (linker::LLVM_BIN_VAR, llvm_bin.display().to_string()),
+        ];
+        let nested = nested_cargo::build(
+            &manifest,
+            &out_dir.join("nvshmem-builder").join(&package),
+            &self.arch,
+            &linker_env,
+            |line| println!("cargo::warning={package}: {line}"),
+        )?;
+        for source in &nested.sources {
+            println!("cargo::rerun-if-changed={}", source.display());
+        }
+        println!("cargo::rerun-if-changed={}", device_bitcode.display());
+        let path = out_dir.join(format!("{package}.ptx"));
+        std::fs::copy(&nested.ptx, &path)
+            .map_err(|error| BuildError::Io { path: path.clone(), error })?;
+        let text = std::fs::read_to_string(&path)
+            .map_err(|error| BuildError::Io { path: path.clone(), error })?;
+        let (kernels, nvshmem_version) = inspect_ptx(&path, &text)?;
+        let assembled = match ptxas::find(&caller_dir) {
+            Ok(ptxas) => {
+                ptxas::check(&ptxas, &path, &self.arch)?;
+                true
+            }
+            Err(looked_in) => {
+                println!(
+                    "cargo::warning=ptxas was not found, so {} was not assembled as a check \
+                     (looked in {} places, e.g. $PTXAS, $PATH, $CUDA_HOME/bin); install CUDA or \
+                     the nvidia-cuda-nvcc wheel, or set PTXAS",
+                    path.display(),
+                    looked_in.len()
+                );
+                false
+            }
+        };
+        let built = BuiltPtx { path, package, kernels, nvshmem_version, arch: self.arch, assembled };
+        let env_var = built.env_var();
+        println!("cargo::rustc-env={env_var}={}", built.path.display());
+        println!("cargo::rustc-env={}_NVSHMEM_VERSION={}", env_var.trim_end_matches("_PTX"), built.nvshmem_version);
+        Ok(built)
+    }
+}
+
+/// The kernels (`.entry` names) and the linked NVSHMEM version of a PTX file written by the link
+/// step; an error if NVSHMEM's state symbols or the kernels are missing.
+fn inspect_ptx(path: &Path, text: &str) -> Result<(Vec<String>, String), BuildError> {
+    let invalid = |problem: String| BuildError::InvalidPtx { ptx: path.to_path_buf(), problem };
+    let nvshmem_version = text
+        .lines()
+        .next()
+        .and_then(|line| line.strip_prefix(linker::PTX_HEADER_PREFIX))
+        .and_then(|rest| rest.split_whitespace().find_map(|kv| kv.strip_prefix("nvshmem-device-version=")))
+        .ok_or_else(|| invalid("no nvshmem-builder header line: it was not linked by nvshmem-builder".into()))?
+        .to_string();
+    let kernels: Vec<String> = text
+        .lines()
+        .filter_map(|line| line.trim_start().strip_prefix(".visible .entry "))
+        .filter_map(|rest| rest.split('(').next())
+        .map(|name| name.trim().to_string())
+        .collect();
+    if kernels.is_empty() {
+        return Err(invalid("it has no kernels: mark kernel functions with #[kernel]".into()));
+    }
+    for symbol in NVSHMEM_STATE_SYMBOLS {
+        if !text.contains(&format!(" {symbol}")) {
+            return Err(invalid(format!(
+                "it does not define {symbol}, which nvshmemx_cumodule_init needs; the kernels must \
+                 call at least one NVSHMEM function"
+            )));
+        }
+    }
+    Ok((kernels, nvshmem_version))
+}
+
+/// The `name` of the `[package]` in `manifest`.
+fn package_name(manifest: &Path) -> Result<String, BuildError> {
+    let text = std::fs::read_to_string(manifest)
+        .map_err(|error| BuildError::Io { path: manifest.to_path_buf(), error })?;
+    let mut in_package = false;
+    for line in text.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_package = line == "[package]";
+        } else if let (true, Some(value)) = (in_package, line.strip_prefix("name")) {
+            if let Some(name) = value.trim_start().strip_prefix('=') {
+                return Ok(name.trim().trim_matches('"').to_string());
+            }
+        }
+    }
+    Err(BuildError::NoKernelCrate(manifest.to_path_buf()))
+}
+
+/// The folder of the toolchain's LLVM tools (`rustup component add llvm-tools`).
+fn llvm_tools_dir() -> Result<PathBuf, BuildError> {
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let output = Command::new(&rustc)
+        .args(["--print", "sysroot"])
+        .output()
+        .map_err(|error| BuildError::Spawn { program: rustc.to_string_lossy().into_owned(), error })?;
+    let sysroot = PathBuf::from(String::from_utf8_lossy(&output.stdout).trim());
+    let host = std::env::var("HOST").unwrap_or_else(|_| "x86_64-unknown-linux-gnu".to_string());
+    let bin = sysroot.join("lib/rustlib").join(host).join("bin");
+    for tool in ["llvm-link", "opt", "llc", "llvm-ar", "llvm-dis"] {
+        if !bin.join(tool).is_file() {
+            return Err(BuildError::ToolMissing {
+                tool: tool.to_string(),
+                looked_in: bin,
+                fix: "install the toolchain's LLVM tools with `rustup component add llvm-tools` \
+                      (this project's rust-toolchain.toml lists the component)",
+            });
+        }
+    }
+    Ok(bin)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ptx_inspection_finds_kernels_version_and_state_symbols() {
+        let ptx = "// nvshmem-builder: nvshmem-device-version=3.4.5 arch=sm_90 ptx-isa=83 bitcode=x\n\
+                   .visible .const .align 8 .b8 nvshmemi_device_state_d[1];\n\
+                   .visible .const .align 4 .b8 nvshmemi_device_lib_version_d[12];\n\
+                   .visible .entry ring(\n.visible .entry shift(\n";
+        let (kernels, version) = inspect_ptx(Path::new("k.ptx"), ptx).unwrap();
+        assert_eq!(kernels, ["ring", "shift"]);
+        assert_eq!(version, "3.4.5");
+        let without_state = ptx.replace("nvshmemi_device_state_d", "x");
+        let error = inspect_ptx(Path::new("k.ptx"), &without_state).unwrap_err().to_string();
+        assert!(error.contains("nvshmemi_device_state_d"), "{error}");
+    }
+
+    #[test]
+    fn package_name_is_read_from_the_package_section() {
+        let dir = std::env::temp_dir().join(format!("nvshmem-builder-pkg-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let manifest = dir.join("Cargo.toml");
+        std::fs::write(&manifest, "[workspace]\n\n[package]\nname = \"ring-kernels\"\n").unwrap();
+        assert_eq!(package_name(&manifest).unwrap(), "ring-kernels");
+    }
+}

@@ -1,0 +1,121 @@
+//! GPU architectures: validating `sm_XY` names, the PTX ISA each needs, and NVSHMEM's device bitcode
+//! for each.
+
+use crate::BuildError;
+use nvshmem_locate::Install;
+use std::path::PathBuf;
+
+/// The lowest PTX ISA NVSHMEM's device code assembles with (`.mmio` loads need 8.3 on Hopper).
+pub const NVSHMEM_MIN_PTX_ISA: u32 = 83;
+
+/// The architecture NVSHMEM ≤ 3.6 compiled its single `libnvshmem_device.bc` for.
+pub const SINGLE_FILE_ARCH: &str = "sm_90";
+
+/// Checks that `arch` is an architecture name (`sm_90`, `sm_90a`, `sm_100`, …) and returns its
+/// compute capability number (90, 100, …).
+pub fn compute_capability(arch: &str) -> Result<u32, BuildError> {
+    let invalid = || BuildError::InvalidArchitecture(arch.to_string());
+    let digits = arch.strip_prefix("sm_").ok_or_else(invalid)?;
+    let digits = digits.strip_suffix(['a', 'f']).unwrap_or(digits);
+    if digits.len() < 2 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(invalid());
+    }
+    digits.parse().map_err(|_| invalid())
+}
+
+/// The PTX ISA version (as `major * 10 + minor`) to emit for `arch`: the lowest that both `ptxas`
+/// accepts for that architecture and NVSHMEM's code needs.
+pub fn ptx_isa_for(compute_capability: u32) -> u32 {
+    let architecture_minimum = match compute_capability {
+        120.. => 87,
+        100.. => 86,
+        _ => 0,
+    };
+    architecture_minimum.max(NVSHMEM_MIN_PTX_ISA)
+}
+
+/// NVSHMEM's device bitcode for `arch` in `install`: `lib/libnvshmem_device_<arch>.bc` (NVSHMEM ≥ 3.7)
+/// or the single `lib/libnvshmem_device.bc` of earlier releases, which holds sm_90 code only.
+pub fn device_bitcode(install: &Install, arch: &str) -> Result<PathBuf, BuildError> {
+    let lib = install.lib_dir();
+    let mut per_arch: Vec<String> = std::fs::read_dir(&lib)
+        .map_err(|error| BuildError::Io { path: lib.clone(), error })?
+        .filter_map(|entry| {
+            let name = entry.ok()?.file_name().into_string().ok()?;
+            let arch = name.strip_prefix("libnvshmem_device_")?.strip_suffix(".bc")?;
+            Some(arch.to_string())
+        })
+        .collect();
+    per_arch.sort();
+    let not_available = |available: Vec<String>| BuildError::ArchitectureNotAvailable {
+        requested: arch.to_string(),
+        nvshmem_root: install.root().to_path_buf(),
+        available,
+    };
+    if !per_arch.is_empty() {
+        return if per_arch.iter().any(|a| a == arch) {
+            Ok(lib.join(format!("libnvshmem_device_{arch}.bc")))
+        } else {
+            Err(not_available(per_arch))
+        };
+    }
+    let single = lib.join("libnvshmem_device.bc");
+    match (single.is_file(), arch == SINGLE_FILE_ARCH) {
+        (true, true) => Ok(single),
+        (true, false) => Err(not_available(vec![SINGLE_FILE_ARCH.to_string()])),
+        (false, _) => Err(not_available(Vec::new())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nvshmem_locate::Source;
+
+    fn install_with(files: &[&str]) -> Install {
+        let root = std::env::temp_dir()
+            .join(format!("nvshmem-builder-arch-{}-{}", std::process::id(), files.join("+")));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join("lib")).unwrap();
+        for file in files.iter().chain(&["libnvshmem_host.so.3"]) {
+            std::fs::write(root.join("lib").join(file), b"").unwrap();
+        }
+        Install::at(root, Source::HomeVariable).unwrap()
+    }
+
+    #[test]
+    fn architecture_names_are_checked() {
+        assert_eq!(compute_capability("sm_90").unwrap(), 90);
+        assert_eq!(compute_capability("sm_90a").unwrap(), 90);
+        assert_eq!(compute_capability("sm_100").unwrap(), 100);
+        for bad in ["90", "sm90", "sm_", "sm_9", "compute_90", "sm_9x"] {
+            let message = compute_capability(bad).unwrap_err().to_string();
+            assert!(message.contains("e.g. `sm_90`"), "{bad}: {message}");
+        }
+    }
+
+    #[test]
+    fn ptx_isa_is_at_least_what_nvshmem_needs() {
+        assert_eq!(ptx_isa_for(80), 83);
+        assert_eq!(ptx_isa_for(90), 83);
+        assert_eq!(ptx_isa_for(100), 86);
+        assert_eq!(ptx_isa_for(120), 87);
+    }
+
+    #[test]
+    fn single_file_layout_serves_sm_90_only() {
+        let install = install_with(&["libnvshmem_device.bc"]);
+        assert!(device_bitcode(&install, "sm_90").unwrap().ends_with("libnvshmem_device.bc"));
+        let message = device_bitcode(&install, "sm_80").unwrap_err().to_string();
+        assert!(message.contains("no device bitcode for sm_80; it has: sm_90"), "{message}");
+    }
+
+    #[test]
+    fn per_architecture_layout_lists_what_it_has() {
+        let install =
+            install_with(&["libnvshmem_device_sm_80.bc", "libnvshmem_device_sm_90.bc"]);
+        assert!(device_bitcode(&install, "sm_80").unwrap().ends_with("libnvshmem_device_sm_80.bc"));
+        let message = device_bitcode(&install, "sm_100").unwrap_err().to_string();
+        assert!(message.contains("it has: sm_80, sm_90"), "{message}");
+    }
+}

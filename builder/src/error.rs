@@ -1,0 +1,139 @@
+//! The builder's error type.
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// Why a kernel crate could not be turned into PTX. Each message says what to do.
+#[derive(Debug)]
+pub enum BuildError {
+    /// No NVSHMEM installation was found (the message lists every place tried).
+    NvshmemNotFound(nvshmem_locate::NotFound),
+    /// The NVSHMEM installation has no device bitcode for the requested architecture.
+    ArchitectureNotAvailable {
+        /// The architecture asked for, e.g. `sm_80`.
+        requested: String,
+        /// The installation's root.
+        nvshmem_root: PathBuf,
+        /// The architectures it has bitcode for.
+        available: Vec<String>,
+    },
+    /// The architecture name is not of the form `sm_XY`.
+    InvalidArchitecture(String),
+    /// The installation's version could not be read.
+    NvshmemVersion(nvshmem_locate::VersionError),
+    /// A rustup component or LLVM tool is missing.
+    ToolMissing {
+        /// The tool, e.g. `llvm-link`.
+        tool: String,
+        /// Where it was looked for.
+        looked_in: PathBuf,
+        /// How to get it.
+        fix: &'static str,
+    },
+    /// The kernel crate has no `Cargo.toml`.
+    NoKernelCrate(PathBuf),
+    /// A program could not be started.
+    Spawn {
+        /// The program.
+        program: String,
+        /// The operating system's error.
+        error: std::io::Error,
+    },
+    /// The nested `cargo build` of the kernel crate failed.
+    CargoFailed {
+        /// The command line.
+        command: String,
+        /// Compiler errors and cargo's stderr.
+        output: String,
+    },
+    /// The build succeeded but produced no `.ptx` file.
+    NoPtxProduced {
+        /// The kernel crate's package name.
+        package: String,
+    },
+    /// The PTX is missing something NVSHMEM needs.
+    InvalidPtx {
+        /// The PTX file.
+        ptx: PathBuf,
+        /// What is missing.
+        problem: String,
+    },
+    /// `ptxas` rejected the PTX.
+    PtxasRejected {
+        /// The PTX file.
+        ptx: PathBuf,
+        /// The architecture it was assembled for.
+        arch: String,
+        /// What `ptxas` printed.
+        output: String,
+    },
+    /// A file could not be read or written.
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The operating system's error.
+        error: std::io::Error,
+    },
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BuildError::NvshmemNotFound(not_found) => write!(f, "{not_found}"),
+            BuildError::ArchitectureNotAvailable { requested, nvshmem_root, available } => write!(
+                f,
+                "NVSHMEM at {} has no device bitcode for {requested}; it has: {}. Choose one of \
+                 those with `.arch(..)`, or use NVSHMEM 3.7 or later, which ships \
+                 lib/libnvshmem_device_sm_XX.bc for each architecture",
+                nvshmem_root.display(),
+                available.join(", ")
+            ),
+            BuildError::InvalidArchitecture(arch) => write!(
+                f,
+                "`{arch}` is not a GPU architecture name; write it as `sm_` and the compute \
+                 capability without the dot, e.g. `sm_90` for Hopper"
+            ),
+            BuildError::NvshmemVersion(error) => write!(f, "{error}"),
+            BuildError::ToolMissing { tool, looked_in, fix } => {
+                write!(f, "`{tool}` was not found in {}: {fix}", looked_in.display())
+            }
+            BuildError::NoKernelCrate(path) => write!(
+                f,
+                "no kernel crate at {}: the path given to PtxBuilder::new must be a folder with \
+                 a Cargo.toml (relative paths are taken from the calling crate's folder)",
+                path.display()
+            ),
+            BuildError::Spawn { program, error } => write!(f, "could not run `{program}`: {error}"),
+            BuildError::CargoFailed { command, output } => {
+                write!(f, "building the kernel crate failed:\n{output}\ncommand: {command}")
+            }
+            BuildError::NoPtxProduced { package } => write!(
+                f,
+                "building `{package}` produced no .ptx file: a kernel crate needs \
+                 `crate-type = [\"cdylib\"]` in its [lib] section"
+            ),
+            BuildError::InvalidPtx { ptx, problem } => write!(f, "{}: {problem}", ptx.display()),
+            BuildError::PtxasRejected { ptx, arch, output } => write!(
+                f,
+                "ptxas -arch={arch} rejected {}:\n{output}\nThis is a bug in nvshmem-builder or \
+                 LLVM's PTX backend; please report it with the file",
+                ptx.display()
+            ),
+            BuildError::Io { path, error } => write!(f, "{}: {error}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+impl From<nvshmem_locate::NotFound> for BuildError {
+    fn from(not_found: nvshmem_locate::NotFound) -> Self {
+        BuildError::NvshmemNotFound(not_found)
+    }
+}
+
+impl From<nvshmem_locate::VersionError> for BuildError {
+    fn from(error: nvshmem_locate::VersionError) -> Self {
+        BuildError::NvshmemVersion(error)
+    }
+}

@@ -1,0 +1,365 @@
+//! The link step: rustc's bitcode objects + NVSHMEM's device bitcode → one PTX module.
+//!
+//! rustc's `nvptx64-nvidia-cuda` target hands its LLVM bitcode to a linker of the `llvm-bitcode-linker`
+//! flavour, whose rustup component is not available everywhere. The builder makes the running build
+//! script that linker: it sets the nested cargo's linker to `std::env::current_exe()` and the variables
+//! below, and [`crate::PtxBuilder::build`] starts by calling [`run_if_invoked_as_linker`], which performs
+//! the link and exits when those variables are present.
+//!
+//! Steps: unpack the rlibs (`llvm-ar x`), `llvm-link` all objects, `llvm-link --only-needed` NVSHMEM's
+//! device bitcode, check its architecture and read its version from `nvshmemi_device_lib_version_d`,
+//! `opt` with `internalize` (keeping the kernels and NVSHMEM's two state symbols, which
+//! `nvshmemx_cumodule_init` looks up by name) and `default<O3>`, then `llc` to PTX.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Set (to `1`) in the nested build's environment; its presence puts the build script in linker mode.
+pub(crate) const LINKER_MODE_VAR: &str = "NVSHMEM_BUILDER_LINKER";
+/// NVSHMEM's device bitcode file.
+pub(crate) const DEVICE_BITCODE_VAR: &str = "NVSHMEM_BUILDER_DEVICE_BITCODE";
+/// The architecture, `sm_XY`.
+pub(crate) const ARCH_VAR: &str = "NVSHMEM_BUILDER_ARCH";
+/// The PTX ISA, `major * 10 + minor`.
+pub(crate) const PTX_ISA_VAR: &str = "NVSHMEM_BUILDER_PTX_ISA";
+/// The folder holding `llvm-link`, `opt`, `llc`, `llvm-ar`, `llvm-dis`.
+pub(crate) const LLVM_BIN_VAR: &str = "NVSHMEM_BUILDER_LLVM_BIN";
+
+/// NVSHMEM globals that `nvshmemx_cumodule_init` finds by name; they must stay visible.
+pub const NVSHMEM_STATE_SYMBOLS: [&str; 2] =
+    ["nvshmemi_device_state_d", "nvshmemi_device_lib_version_d"];
+
+/// The first line of every PTX file the link step writes; [`crate::BuiltPtx`] reads it back.
+pub(crate) const PTX_HEADER_PREFIX: &str = "// nvshmem-builder:";
+
+/// If this process was started by rustc as the nested build's linker, links and exits.
+///
+/// [`crate::PtxBuilder::build`] calls this first, so a build script needs no other code for it. Call it
+/// yourself only if your build script does work before `build()` that must not run twice.
+pub fn run_if_invoked_as_linker() {
+    if std::env::var_os(LINKER_MODE_VAR).is_none() {
+        return;
+    }
+    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+    match LinkJob::from_environment(&args).and_then(|job| job.run()) {
+        Ok(()) => std::process::exit(0),
+        Err(message) => {
+            eprintln!("nvshmem-builder link step: {message}");
+            std::process::exit(1);
+        }
+    }
+}
+
+/// One link, as rustc asked for it.
+#[derive(Debug, PartialEq)]
+struct LinkJob {
+    exports: Vec<String>,
+    inputs: Vec<PathBuf>,
+    output: PathBuf,
+    device_bitcode: PathBuf,
+    arch: String,
+    ptx_isa: u32,
+    llvm_bin: PathBuf,
+}
+
+fn required_var(name: &str) -> Result<String, String> {
+    std::env::var(name).map_err(|_| format!("{name} is not set; the builder sets it for the link step"))
+}
+
+impl LinkJob {
+    fn from_environment(args: &[OsString]) -> Result<LinkJob, String> {
+        let ptx_isa = required_var(PTX_ISA_VAR)?;
+        LinkJob::parse(
+            args,
+            required_var(DEVICE_BITCODE_VAR)?.into(),
+            required_var(ARCH_VAR)?,
+            ptx_isa.parse().map_err(|_| format!("{PTX_ISA_VAR}={ptx_isa} is not a number"))?,
+            required_var(LLVM_BIN_VAR)?.into(),
+        )
+    }
+
+    /// Reads rustc's `llvm-bitcode-linker` command line: `--export-symbol NAME`, `-o OUT`, inputs, and
+    /// options this step decides itself (`--target`, `--target-cpu`, `-L`, `-O*`, `--debug`, …).
+    fn parse(
+        args: &[OsString],
+        device_bitcode: PathBuf,
+        arch: String,
+        ptx_isa: u32,
+        llvm_bin: PathBuf,
+    ) -> Result<LinkJob, String> {
+        let mut exports = Vec::new();
+        let mut inputs = Vec::new();
+        let mut output = None;
+        let mut args = args.iter();
+        while let Some(arg) = args.next() {
+            let text = arg.to_string_lossy();
+            let mut value = |flag: &str| {
+                args.next().cloned().ok_or_else(|| format!("`{flag}` without a value"))
+            };
+            match text.as_ref() {
+                "--export-symbol" => exports.push(value("--export-symbol")?.to_string_lossy().into()),
+                "-o" => output = Some(PathBuf::from(value("-o")?)),
+                "--target" | "--target-cpu" | "-L" => {
+                    value(&text)?;
+                }
+                flag if flag.starts_with('-') => {}
+                _ => inputs.push(PathBuf::from(arg)),
+            }
+        }
+        let output = output.ok_or("rustc gave no `-o` output path")?;
+        Ok(LinkJob { exports, inputs, output, device_bitcode, arch, ptx_isa, llvm_bin })
+    }
+
+    fn run(&self) -> Result<(), String> {
+        let work = self.output.with_extension("link");
+        let _ = std::fs::remove_dir_all(&work);
+        std::fs::create_dir_all(&work).map_err(|e| format!("{}: {e}", work.display()))?;
+        let objects = self.unpack_inputs(&work)?;
+        let rust = work.join("rust.bc");
+        self.tool("llvm-link").args(&objects).arg("-o").arg(&rust).run()?;
+        let linked = work.join("linked.bc");
+        self.tool("llvm-link")
+            .arg(&rust)
+            .arg("--only-needed")
+            .arg(&self.device_bitcode)
+            .arg("-o")
+            .arg(&linked)
+            .run()?;
+        let linked_text = work.join("linked.ll");
+        self.tool("llvm-dis").arg(&linked).arg("-o").arg(&linked_text).run()?;
+        let ir = std::fs::read_to_string(&linked_text)
+            .map_err(|e| format!("{}: {e}", linked_text.display()))?;
+        let facts = LinkedModuleFacts::read(&ir)?;
+        facts.check_arch(&self.arch, &self.device_bitcode)?;
+        let keep: Vec<&str> = self
+            .exports
+            .iter()
+            .map(String::as_str)
+            .chain(NVSHMEM_STATE_SYMBOLS)
+            .collect();
+        let optimized = work.join("optimized.bc");
+        self.tool("opt")
+            .arg("-passes=internalize,default<O3>")
+            .arg(format!("-internalize-public-api-list={}", keep.join(",")))
+            .arg(&linked)
+            .arg("-o")
+            .arg(&optimized)
+            .run()?;
+        let ptx = work.join("module.ptx");
+        let ptx_isa = self.ptx_isa.max(facts.max_ptx_isa);
+        self.tool("llc")
+            .args(["-mtriple=nvptx64-nvidia-cuda", "-O3"])
+            .arg(format!("-mcpu={}", self.arch))
+            .arg(format!("-mattr=+ptx{ptx_isa}"))
+            .arg(&optimized)
+            .arg("-o")
+            .arg(&ptx)
+            .run()?;
+        let body = std::fs::read_to_string(&ptx).map_err(|e| format!("{}: {e}", ptx.display()))?;
+        let header = format!(
+            "{PTX_HEADER_PREFIX} nvshmem-device-version={} arch={} ptx-isa={ptx_isa} bitcode={}\n",
+            facts.nvshmem_version,
+            self.arch,
+            self.device_bitcode.display()
+        );
+        std::fs::write(&self.output, header + &body)
+            .map_err(|e| format!("{}: {e}", self.output.display()))?;
+        let _ = std::fs::remove_dir_all(&work);
+        Ok(())
+    }
+
+    /// The bitcode objects to link: plain inputs as they are, rlib members unpacked (`.o` only; the
+    /// `.rmeta` member is metadata).
+    fn unpack_inputs(&self, work: &Path) -> Result<Vec<PathBuf>, String> {
+        let mut objects = Vec::new();
+        for (index, input) in self.inputs.iter().enumerate() {
+            if input.extension().is_some_and(|e| e == "rlib") {
+                let dir = work.join(format!("rlib{index}"));
+                std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+                self.tool("llvm-ar").arg("x").arg(input).current_dir(&dir).run()?;
+                let mut members: Vec<PathBuf> = std::fs::read_dir(&dir)
+                    .map_err(|e| format!("{}: {e}", dir.display()))?
+                    .filter_map(|entry| Some(entry.ok()?.path()))
+                    .filter(|path| path.extension().is_some_and(|e| e == "o"))
+                    .collect();
+                members.sort();
+                objects.extend(members);
+            } else {
+                objects.push(input.clone());
+            }
+        }
+        Ok(objects)
+    }
+
+    fn tool(&self, name: &str) -> ToolCommand {
+        ToolCommand(Command::new(self.llvm_bin.join(name)))
+    }
+}
+
+/// A command whose failure becomes a message with its command line and output.
+struct ToolCommand(Command);
+
+impl ToolCommand {
+    fn arg(mut self, arg: impl AsRef<std::ffi::OsStr>) -> Self {
+        self.0.arg(arg);
+        self
+    }
+
+    fn args<I: IntoIterator<Item = S>, S: AsRef<std::ffi::OsStr>>(mut self, args: I) -> Self {
+        self.0.args(args);
+        self
+    }
+
+    fn current_dir(mut self, dir: &Path) -> Self {
+        self.0.current_dir(dir);
+        self
+    }
+
+    fn run(mut self) -> Result<(), String> {
+        let output = self.0.output().map_err(|e| format!("could not run {:?}: {e}", self.0))?;
+        if output.status.success() {
+            Ok(())
+        } else {
+            Err(format!(
+                "{:?} failed ({}):\n{}{}",
+                self.0,
+                output.status,
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            ))
+        }
+    }
+}
+
+/// What the link step learns from the linked module's IR.
+#[derive(Debug, PartialEq)]
+struct LinkedModuleFacts {
+    /// `nvshmemi_device_lib_version_d`'s initializer, e.g. `3.4.5`.
+    nvshmem_version: String,
+    /// The `target-cpu` values of the module's function attributes.
+    target_cpus: Vec<String>,
+    /// The highest `+ptxNN` feature in the module (0 if none).
+    max_ptx_isa: u32,
+}
+
+impl LinkedModuleFacts {
+    fn read(ir: &str) -> Result<LinkedModuleFacts, String> {
+        let version_line = ir
+            .lines()
+            .find(|line| line.starts_with("@nvshmemi_device_lib_version_d ="))
+            .ok_or(
+                "the linked module has no nvshmemi_device_lib_version_d: the device bitcode is not \
+                 NVSHMEM's, or the kernels call no NVSHMEM function",
+            )?;
+        let numbers: Vec<&str> = version_line
+            .split("i32 ")
+            .skip(1)
+            .map(|part| part.split(|c: char| !c.is_ascii_digit()).next().unwrap_or(""))
+            .collect();
+        if numbers.len() < 3 || numbers.iter().any(|n| n.is_empty()) {
+            return Err(format!("cannot read NVSHMEM's version from `{version_line}`"));
+        }
+        let mut target_cpus: Vec<String> = ir
+            .split("\"target-cpu\"=\"")
+            .skip(1)
+            .filter_map(|rest| rest.split('"').next().map(str::to_string))
+            .collect();
+        target_cpus.sort();
+        target_cpus.dedup();
+        let max_ptx_isa = ir
+            .split("+ptx")
+            .skip(1)
+            .filter_map(|rest| {
+                let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+                digits.parse().ok()
+            })
+            .max()
+            .unwrap_or(0);
+        Ok(LinkedModuleFacts { nvshmem_version: numbers[..3].join("."), target_cpus, max_ptx_isa })
+    }
+
+    /// NVSHMEM's code is compiled for one architecture; targeting another would emit instructions the
+    /// GPU lacks, or wrong per-architecture paths.
+    fn check_arch(&self, arch: &str, device_bitcode: &Path) -> Result<(), String> {
+        let foreign: Vec<&String> = self
+            .target_cpus
+            .iter()
+            .filter(|cpu| cpu.starts_with("sm_") && cpu.as_str() != arch)
+            .filter(|cpu| !is_rustc_default_cpu(cpu))
+            .collect();
+        if foreign.is_empty() {
+            Ok(())
+        } else {
+            Err(format!(
+                "{} holds code for {:?}, not {arch}: choose that architecture, or use the NVSHMEM \
+                 device bitcode built for {arch}",
+                device_bitcode.display(),
+                foreign
+            ))
+        }
+    }
+}
+
+/// rustc's own functions carry the target's default CPU unless `-Ctarget-cpu` is given; the builder
+/// passes it, but core's precompiled parts may still say `sm_30`/`sm_70`.
+fn is_rustc_default_cpu(cpu: &str) -> bool {
+    matches!(cpu, "sm_30" | "sm_70")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<OsString> {
+        list.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn rustc_command_line_is_understood() {
+        let job = LinkJob::parse(
+            &args(&[
+                "--export-symbol", "ring", "--export-symbol", "shift", "k.rcgu.o",
+                "libcore-1.rlib", "--target", "nvptx64-nvidia-cuda", "--target-cpu", "sm_90",
+                "--target-feature=+ptx70", "-L", "/x", "-o", "k.ptx", "-O3", "--debug",
+            ]),
+            "nv.bc".into(),
+            "sm_90".into(),
+            83,
+            "/bin".into(),
+        )
+        .unwrap();
+        assert_eq!(job.exports, ["ring", "shift"]);
+        assert_eq!(job.inputs, [PathBuf::from("k.rcgu.o"), PathBuf::from("libcore-1.rlib")]);
+        assert_eq!(job.output, PathBuf::from("k.ptx"));
+    }
+
+    #[test]
+    fn missing_output_is_an_error() {
+        let error = LinkJob::parse(&args(&["a.o"]), "nv.bc".into(), "sm_90".into(), 83, "/".into());
+        assert!(error.unwrap_err().contains("-o"));
+    }
+
+    const IR: &str = r#"
+@nvshmemi_device_lib_version_d = dso_local addrspace(4) externally_initialized global %struct.nvshmemi_version_t { i32 3, i32 4, i32 5 }, align 4
+attributes #0 = { "target-cpu"="sm_90" "target-features"="+ptx83,+sm_90" }
+attributes #1 = { "target-cpu"="sm_70" "target-features"="+ptx60" }
+"#;
+
+    #[test]
+    fn version_architecture_and_isa_are_read_from_the_ir() {
+        let facts = LinkedModuleFacts::read(IR).unwrap();
+        assert_eq!(facts.nvshmem_version, "3.4.5");
+        assert_eq!(facts.target_cpus, ["sm_70", "sm_90"]);
+        assert_eq!(facts.max_ptx_isa, 83);
+        facts.check_arch("sm_90", Path::new("nv.bc")).unwrap();
+        let error = facts.check_arch("sm_80", Path::new("nv.bc")).unwrap_err();
+        assert!(error.contains("not sm_80"), "{error}");
+    }
+
+    #[test]
+    fn a_module_without_nvshmem_is_reported() {
+        let error = LinkedModuleFacts::read("define void @k() { ret void }").unwrap_err();
+        assert!(error.contains("nvshmemi_device_lib_version_d"), "{error}");
+    }
+}

@@ -1,0 +1,175 @@
+//! The nested `cargo build` of a kernel crate for `nvptx64-nvidia-cuda`.
+
+use crate::BuildError;
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// The target triple kernels are compiled for.
+pub const TARGET: &str = "nvptx64-nvidia-cuda";
+
+/// Variables of the outer build that must not leak into the nested one: they describe the outer
+/// package, its target and its flags (rust-gpu's spirv-builder and rust-cuda's cuda_builder clean the
+/// same set).
+fn leaks_from_outer_build(name: &str) -> bool {
+    const EXACT: [&str; 15] = [
+        "RUSTFLAGS", "RUSTDOCFLAGS", "RUSTC", "RUSTDOC", "RUSTC_WRAPPER",
+        "RUSTC_WORKSPACE_WRAPPER", "RUSTC_LINKER", "TARGET", "HOST", "OUT_DIR", "OPT_LEVEL",
+        "PROFILE", "DEBUG", "NUM_JOBS", "MAKEFLAGS",
+    ];
+    (name.starts_with("CARGO_") && name != "CARGO_HOME")
+        || name.starts_with("__CARGO")
+        || name.starts_with("DEP_")
+        || name == "CARGO"
+        || EXACT.contains(&name)
+}
+
+/// What the nested build produced.
+pub struct NestedBuild {
+    /// The linked PTX file.
+    pub ptx: PathBuf,
+    /// Source files the PTX depends on (from cargo's dep-info file).
+    pub sources: Vec<PathBuf>,
+}
+
+/// Runs the nested build. `linker_env` carries the link step's settings.
+pub fn build(
+    manifest: &Path,
+    target_dir: &Path,
+    arch: &str,
+    linker_env: &[(&str, String)],
+    mut forward_warning: impl FnMut(&str),
+) -> Result<NestedBuild, BuildError> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let linker = std::env::current_exe()
+        .map_err(|error| BuildError::Spawn { program: "current_exe".into(), error })?;
+    let mut command = Command::new(&cargo);
+    command
+        .args(["build", "--release", "--target", TARGET, "-Zbuild-std=core"])
+        .arg("--manifest-path")
+        .arg(manifest)
+        .arg("--target-dir")
+        .arg(target_dir)
+        .arg("--message-format=json-render-diagnostics")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (name, _) in std::env::vars_os() {
+        if name.to_str().is_some_and(leaks_from_outer_build) {
+            command.env_remove(name);
+        }
+    }
+    command
+        .env("CARGO_ENCODED_RUSTFLAGS", format!("-Ctarget-cpu={arch}"))
+        .env("CARGO_TARGET_NVPTX64_NVIDIA_CUDA_LINKER", &linker)
+        .envs(linker_env.iter().map(|(name, value)| (name, value)));
+    let command_line = format!("{command:?}");
+    let mut child = command.spawn().map_err(|error| BuildError::Spawn {
+        program: cargo.to_string_lossy().into_owned(),
+        error,
+    })?;
+    let mut stderr = child.stderr.take().expect("stderr is piped");
+    let stderr_reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stderr.read_to_string(&mut text);
+        text
+    });
+    let mut ptx = None;
+    let mut errors = String::new();
+    let stdout = BufReader::new(child.stdout.take().expect("stdout is piped"));
+    for line in stdout.lines().map_while(Result::ok) {
+        let Ok(message) = serde_json::from_str::<Value>(&line) else { continue };
+        match message["reason"].as_str() {
+            Some("compiler-message") => {
+                let rendered = message["message"]["rendered"].as_str().unwrap_or_default();
+                match message["message"]["level"].as_str() {
+                    Some("warning") => rendered.lines().for_each(&mut forward_warning),
+                    Some("error") => errors.push_str(rendered),
+                    _ => {}
+                }
+            }
+            Some("compiler-artifact") => {
+                let is_cdylib = message["target"]["kind"]
+                    .as_array()
+                    .is_some_and(|kinds| kinds.iter().any(|k| k == "cdylib"));
+                let file = message["filenames"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .find(|name| name.ends_with(".ptx"));
+                if let (true, Some(file)) = (is_cdylib, file) {
+                    ptx = Some(PathBuf::from(file));
+                }
+            }
+            _ => {}
+        }
+    }
+    let status = child.wait().map_err(|error| BuildError::Spawn {
+        program: cargo.to_string_lossy().into_owned(),
+        error,
+    })?;
+    let stderr_text = stderr_reader.join().unwrap_or_default();
+    if !status.success() {
+        return Err(BuildError::CargoFailed { command: command_line, output: errors + &stderr_text });
+    }
+    let package = manifest.parent().unwrap_or(manifest).display().to_string();
+    let ptx = ptx.ok_or(BuildError::NoPtxProduced { package })?;
+    let sources = read_dep_info(&ptx.with_extension("d"))?;
+    Ok(NestedBuild { ptx, sources })
+}
+
+/// The prerequisites listed in a Makefile-style dep-info file (`out: a.rs b.rs`, spaces escaped).
+fn read_dep_info(path: &Path) -> Result<Vec<PathBuf>, BuildError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|error| BuildError::Io { path: path.to_path_buf(), error })?;
+    Ok(parse_dep_info(&text))
+}
+
+fn parse_dep_info(text: &str) -> Vec<PathBuf> {
+    let Some(first_rule) = text.lines().find(|line| line.contains(": ")) else {
+        return Vec::new();
+    };
+    let (_, prerequisites) = first_rule.split_once(": ").unwrap_or_default();
+    let mut sources = Vec::new();
+    let mut current = String::new();
+    let mut chars = prerequisites.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => current.extend(chars.next()),
+            ' ' if !current.is_empty() => sources.push(PathBuf::from(std::mem::take(&mut current))),
+            ' ' => {}
+            c => current.push(c),
+        }
+    }
+    if !current.is_empty() {
+        sources.push(PathBuf::from(current));
+    }
+    sources
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outer_build_variables_are_cleaned() {
+        for leaking in ["CARGO_PKG_NAME", "CARGO_CFG_TARGET_OS", "RUSTFLAGS", "TARGET", "DEP_Z_INCLUDE",
+            "CARGO_ENCODED_RUSTFLAGS", "RUSTC_WRAPPER", "CARGO_TARGET_DIR", "CARGO"]
+        {
+            assert!(leaks_from_outer_build(leaking), "{leaking}");
+        }
+        for kept in ["CARGO_HOME", "RUSTUP_TOOLCHAIN", "PATH", "HOME", "NVSHMEM_HOME"] {
+            assert!(!leaks_from_outer_build(kept), "{kept}");
+        }
+    }
+
+    #[test]
+    fn dep_info_prerequisites_are_split_with_escapes() {
+        let text = "/t/k.ptx: /src/lib.rs /src/my\\ file.rs /gpu/src/rma.rs\n\n/src/lib.rs:\n";
+        assert_eq!(
+            parse_dep_info(text),
+            [PathBuf::from("/src/lib.rs"), "/src/my file.rs".into(), "/gpu/src/rma.rs".into()]
+        );
+    }
+}

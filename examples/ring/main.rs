@@ -1,0 +1,3 @@
+fn main() {
+    println!("{}", include_str!(env!("RING_KERNELS_PTX")).len());
+}
