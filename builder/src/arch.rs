@@ -39,10 +39,15 @@ pub fn ptx_isa_for(compute_capability: u32) -> u32 {
 pub fn device_bitcode(install: &Install, arch: &str) -> Result<PathBuf, BuildError> {
     let lib = install.lib_dir();
     let mut per_arch: Vec<String> = std::fs::read_dir(&lib)
-        .map_err(|error| BuildError::Io { path: lib.clone(), error })?
+        .map_err(|error| BuildError::Io {
+            path: lib.clone(),
+            error,
+        })?
         .filter_map(|entry| {
             let name = entry.ok()?.file_name().into_string().ok()?;
-            let arch = name.strip_prefix("libnvshmem_device_")?.strip_suffix(".bc")?;
+            let arch = name
+                .strip_prefix("libnvshmem_device_")?
+                .strip_suffix(".bc")?;
             Some(arch.to_string())
         })
         .collect();
@@ -73,8 +78,11 @@ mod tests {
     use nvshmem_locate::Source;
 
     fn install_with(files: &[&str]) -> Install {
-        let root = std::env::temp_dir()
-            .join(format!("nvshmem-builder-arch-{}-{}", std::process::id(), files.join("+")));
+        let root = std::env::temp_dir().join(format!(
+            "nvshmem-builder-arch-{}-{}",
+            std::process::id(),
+            files.join("+")
+        ));
         let _ = std::fs::remove_dir_all(&root);
         std::fs::create_dir_all(root.join("lib")).unwrap();
         for file in files.iter().chain(&["libnvshmem_host.so.3"]) {
@@ -105,16 +113,26 @@ mod tests {
     #[test]
     fn single_file_layout_serves_sm_90_only() {
         let install = install_with(&["libnvshmem_device.bc"]);
-        assert!(device_bitcode(&install, "sm_90").unwrap().ends_with("libnvshmem_device.bc"));
+        assert!(
+            device_bitcode(&install, "sm_90")
+                .unwrap()
+                .ends_with("libnvshmem_device.bc")
+        );
         let message = device_bitcode(&install, "sm_80").unwrap_err().to_string();
-        assert!(message.contains("no device bitcode for sm_80; it has: sm_90"), "{message}");
+        assert!(
+            message.contains("no device bitcode for sm_80; it has: sm_90"),
+            "{message}"
+        );
     }
 
     #[test]
     fn per_architecture_layout_lists_what_it_has() {
-        let install =
-            install_with(&["libnvshmem_device_sm_80.bc", "libnvshmem_device_sm_90.bc"]);
-        assert!(device_bitcode(&install, "sm_80").unwrap().ends_with("libnvshmem_device_sm_80.bc"));
+        let install = install_with(&["libnvshmem_device_sm_80.bc", "libnvshmem_device_sm_90.bc"]);
+        assert!(
+            device_bitcode(&install, "sm_80")
+                .unwrap()
+                .ends_with("libnvshmem_device_sm_80.bc")
+        );
         let message = device_bitcode(&install, "sm_100").unwrap_err().to_string();
         assert!(message.contains("it has: sm_80, sm_90"), "{message}");
     }

@@ -80,7 +80,11 @@ impl fmt::Display for BuildError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             BuildError::NvshmemNotFound(not_found) => write!(f, "{not_found}"),
-            BuildError::ArchitectureNotAvailable { requested, nvshmem_root, available } => write!(
+            BuildError::ArchitectureNotAvailable {
+                requested,
+                nvshmem_root,
+                available,
+            } => write!(
                 f,
                 "NVSHMEM at {} has no device bitcode for {requested}; it has: {}. Choose one of \
                  those with `.arch(..)`, or use NVSHMEM 3.7 or later, which ships \
@@ -94,8 +98,16 @@ impl fmt::Display for BuildError {
                  capability without the dot, e.g. `sm_90` for Hopper"
             ),
             BuildError::NvshmemVersion(error) => write!(f, "{error}"),
-            BuildError::ToolMissing { tool, looked_in, fix } => {
-                write!(f, "`{tool}` was not found in {}: {fix}", looked_in.display())
+            BuildError::ToolMissing {
+                tool,
+                looked_in,
+                fix,
+            } => {
+                write!(
+                    f,
+                    "`{tool}` was not found in {}: {fix}",
+                    looked_in.display()
+                )
             }
             BuildError::NoKernelCrate(path) => write!(
                 f,
@@ -105,7 +117,10 @@ impl fmt::Display for BuildError {
             ),
             BuildError::Spawn { program, error } => write!(f, "could not run `{program}`: {error}"),
             BuildError::CargoFailed { command, output } => {
-                write!(f, "building the kernel crate failed:\n{output}\ncommand: {command}")
+                write!(
+                    f,
+                    "building the kernel crate failed:\n{output}\ncommand: {command}"
+                )
             }
             BuildError::NoPtxProduced { package } => write!(
                 f,

@@ -92,7 +92,10 @@ impl PtxBuilder {
             Some(dir) if crate_path.as_ref().is_relative() => dir.join(crate_path),
             _ => crate_path.as_ref().to_path_buf(),
         };
-        PtxBuilder { crate_path, arch: DEFAULT_ARCH.to_string() }
+        PtxBuilder {
+            crate_path,
+            arch: DEFAULT_ARCH.to_string(),
+        }
     }
 
     /// The GPU architecture, `sm_XY` (default [`DEFAULT_ARCH`]). The NVSHMEM installation must have
@@ -129,9 +132,15 @@ impl PtxBuilder {
         let package = package_name(&manifest)?;
         let linker_env = [
             (linker::LINKER_MODE_VAR, "1".to_string()),
-            (linker::DEVICE_BITCODE_VAR, device_bitcode.display().to_string()),
+            (
+                linker::DEVICE_BITCODE_VAR,
+                device_bitcode.display().to_string(),
+            ),
             (linker::ARCH_VAR, self.arch.clone()),
-            (linker::PTX_ISA_VAR, arch::ptx_isa_for(compute_capability).to_string()),
+            (
+                linker::PTX_ISA_VAR,
+                arch::ptx_isa_for(compute_capability).to_string(),
+            ),
             (linker::LLVM_BIN_VAR, llvm_bin.display().to_string()),
         ];
         let nested = nested_cargo::build(
@@ -146,10 +155,14 @@ impl PtxBuilder {
         }
         println!("cargo::rerun-if-changed={}", device_bitcode.display());
         let path = out_dir.join(format!("{package}.ptx"));
-        std::fs::copy(&nested.ptx, &path)
-            .map_err(|error| BuildError::Io { path: path.clone(), error })?;
-        let text = std::fs::read_to_string(&path)
-            .map_err(|error| BuildError::Io { path: path.clone(), error })?;
+        std::fs::copy(&nested.ptx, &path).map_err(|error| BuildError::Io {
+            path: path.clone(),
+            error,
+        })?;
+        let text = std::fs::read_to_string(&path).map_err(|error| BuildError::Io {
+            path: path.clone(),
+            error,
+        })?;
         let (kernels, nvshmem_version) = inspect_ptx(&path, &text)?;
         let assembled = match ptxas::find(&caller_dir) {
             Ok(ptxas) => {
@@ -167,10 +180,21 @@ impl PtxBuilder {
                 false
             }
         };
-        let built = BuiltPtx { path, package, kernels, nvshmem_version, arch: self.arch, assembled };
+        let built = BuiltPtx {
+            path,
+            package,
+            kernels,
+            nvshmem_version,
+            arch: self.arch,
+            assembled,
+        };
         let env_var = built.env_var();
         println!("cargo::rustc-env={env_var}={}", built.path.display());
-        println!("cargo::rustc-env={}_NVSHMEM_VERSION={}", env_var.trim_end_matches("_PTX"), built.nvshmem_version);
+        println!(
+            "cargo::rustc-env={}_NVSHMEM_VERSION={}",
+            env_var.trim_end_matches("_PTX"),
+            built.nvshmem_version
+        );
         Ok(built)
     }
 }
@@ -178,13 +202,21 @@ impl PtxBuilder {
 /// The kernels (`.entry` names) and the linked NVSHMEM version of a PTX file written by the link
 /// step; an error if NVSHMEM's state symbols or the kernels are missing.
 fn inspect_ptx(path: &Path, text: &str) -> Result<(Vec<String>, String), BuildError> {
-    let invalid = |problem: String| BuildError::InvalidPtx { ptx: path.to_path_buf(), problem };
+    let invalid = |problem: String| BuildError::InvalidPtx {
+        ptx: path.to_path_buf(),
+        problem,
+    };
     let nvshmem_version = text
         .lines()
         .next()
         .and_then(|line| line.strip_prefix(linker::PTX_HEADER_PREFIX))
-        .and_then(|rest| rest.split_whitespace().find_map(|kv| kv.strip_prefix("nvshmem-device-version=")))
-        .ok_or_else(|| invalid("no nvshmem-builder header line: it was not linked by nvshmem-builder".into()))?
+        .and_then(|rest| {
+            rest.split_whitespace()
+                .find_map(|kv| kv.strip_prefix("nvshmem-device-version="))
+        })
+        .ok_or_else(|| {
+            invalid("no nvshmem-builder header line: it was not linked by nvshmem-builder".into())
+        })?
         .to_string();
     let kernels: Vec<String> = text
         .lines()
@@ -193,7 +225,9 @@ fn inspect_ptx(path: &Path, text: &str) -> Result<(Vec<String>, String), BuildEr
         .map(|name| name.trim().to_string())
         .collect();
     if kernels.is_empty() {
-        return Err(invalid("it has no kernels: mark kernel functions with #[kernel]".into()));
+        return Err(invalid(
+            "it has no kernels: mark kernel functions with #[kernel]".into(),
+        ));
     }
     for symbol in NVSHMEM_STATE_SYMBOLS {
         if !text.contains(&format!(" {symbol}")) {
@@ -208,8 +242,10 @@ fn inspect_ptx(path: &Path, text: &str) -> Result<(Vec<String>, String), BuildEr
 
 /// The `name` of the `[package]` in `manifest`.
 fn package_name(manifest: &Path) -> Result<String, BuildError> {
-    let text = std::fs::read_to_string(manifest)
-        .map_err(|error| BuildError::Io { path: manifest.to_path_buf(), error })?;
+    let text = std::fs::read_to_string(manifest).map_err(|error| BuildError::Io {
+        path: manifest.to_path_buf(),
+        error,
+    })?;
     let mut in_package = false;
     for line in text.lines().map(str::trim) {
         if line.starts_with('[') {
@@ -229,7 +265,10 @@ fn llvm_tools_dir() -> Result<PathBuf, BuildError> {
     let output = Command::new(&rustc)
         .args(["--print", "sysroot"])
         .output()
-        .map_err(|error| BuildError::Spawn { program: rustc.to_string_lossy().into_owned(), error })?;
+        .map_err(|error| BuildError::Spawn {
+            program: rustc.to_string_lossy().into_owned(),
+            error,
+        })?;
     let sysroot = PathBuf::from(String::from_utf8_lossy(&output.stdout).trim());
     let host = std::env::var("HOST").unwrap_or_else(|_| "x86_64-unknown-linux-gnu".to_string());
     let bin = sysroot.join("lib/rustlib").join(host).join("bin");
@@ -260,7 +299,9 @@ mod tests {
         assert_eq!(kernels, ["ring", "shift"]);
         assert_eq!(version, "3.4.5");
         let without_state = ptx.replace("nvshmemi_device_state_d", "x");
-        let error = inspect_ptx(Path::new("k.ptx"), &without_state).unwrap_err().to_string();
+        let error = inspect_ptx(Path::new("k.ptx"), &without_state)
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("nvshmemi_device_state_d"), "{error}");
     }
 
@@ -269,7 +310,11 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("nvshmem-builder-pkg-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let manifest = dir.join("Cargo.toml");
-        std::fs::write(&manifest, "[workspace]\n\n[package]\nname = \"ring-kernels\"\n").unwrap();
+        std::fs::write(
+            &manifest,
+            "[workspace]\n\n[package]\nname = \"ring-kernels\"\n",
+        )
+        .unwrap();
         assert_eq!(package_name(&manifest).unwrap(), "ring-kernels");
     }
 }

@@ -64,7 +64,8 @@ struct LinkJob {
 }
 
 fn required_var(name: &str) -> Result<String, String> {
-    std::env::var(name).map_err(|_| format!("{name} is not set; the builder sets it for the link step"))
+    std::env::var(name)
+        .map_err(|_| format!("{name} is not set; the builder sets it for the link step"))
 }
 
 impl LinkJob {
@@ -74,7 +75,9 @@ impl LinkJob {
             args,
             required_var(DEVICE_BITCODE_VAR)?.into(),
             required_var(ARCH_VAR)?,
-            ptx_isa.parse().map_err(|_| format!("{PTX_ISA_VAR}={ptx_isa} is not a number"))?,
+            ptx_isa
+                .parse()
+                .map_err(|_| format!("{PTX_ISA_VAR}={ptx_isa} is not a number"))?,
             required_var(LLVM_BIN_VAR)?.into(),
         )
     }
@@ -95,10 +98,14 @@ impl LinkJob {
         while let Some(arg) = args.next() {
             let text = arg.to_string_lossy();
             let mut value = |flag: &str| {
-                args.next().cloned().ok_or_else(|| format!("`{flag}` without a value"))
+                args.next()
+                    .cloned()
+                    .ok_or_else(|| format!("`{flag}` without a value"))
             };
             match text.as_ref() {
-                "--export-symbol" => exports.push(value("--export-symbol")?.to_string_lossy().into()),
+                "--export-symbol" => {
+                    exports.push(value("--export-symbol")?.to_string_lossy().into())
+                }
                 "-o" => output = Some(PathBuf::from(value("-o")?)),
                 "--target" | "--target-cpu" | "-L" => {
                     value(&text)?;
@@ -108,7 +115,15 @@ impl LinkJob {
             }
         }
         let output = output.ok_or("rustc gave no `-o` output path")?;
-        Ok(LinkJob { exports, inputs, output, device_bitcode, arch, ptx_isa, llvm_bin })
+        Ok(LinkJob {
+            exports,
+            inputs,
+            output,
+            device_bitcode,
+            arch,
+            ptx_isa,
+            llvm_bin,
+        })
     }
 
     fn run(&self) -> Result<(), String> {
@@ -117,7 +132,11 @@ impl LinkJob {
         std::fs::create_dir_all(&work).map_err(|e| format!("{}: {e}", work.display()))?;
         let objects = self.unpack_inputs(&work)?;
         let rust = work.join("rust.bc");
-        self.tool("llvm-link").args(&objects).arg("-o").arg(&rust).run()?;
+        self.tool("llvm-link")
+            .args(&objects)
+            .arg("-o")
+            .arg(&rust)
+            .run()?;
         let linked = work.join("linked.bc");
         self.tool("llvm-link")
             .arg(&rust)
@@ -127,7 +146,11 @@ impl LinkJob {
             .arg(&linked)
             .run()?;
         let linked_text = work.join("linked.ll");
-        self.tool("llvm-dis").arg(&linked).arg("-o").arg(&linked_text).run()?;
+        self.tool("llvm-dis")
+            .arg(&linked)
+            .arg("-o")
+            .arg(&linked_text)
+            .run()?;
         let ir = std::fs::read_to_string(&linked_text)
             .map_err(|e| format!("{}: {e}", linked_text.display()))?;
         let facts = LinkedModuleFacts::read(&ir)?;
@@ -177,7 +200,11 @@ impl LinkJob {
             if input.extension().is_some_and(|e| e == "rlib") {
                 let dir = work.join(format!("rlib{index}"));
                 std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-                self.tool("llvm-ar").arg("x").arg(input).current_dir(&dir).run()?;
+                self.tool("llvm-ar")
+                    .arg("x")
+                    .arg(input)
+                    .current_dir(&dir)
+                    .run()?;
                 let mut members: Vec<PathBuf> = std::fs::read_dir(&dir)
                     .map_err(|e| format!("{}: {e}", dir.display()))?
                     .filter_map(|entry| Some(entry.ok()?.path()))
@@ -217,7 +244,10 @@ impl ToolCommand {
     }
 
     fn run(mut self) -> Result<(), String> {
-        let output = self.0.output().map_err(|e| format!("could not run {:?}: {e}", self.0))?;
+        let output = self
+            .0
+            .output()
+            .map_err(|e| format!("could not run {:?}: {e}", self.0))?;
         if output.status.success() {
             Ok(())
         } else {
@@ -255,10 +285,16 @@ impl LinkedModuleFacts {
         let numbers: Vec<&str> = version_line
             .split("i32 ")
             .skip(1)
-            .map(|part| part.split(|c: char| !c.is_ascii_digit()).next().unwrap_or(""))
+            .map(|part| {
+                part.split(|c: char| !c.is_ascii_digit())
+                    .next()
+                    .unwrap_or("")
+            })
             .collect();
         if numbers.len() < 3 || numbers.iter().any(|n| n.is_empty()) {
-            return Err(format!("cannot read NVSHMEM's version from `{version_line}`"));
+            return Err(format!(
+                "cannot read NVSHMEM's version from `{version_line}`"
+            ));
         }
         let mut target_cpus: Vec<String> = ir
             .split("\"target-cpu\"=\"")
@@ -276,7 +312,11 @@ impl LinkedModuleFacts {
             })
             .max()
             .unwrap_or(0);
-        Ok(LinkedModuleFacts { nvshmem_version: numbers[..3].join("."), target_cpus, max_ptx_isa })
+        Ok(LinkedModuleFacts {
+            nvshmem_version: numbers[..3].join("."),
+            target_cpus,
+            max_ptx_isa,
+        })
     }
 
     /// NVSHMEM's code is compiled for one architecture; targeting another would emit instructions the
@@ -319,9 +359,23 @@ mod tests {
     fn rustc_command_line_is_understood() {
         let job = LinkJob::parse(
             &args(&[
-                "--export-symbol", "ring", "--export-symbol", "shift", "k.rcgu.o",
-                "libcore-1.rlib", "--target", "nvptx64-nvidia-cuda", "--target-cpu", "sm_90",
-                "--target-feature=+ptx70", "-L", "/x", "-o", "k.ptx", "-O3", "--debug",
+                "--export-symbol",
+                "ring",
+                "--export-symbol",
+                "shift",
+                "k.rcgu.o",
+                "libcore-1.rlib",
+                "--target",
+                "nvptx64-nvidia-cuda",
+                "--target-cpu",
+                "sm_90",
+                "--target-feature=+ptx70",
+                "-L",
+                "/x",
+                "-o",
+                "k.ptx",
+                "-O3",
+                "--debug",
             ]),
             "nv.bc".into(),
             "sm_90".into(),
@@ -330,13 +384,22 @@ mod tests {
         )
         .unwrap();
         assert_eq!(job.exports, ["ring", "shift"]);
-        assert_eq!(job.inputs, [PathBuf::from("k.rcgu.o"), PathBuf::from("libcore-1.rlib")]);
+        assert_eq!(
+            job.inputs,
+            [PathBuf::from("k.rcgu.o"), PathBuf::from("libcore-1.rlib")]
+        );
         assert_eq!(job.output, PathBuf::from("k.ptx"));
     }
 
     #[test]
     fn missing_output_is_an_error() {
-        let error = LinkJob::parse(&args(&["a.o"]), "nv.bc".into(), "sm_90".into(), 83, "/".into());
+        let error = LinkJob::parse(
+            &args(&["a.o"]),
+            "nv.bc".into(),
+            "sm_90".into(),
+            83,
+            "/".into(),
+        );
         assert!(error.unwrap_err().contains("-o"));
     }
 

@@ -14,9 +14,21 @@ pub const TARGET: &str = "nvptx64-nvidia-cuda";
 /// same set).
 fn leaks_from_outer_build(name: &str) -> bool {
     const EXACT: [&str; 15] = [
-        "RUSTFLAGS", "RUSTDOCFLAGS", "RUSTC", "RUSTDOC", "RUSTC_WRAPPER",
-        "RUSTC_WORKSPACE_WRAPPER", "RUSTC_LINKER", "TARGET", "HOST", "OUT_DIR", "OPT_LEVEL",
-        "PROFILE", "DEBUG", "NUM_JOBS", "MAKEFLAGS",
+        "RUSTFLAGS",
+        "RUSTDOCFLAGS",
+        "RUSTC",
+        "RUSTDOC",
+        "RUSTC_WRAPPER",
+        "RUSTC_WORKSPACE_WRAPPER",
+        "RUSTC_LINKER",
+        "TARGET",
+        "HOST",
+        "OUT_DIR",
+        "OPT_LEVEL",
+        "PROFILE",
+        "DEBUG",
+        "NUM_JOBS",
+        "MAKEFLAGS",
     ];
     (name.starts_with("CARGO_") && name != "CARGO_HOME")
         || name.starts_with("__CARGO")
@@ -42,8 +54,10 @@ pub fn build(
     mut forward_warning: impl FnMut(&str),
 ) -> Result<NestedBuild, BuildError> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let linker = std::env::current_exe()
-        .map_err(|error| BuildError::Spawn { program: "current_exe".into(), error })?;
+    let linker = std::env::current_exe().map_err(|error| BuildError::Spawn {
+        program: "current_exe".into(),
+        error,
+    })?;
     let mut command = Command::new(&cargo);
     command
         .args(["build", "--release", "--target", TARGET, "-Zbuild-std=core"])
@@ -78,7 +92,9 @@ pub fn build(
     let mut errors = String::new();
     let stdout = BufReader::new(child.stdout.take().expect("stdout is piped"));
     for line in stdout.lines().map_while(Result::ok) {
-        let Ok(message) = serde_json::from_str::<Value>(&line) else { continue };
+        let Ok(message) = serde_json::from_str::<Value>(&line) else {
+            continue;
+        };
         match message["reason"].as_str() {
             Some("compiler-message") => {
                 let rendered = message["message"]["rendered"].as_str().unwrap_or_default();
@@ -111,7 +127,10 @@ pub fn build(
     })?;
     let stderr_text = stderr_reader.join().unwrap_or_default();
     if !status.success() {
-        return Err(BuildError::CargoFailed { command: command_line, output: errors + &stderr_text });
+        return Err(BuildError::CargoFailed {
+            command: command_line,
+            output: errors + &stderr_text,
+        });
     }
     let package = manifest.parent().unwrap_or(manifest).display().to_string();
     let ptx = ptx.ok_or(BuildError::NoPtxProduced { package })?;
@@ -121,8 +140,10 @@ pub fn build(
 
 /// The prerequisites listed in a Makefile-style dep-info file (`out: a.rs b.rs`, spaces escaped).
 fn read_dep_info(path: &Path) -> Result<Vec<PathBuf>, BuildError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|error| BuildError::Io { path: path.to_path_buf(), error })?;
+    let text = std::fs::read_to_string(path).map_err(|error| BuildError::Io {
+        path: path.to_path_buf(),
+        error,
+    })?;
     Ok(parse_dep_info(&text))
 }
 
@@ -154,12 +175,26 @@ mod tests {
 
     #[test]
     fn outer_build_variables_are_cleaned() {
-        for leaking in ["CARGO_PKG_NAME", "CARGO_CFG_TARGET_OS", "RUSTFLAGS", "TARGET", "DEP_Z_INCLUDE",
-            "CARGO_ENCODED_RUSTFLAGS", "RUSTC_WRAPPER", "CARGO_TARGET_DIR", "CARGO"]
-        {
+        for leaking in [
+            "CARGO_PKG_NAME",
+            "CARGO_CFG_TARGET_OS",
+            "RUSTFLAGS",
+            "TARGET",
+            "DEP_Z_INCLUDE",
+            "CARGO_ENCODED_RUSTFLAGS",
+            "RUSTC_WRAPPER",
+            "CARGO_TARGET_DIR",
+            "CARGO",
+        ] {
             assert!(leaks_from_outer_build(leaking), "{leaking}");
         }
-        for kept in ["CARGO_HOME", "RUSTUP_TOOLCHAIN", "PATH", "HOME", "NVSHMEM_HOME"] {
+        for kept in [
+            "CARGO_HOME",
+            "RUSTUP_TOOLCHAIN",
+            "PATH",
+            "HOME",
+            "NVSHMEM_HOME",
+        ] {
             assert!(!leaks_from_outer_build(kept), "{kept}");
         }
     }
@@ -169,7 +204,11 @@ mod tests {
         let text = "/t/k.ptx: /src/lib.rs /src/my\\ file.rs /gpu/src/rma.rs\n\n/src/lib.rs:\n";
         assert_eq!(
             parse_dep_info(text),
-            [PathBuf::from("/src/lib.rs"), "/src/my file.rs".into(), "/gpu/src/rma.rs".into()]
+            [
+                PathBuf::from("/src/lib.rs"),
+                "/src/my file.rs".into(),
+                "/gpu/src/rma.rs".into()
+            ]
         );
     }
 }

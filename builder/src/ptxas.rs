@@ -21,7 +21,11 @@ pub fn find(start: &Path) -> Result<PathBuf, Vec<PathBuf>> {
         }
     }
     candidates.push("/usr/local/cuda/bin/ptxas".into());
-    candidates.extend(start.ancestors().map(|dir| dir.join(".deps/python/nvidia/cu13/bin/ptxas")));
+    candidates.extend(
+        start
+            .ancestors()
+            .map(|dir| dir.join(".deps/python/nvidia/cu13/bin/ptxas")),
+    );
     match candidates.iter().find(|path| path.is_file()) {
         Some(found) => Ok(found.clone()),
         None => Err(candidates),
@@ -36,7 +40,10 @@ pub fn check(ptxas: &Path, ptx: &Path, arch: &str) -> Result<(), BuildError> {
         .arg("-o")
         .arg("/dev/null")
         .output()
-        .map_err(|error| BuildError::Spawn { program: ptxas.display().to_string(), error })?;
+        .map_err(|error| BuildError::Spawn {
+            program: ptxas.display().to_string(),
+            error,
+        })?;
     if output.status.success() {
         Ok(())
     } else {

@@ -242,7 +242,11 @@ pub fn parse_version_header(text: &str) -> Result<Version, String> {
 /// }
 /// ```
 pub fn find<P: AsRef<Path>>(start_dirs: &[P]) -> Result<Install, NotFound> {
-    find_with(std::env::var_os(HOME_VAR).map(PathBuf::from), start_dirs, python_package_dir)
+    find_with(
+        std::env::var_os(HOME_VAR).map(PathBuf::from),
+        start_dirs,
+        python_package_dir,
+    )
 }
 
 /// [`find`] with its inputs given: the value of `NVSHMEM_HOME`, and how to ask Python.
@@ -255,11 +259,17 @@ fn find_with<P: AsRef<Path>>(
     if let Some(home) = home {
         return Install::at(&home, Source::HomeVariable).map_err(|mut attempt| {
             attempt.tried = format!("{HOME_VAR}={}", home.display());
-            attempt.reason += " (NVSHMEM_HOME is set, so nothing else was tried; unset it to search)";
-            NotFound { attempts: vec![attempt] }
+            attempt.reason +=
+                " (NVSHMEM_HOME is set, so nothing else was tried; unset it to search)";
+            NotFound {
+                attempts: vec![attempt],
+            }
         });
     }
-    attempts.push(Attempt { tried: HOME_VAR.into(), reason: "not set".into() });
+    attempts.push(Attempt {
+        tried: HOME_VAR.into(),
+        reason: "not set".into(),
+    });
     for start in start_dirs {
         for dir in start.as_ref().ancestors() {
             let candidate = dir.join(PROJECT_LOCAL_DIR);
@@ -271,7 +281,10 @@ fn find_with<P: AsRef<Path>>(
             }
         }
         attempts.push(Attempt {
-            tried: format!("{PROJECT_LOCAL_DIR} in {} and its parents", start.as_ref().display()),
+            tried: format!(
+                "{PROJECT_LOCAL_DIR} in {} and its parents",
+                start.as_ref().display()
+            ),
             reason: "no such folder".into(),
         });
     }
@@ -289,16 +302,24 @@ fn find_with<P: AsRef<Path>>(
 fn python_package_dir() -> Result<PathBuf, Attempt> {
     const SCRIPT: &str = "import nvidia.nvshmem as m; print(list(m.__path__)[0])";
     let tried = format!("python3 -c '{SCRIPT}'");
-    let output = Command::new("python3").args(["-c", SCRIPT]).output().map_err(|error| Attempt {
-        tried: tried.clone(),
-        reason: format!("could not run python3: {error}"),
-    })?;
+    let output = Command::new("python3")
+        .args(["-c", SCRIPT])
+        .output()
+        .map_err(|error| Attempt {
+            tried: tried.clone(),
+            reason: format!("could not run python3: {error}"),
+        })?;
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         let last_line = stderr.lines().last().unwrap_or("no output").to_string();
-        return Err(Attempt { tried, reason: last_line });
+        return Err(Attempt {
+            tried,
+            reason: last_line,
+        });
     }
-    Ok(PathBuf::from(String::from_utf8_lossy(&output.stdout).trim()))
+    Ok(PathBuf::from(
+        String::from_utf8_lossy(&output.stdout).trim(),
+    ))
 }
 
 #[cfg(test)]
@@ -311,14 +332,18 @@ mod tests {
     }
 
     fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("nvshmem-locate-{}-{name}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("nvshmem-locate-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         dir
     }
 
     fn no_python() -> Result<PathBuf, Attempt> {
-        Err(Attempt { tried: "python3".into(), reason: "stand-in: absent".into() })
+        Err(Attempt {
+            tried: "python3".into(),
+            reason: "stand-in: absent".into(),
+        })
     }
 
     #[test]

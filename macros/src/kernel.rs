@@ -1,0 +1,637 @@
+//! Checking a `#[kernel]` function and generating its two forms.
+
+use proc_macro2::{Span, TokenStream as TokenStream2};
+use quote::quote;
+use syn::spanned::Spanned;
+use syn::{
+    Attribute, FnArg, GenericArgument, ItemFn, Pat, PathArguments, ReturnType, Signature, Type,
+    Visibility, parse_quote,
+};
+
+/// The ABI a kernel gets on the device.
+const DEVICE_ABI: &str = "ptx-kernel";
+
+/// The compiler's error for a parameter type that is not `Copy` (`{Self}` is the type).
+const NOT_COPY_MESSAGE: &str = "kernel parameter type `{Self}` is not `Copy`";
+/// The label of that error, at the parameter's type.
+const NOT_COPY_LABEL: &str = "kernel parameters must be `Copy`";
+/// The note of that error.
+const NOT_COPY_NOTE: &str = "kernel arguments are copied byte for byte into the launch; pass \
+    device memory as `*const T`/`*mut T`, and give structs passed by value \
+    `#[derive(Clone, Copy)]` and `#[repr(C)]`";
+
+/// Expands `#[kernel]` with arguments `attr` on the function `item`.
+///
+/// Either returns the device form (for `nvptx64` only) and the `Copy` check of the parameters, or, when
+/// the function breaks a rule, one `compile_error!` per broken rule and nothing else (emitting the
+/// rejected function as well would only add rustc's own, less helpful, errors about it).
+pub(crate) fn expand(attr: TokenStream2, item: TokenStream2) -> TokenStream2 {
+    match check(attr, item) {
+        Ok(kernel) => emit(&kernel),
+        Err(error) => error.to_compile_error(),
+    }
+}
+
+/// Parses `item` and checks every rule, reporting all broken rules together.
+fn check(attr: TokenStream2, item: TokenStream2) -> syn::Result<ItemFn> {
+    let mut errors = Errors::default();
+    if !attr.is_empty() {
+        errors.push(syn::Error::new_spanned(
+            &attr,
+            "#[kernel] takes no arguments; write `#[kernel]`",
+        ));
+    }
+    let kernel: ItemFn = match syn::parse2(item) {
+        Ok(kernel) => kernel,
+        Err(error) => {
+            return Err(errors.and(syn::Error::new(
+                error.span(),
+                format!("#[kernel] applies to a free function `pub unsafe fn name(...)`: {error}"),
+            )));
+        }
+    };
+    check_attrs(&kernel.attrs, &mut errors);
+    check_vis(&kernel.vis, &kernel.sig, &mut errors);
+    check_signature(&kernel.sig, &mut errors);
+    errors.finish().map(|()| kernel)
+}
+
+/// Rejects attributes that would clash with what `#[kernel]` adds.
+fn check_attrs(attrs: &[Attribute], errors: &mut Errors) {
+    for attr in attrs {
+        let path = attr.path();
+        // `#[unsafe(no_mangle)]` parses as an attribute named `unsafe` wrapping the real one.
+        let inner = if path.is_ident("unsafe") {
+            attr.parse_args::<syn::Meta>()
+                .ok()
+                .map(|meta| meta.path().clone())
+        } else {
+            Some(path.clone())
+        };
+        let Some(inner) = inner else { continue };
+        if inner.is_ident("no_mangle") || inner.is_ident("export_name") {
+            errors.push(syn::Error::new_spanned(
+                attr,
+                "#[kernel] already marks the function `#[unsafe(no_mangle)]`: the PTX entry name \
+                 is the function's name; remove this attribute",
+            ));
+        } else if inner
+            .segments
+            .last()
+            .is_some_and(|segment| segment.ident == "kernel")
+        {
+            errors.push(syn::Error::new_spanned(
+                attr,
+                "duplicate #[kernel] attribute",
+            ));
+        }
+    }
+}
+
+/// Requires plain `pub`: the kernel is an exported entry point, and both forms are emitted `pub`.
+fn check_vis(vis: &Visibility, sig: &Signature, errors: &mut Errors) {
+    let span = match vis {
+        Visibility::Public(_) => return,
+        Visibility::Restricted(restricted) => restricted.span(),
+        Visibility::Inherited => sig.fn_token.span,
+    };
+    errors.push(syn::Error::new(
+        span,
+        format!(
+            "a #[kernel] must be declared plain `pub`: it is an exported PTX entry point that the \
+             host launches by name; write `pub unsafe fn {}(...)`",
+            sig.ident
+        ),
+    ));
+}
+
+/// Checks the signature: qualifiers, generics, receiver, parameters and return type.
+fn check_signature(sig: &Signature, errors: &mut Errors) {
+    if let Some(constness) = &sig.constness {
+        errors.push(syn::Error::new_spanned(
+            constness,
+            "a #[kernel] cannot be `const fn`: it runs on the device, launched by the host",
+        ));
+    }
+    if let Some(asyncness) = &sig.asyncness {
+        errors.push(syn::Error::new_spanned(
+            asyncness,
+            "a #[kernel] cannot be `async`: a kernel runs to completion on every thread it is \
+             launched on",
+        ));
+    }
+    if sig.unsafety.is_none() {
+        errors.push(syn::Error::new(
+            sig.fn_token.span,
+            format!(
+                "a #[kernel] must be declared `unsafe fn`: kernel arguments are raw device \
+                 pointers and every thread runs it; write `pub unsafe fn {}(...)`",
+                sig.ident
+            ),
+        ));
+    }
+    if let Some(abi) = &sig.abi {
+        errors.push(syn::Error::new_spanned(
+            abi,
+            format!(
+                "a #[kernel] must not name an ABI: #[kernel] makes it \
+                 `extern \"{DEVICE_ABI}\"` when compiling for nvptx64; remove this"
+            ),
+        ));
+    }
+    if !sig.generics.params.is_empty() {
+        errors.push(syn::Error::new_spanned(
+            &sig.generics,
+            "a #[kernel] cannot be generic (no type, const or lifetime parameters): a PTX entry \
+             point has one concrete signature; write one kernel per type",
+        ));
+    }
+    if let Some(where_clause) = &sig.generics.where_clause {
+        errors.push(syn::Error::new_spanned(
+            where_clause,
+            "a #[kernel] cannot be generic or have a `where` clause: a PTX entry point has one \
+             concrete signature",
+        ));
+    }
+    if let Some(variadic) = &sig.variadic {
+        errors.push(syn::Error::new_spanned(
+            variadic,
+            "a #[kernel] cannot be variadic: a PTX entry point has a fixed parameter list",
+        ));
+    }
+    for input in &sig.inputs {
+        match input {
+            FnArg::Receiver(receiver) => errors.push(syn::Error::new_spanned(
+                receiver,
+                "a #[kernel] is a free function and cannot take `self`; pass the data as \
+                 parameters",
+            )),
+            FnArg::Typed(param) => {
+                check_param_pattern(&param.pat, errors);
+                check_param_type(&param.ty, errors);
+            }
+        }
+    }
+    if let ReturnType::Type(_, ty) = &sig.output
+        && !is_unit(ty)
+    {
+        errors.push(syn::Error::new_spanned(
+            &sig.output,
+            "a #[kernel] cannot return a value; write results through a pointer argument",
+        ));
+    }
+}
+
+/// Accepts `name` and `mut name`, nothing else.
+fn check_param_pattern(pat: &Pat, errors: &mut Errors) {
+    let message = match pat {
+        Pat::Ident(ident) if ident.by_ref.is_none() && ident.subpat.is_none() => return,
+        Pat::Wild(_) => {
+            "kernel parameters must be named; write `_name: Type` for a parameter the kernel \
+             does not use"
+        }
+        _ => {
+            "kernel parameters must be plain identifiers (`name: Type` or `mut name: Type`); \
+             destructure inside the body instead"
+        }
+    };
+    errors.push(syn::Error::new_spanned(pat, message));
+}
+
+/// Rejects references and `impl Trait` anywhere in a parameter's type (other than inside a
+/// function pointer type, whose own parameters are not kernel arguments). That the type is `Copy`
+/// is checked by the compiler, through the code [`copy_check`] generates.
+fn check_param_type(ty: &Type, errors: &mut Errors) {
+    match ty {
+        Type::Reference(_) => errors.push(syn::Error::new_spanned(
+            ty,
+            "kernel parameters cannot be references; pass a raw pointer `*const T`/`*mut T` to \
+             device memory",
+        )),
+        Type::ImplTrait(_) => errors.push(syn::Error::new_spanned(
+            ty,
+            "a #[kernel] cannot be generic: `impl Trait` parameters are not allowed; name a \
+             concrete type",
+        )),
+        Type::Array(array) => check_param_type(&array.elem, errors),
+        Type::Slice(slice) => check_param_type(&slice.elem, errors),
+        Type::Ptr(ptr) => check_param_type(&ptr.elem, errors),
+        Type::Group(group) => check_param_type(&group.elem, errors),
+        Type::Paren(paren) => check_param_type(&paren.elem, errors),
+        Type::Tuple(tuple) => {
+            for elem in &tuple.elems {
+                check_param_type(elem, errors);
+            }
+        }
+        Type::Path(path) => {
+            if let Some(qself) = &path.qself {
+                check_param_type(&qself.ty, errors);
+            }
+            for segment in &path.path.segments {
+                if let PathArguments::AngleBracketed(args) = &segment.arguments {
+                    for arg in &args.args {
+                        if let GenericArgument::Type(ty) = arg {
+                            check_param_type(ty, errors);
+                        }
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether `ty` is `()`.
+fn is_unit(ty: &Type) -> bool {
+    match ty {
+        Type::Tuple(tuple) => tuple.elems.is_empty(),
+        Type::Paren(paren) => is_unit(&paren.elem),
+        Type::Group(group) => is_unit(&group.elem),
+        _ => false,
+    }
+}
+
+/// Emits the checked kernel: the device form, which exists only when compiling for `nvptx64`, and
+/// the `Copy` check, which runs on every target.
+///
+/// There is no host form: a kernel's body uses device-only functions (thread indices, NVSHMEM
+/// calls), and nothing on the host may call it. A kernel crate still compiles on the host, so that
+/// its plain index arithmetic can be unit-tested there.
+fn emit(kernel: &ItemFn) -> TokenStream2 {
+    let mut device = kernel.clone();
+    device.vis = parse_quote!(pub);
+    device.sig.abi = Some(syn::Abi {
+        extern_token: Default::default(),
+        name: Some(syn::LitStr::new(DEVICE_ABI, Span::call_site())),
+    });
+    device.sig.output = ReturnType::Default;
+    device
+        .attrs
+        .insert(0, parse_quote!(#[cfg(target_arch = "nvptx64")]));
+    device.attrs.push(parse_quote!(#[unsafe(no_mangle)]));
+
+    let copy_check = copy_check(kernel);
+    quote! {
+        #device
+        #copy_check
+    }
+}
+
+/// A constant item that compiles only if every parameter type is `Copy` (nothing for a kernel
+/// without parameters).
+///
+/// The compiler's error names the parameter's type, at the parameter's own span (the type's tokens
+/// keep their spans), with the message of the `#[diagnostic::on_unimplemented]` below. The item
+/// carries the kernel's own `#[cfg]` attributes, so that it disappears together with the kernel.
+fn copy_check(kernel: &ItemFn) -> TokenStream2 {
+    let cfgs = kernel
+        .attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident("cfg"));
+    let types: Vec<_> = kernel
+        .sig
+        .inputs
+        .iter()
+        .filter_map(|input| match input {
+            FnArg::Typed(param) => Some(&param.ty),
+            FnArg::Receiver(_) => None,
+        })
+        .collect();
+    if types.is_empty() {
+        return TokenStream2::new();
+    }
+    quote! {
+        #(#cfgs)*
+        const _: () = {
+            #[diagnostic::on_unimplemented(
+                message = #NOT_COPY_MESSAGE,
+                label = #NOT_COPY_LABEL,
+                note = #NOT_COPY_NOTE
+            )]
+            trait KernelParam: ::core::marker::Copy {}
+            impl<T: ::core::marker::Copy> KernelParam for T {}
+            const fn kernel_param<T: KernelParam>() {}
+            #(kernel_param::<#types>();)*
+        };
+    }
+}
+
+/// Collects errors so that every broken rule is reported at once.
+#[derive(Default)]
+struct Errors(Option<syn::Error>);
+
+impl Errors {
+    fn push(&mut self, error: syn::Error) {
+        match &mut self.0 {
+            Some(errors) => errors.combine(error),
+            None => self.0 = Some(error),
+        }
+    }
+
+    /// The errors collected so far followed by `error`.
+    fn and(self, error: syn::Error) -> syn::Error {
+        match self.0 {
+            Some(mut errors) => {
+                errors.combine(error);
+                errors
+            }
+            None => error,
+        }
+    }
+
+    fn finish(self) -> syn::Result<()> {
+        self.0.map_or(Ok(()), Err)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The items of an expansion that carry `#[cfg(target_arch = "nvptx64")]` (`nvptx: true`) or
+    /// `#[cfg(not(target_arch = "nvptx64"))]` (`nvptx: false`).
+    fn functions_for(expansion: &TokenStream2, nvptx: bool) -> Vec<ItemFn> {
+        let file: syn::File = syn::parse2(expansion.clone()).expect("expansion parses as items");
+        let wanted: Attribute = if nvptx {
+            parse_quote! { #[cfg(target_arch = "nvptx64")] }
+        } else {
+            parse_quote! { #[cfg(not(target_arch = "nvptx64"))] }
+        };
+        file.items
+            .into_iter()
+            .filter_map(|item| match item {
+                syn::Item::Fn(function) => Some(function),
+                _ => None,
+            })
+            .filter(|function| function.attrs.contains(&wanted))
+            .collect()
+    }
+
+    fn has_attr(function: &ItemFn, attr: Attribute) -> bool {
+        function.attrs.contains(&attr)
+    }
+
+    fn axpy() -> TokenStream2 {
+        quote! {
+            /// Computes `y = a * x + y`.
+            #[inline(never)]
+            pub unsafe fn axpy(a: f32, x: *const f32, mut y: *mut f32, n: usize) {
+                let _ = (a, x, n);
+                y = y.wrapping_add(0);
+            }
+        }
+    }
+
+    #[test]
+    fn device_form_is_an_exported_ptx_kernel() {
+        let expansion = expand(TokenStream2::new(), axpy());
+        let device = functions_for(&expansion, true);
+        assert_eq!(device.len(), 1, "one device form in {expansion}");
+        let device = &device[0];
+        let abi = device.sig.abi.as_ref().and_then(|abi| abi.name.as_ref());
+        assert_eq!(abi.map(syn::LitStr::value).as_deref(), Some("ptx-kernel"));
+        assert!(has_attr(device, parse_quote! { #[unsafe(no_mangle)] }));
+        assert!(device.sig.unsafety.is_some());
+        assert!(matches!(device.vis, Visibility::Public(_)));
+        assert_eq!(device.sig.ident, "axpy");
+        assert_eq!(device.sig.inputs.len(), 4);
+        // The user's attributes and doc comment are kept.
+        assert!(has_attr(device, parse_quote! { #[inline(never)] }));
+        assert!(has_attr(
+            device,
+            parse_quote! { #[doc = r" Computes `y = a * x + y`."] }
+        ));
+        assert!(!has_attr(device, parse_quote! { #[allow(dead_code)] }));
+    }
+
+    #[test]
+    fn no_host_form_exists() {
+        let expansion = expand(TokenStream2::new(), axpy());
+        assert!(
+            functions_for(&expansion, false).is_empty(),
+            "host form in {expansion}"
+        );
+        assert_eq!(
+            functions_for(&expansion, true).len(),
+            1,
+            "device form in {expansion}"
+        );
+    }
+
+    #[test]
+    fn exact_expansion() {
+        let expansion = expand(
+            TokenStream2::new(),
+            quote! {
+                /// Doc.
+                pub unsafe fn k(p: *mut u32, n: usize) -> () {
+                    #![allow(unused_variables)]
+                    let _ = n;
+                }
+            },
+        );
+        let expected = quote! {
+            #[cfg(target_arch = "nvptx64")]
+            /// Doc.
+            #[unsafe(no_mangle)]
+            pub unsafe extern "ptx-kernel" fn k(p: *mut u32, n: usize) {
+                #![allow(unused_variables)]
+                let _ = n;
+            }
+            const _: () = {
+                #[diagnostic::on_unimplemented(
+                    message = #NOT_COPY_MESSAGE,
+                    label = #NOT_COPY_LABEL,
+                    note = #NOT_COPY_NOTE
+                )]
+                trait KernelParam: ::core::marker::Copy {}
+                impl<T: ::core::marker::Copy> KernelParam for T {}
+                const fn kernel_param<T: KernelParam>() {}
+                kernel_param::<*mut u32>();
+                kernel_param::<usize>();
+            };
+        };
+        assert_eq!(expansion.to_string(), expected.to_string());
+    }
+
+    #[test]
+    fn no_copy_check_without_parameters() {
+        let expansion = expand(TokenStream2::new(), quote! { pub unsafe fn k() {} });
+        let file: syn::File = syn::parse2(expansion).unwrap();
+        assert_eq!(file.items.len(), 1);
+        assert!(
+            file.items
+                .iter()
+                .all(|item| matches!(item, syn::Item::Fn(_)))
+        );
+    }
+
+    #[test]
+    fn cfg_attributes_also_guard_the_copy_check() {
+        let expansion = expand(
+            TokenStream2::new(),
+            quote! {
+                #[cfg(feature = "extra")]
+                pub unsafe fn k(x: u8) {}
+            },
+        );
+        let file: syn::File = syn::parse2(expansion).unwrap();
+        let check = file
+            .items
+            .iter()
+            .find_map(|item| match item {
+                syn::Item::Const(check) => Some(check),
+                _ => None,
+            })
+            .expect("a copy check");
+        assert!(
+            check
+                .attrs
+                .contains(&parse_quote! { #[cfg(feature = "extra")] })
+        );
+    }
+
+    /// Expands `item` under `#[kernel(attr)]`, expecting errors, and returns their messages.
+    fn errors(attr: TokenStream2, item: TokenStream2) -> Vec<String> {
+        let mut messages = Vec::new();
+        // Each error is `::core::compile_error! { "message" }`.
+        for token in expand(attr, item) {
+            if let proc_macro2::TokenTree::Group(group) = &token
+                && let Some(proc_macro2::TokenTree::Literal(message)) =
+                    group.stream().into_iter().next()
+            {
+                let message: syn::LitStr = syn::parse_str(&message.to_string()).unwrap();
+                messages.push(message.value());
+            }
+        }
+        assert!(!messages.is_empty(), "expected errors");
+        messages
+    }
+
+    fn one_error(attr: TokenStream2, item: TokenStream2) -> String {
+        let messages = errors(attr, item);
+        assert_eq!(messages.len(), 1, "{messages:#?}");
+        messages.into_iter().next().unwrap()
+    }
+
+    fn none() -> TokenStream2 {
+        TokenStream2::new()
+    }
+
+    /// Asserts that `#[kernel]` rejects an item with exactly one error containing `$expected`.
+    /// The item may start with `#[kernel(...)] ` to give the attribute arguments.
+    macro_rules! rejects {
+        ($expected:literal, #[kernel($($attr:tt)*)] $($item:tt)*) => {{
+            let message = one_error(quote! { $($attr)* }, quote! { $($item)* });
+            let item = stringify!($($item)*);
+            assert!(message.contains($expected), "{item}: {message:?} lacks {:?}", $expected);
+        }};
+        ($expected:literal, $($item:tt)*) => {
+            rejects!($expected, #[kernel()] $($item)*)
+        };
+    }
+
+    #[test]
+    fn rejects_each_broken_rule() {
+        rejects!(
+            "takes no arguments",
+            #[kernel(grid = 1)]
+            pub unsafe fn k() {}
+        );
+        rejects!("must be declared `unsafe fn`", pub fn k() {});
+        rejects!("must be declared plain `pub`", unsafe fn k() {});
+        rejects!("must be declared plain `pub`", pub(crate) unsafe fn k() {});
+        rejects!(
+            "cannot return a value",
+            pub unsafe fn k() -> u32 {
+                0
+            }
+        );
+        rejects!("cannot be generic", pub unsafe fn k<T>() {});
+        rejects!("cannot be generic", pub unsafe fn k<'a>() {});
+        rejects!("cannot be generic", pub unsafe fn k<const N: usize>() {});
+        rejects!(
+            "`where` clause",
+            pub unsafe fn k()
+            where
+                u8: Copy,
+            {
+            }
+        );
+        rejects!("cannot be generic", pub unsafe fn k(x: impl Copy) {});
+        rejects!("cannot be `const fn`", pub const unsafe fn k() {});
+        rejects!("cannot be `async`", pub async unsafe fn k() {});
+        rejects!("must not name an ABI", pub unsafe extern "C" fn k() {});
+        rejects!(
+            "must not name an ABI",
+            pub unsafe extern "ptx-kernel" fn k() {}
+        );
+        rejects!("cannot be variadic", pub unsafe fn k(x: u8, ...) {});
+        rejects!("cannot take `self`", pub unsafe fn k(&self) {});
+        rejects!("cannot take `self`", pub unsafe fn k(self) {});
+        rejects!("plain identifiers", pub unsafe fn k((a, b): (u8, u8)) {});
+        rejects!("plain identifiers", pub unsafe fn k(ref a: u8) {});
+        rejects!("plain identifiers", pub unsafe fn k(a @ 0..=9: u8) {});
+        rejects!("must be named", pub unsafe fn k(_: u8) {});
+        rejects!("cannot be references", pub unsafe fn k(x: &u8) {});
+        rejects!(
+            "cannot be references",
+            pub unsafe fn k(x: &'static mut [u8]) {}
+        );
+        rejects!(
+            "cannot be references",
+            pub unsafe fn k(x: Option<(&u8, u8)>) {}
+        );
+        rejects!(
+            "cannot be references",
+            pub unsafe fn k(x: [*const &u8; 2]) {}
+        );
+        rejects!(
+            "already marks the function",
+            #[unsafe(no_mangle)]
+            pub unsafe fn k() {}
+        );
+        rejects!(
+            "already marks the function",
+            #[no_mangle]
+            pub unsafe fn k() {}
+        );
+        rejects!(
+            "already marks the function",
+            #[export_name = "x"]
+            pub unsafe fn k() {}
+        );
+        rejects!(
+            "duplicate #[kernel]",
+            #[nvshmem_gpu::kernel]
+            pub unsafe fn k() {}
+        );
+        rejects!("applies to a free function", pub struct S;);
+    }
+
+    #[test]
+    fn reports_every_broken_rule_at_once() {
+        let messages = errors(
+            quote! { x },
+            quote! { fn k<T>(a: &T) -> T where T: Copy {} },
+        );
+        assert_eq!(messages.len(), 7, "{messages:#?}");
+    }
+
+    #[test]
+    fn accepts_unit_return_mut_parameters_and_function_pointers() {
+        for item in [
+            quote! { pub unsafe fn k() -> () {} },
+            quote! { pub unsafe fn k(mut n: usize) {} },
+            quote! { pub unsafe fn k(f: fn(&u8)) {} },
+            quote! { pub unsafe fn k(p: *const [u8; 4], q: (u8, f64)) {} },
+        ] {
+            let expansion = expand(none(), item.clone());
+            assert_eq!(
+                functions_for(&expansion, true).len(),
+                1,
+                "{item} => {expansion}"
+            );
+        }
+    }
+}

@@ -1,0 +1,12 @@
+//! Compile tests of `#[kernel]` on the host target: valid kernels compile (as their host form),
+//! and each broken rule fails with the error recorded in the `.stderr` file next to the test.
+//!
+//! After changing an error, regenerate the `.stderr` files with `TRYBUILD=overwrite` and review
+//! them.
+
+#[test]
+fn ui() {
+    let cases = trybuild::TestCases::new();
+    cases.pass("tests/ui/pass/*.rs");
+    cases.compile_fail("tests/ui/*.rs");
+}

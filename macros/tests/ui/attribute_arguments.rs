@@ -1,0 +1,8 @@
+use nvshmem_macros::kernel;
+
+#[kernel(name = "other")]
+pub unsafe fn fill(out: *mut u32) {
+    let _ = out;
+}
+
+fn main() {}

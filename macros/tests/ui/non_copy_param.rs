@@ -1,0 +1,12 @@
+use nvshmem_macros::kernel;
+
+pub struct NotCopy {
+    pub len: usize,
+}
+
+#[kernel]
+pub unsafe fn by_value(name: String, params: NotCopy, n: usize) {
+    let _ = (name, params, n);
+}
+
+fn main() {}
