@@ -2,14 +2,12 @@
 //!
 //! ```no_run
 //! // build.rs of the host-side crate
-//! fn main() {
-//!     let ptx = nvshmem_builder::PtxBuilder::new("kernels")
-//!         .arch("sm_90")
-//!         .build()
-//!         .unwrap_or_else(|error| panic!("{error}"));
-//!     // Now `env!("KERNELS_PTX")` is the path of the PTX in the host crate.
-//!     assert_eq!(ptx.env_var(), "KERNELS_PTX");
-//! }
+//! let ptx = nvshmem_builder::PtxBuilder::new("kernels")
+//!     .arch("sm_90")
+//!     .build()
+//!     .unwrap_or_else(|error| panic!("{error}"));
+//! // Now `env!("KERNELS_PTX")` is the path of the PTX in the host crate.
+//! assert_eq!(ptx.env_var(), "KERNELS_PTX");
 //! ```
 //!
 //! and in the host crate: `const PTX: &str = include_str!(env!("KERNELS_PTX"));`.
@@ -250,10 +248,10 @@ fn package_name(manifest: &Path) -> Result<String, BuildError> {
     for line in text.lines().map(str::trim) {
         if line.starts_with('[') {
             in_package = line == "[package]";
-        } else if let (true, Some(value)) = (in_package, line.strip_prefix("name")) {
-            if let Some(name) = value.trim_start().strip_prefix('=') {
-                return Ok(name.trim().trim_matches('"').to_string());
-            }
+        } else if let (true, Some(value)) = (in_package, line.strip_prefix("name"))
+            && let Some(name) = value.trim_start().strip_prefix('=')
+        {
+            return Ok(name.trim().trim_matches('"').to_string());
         }
     }
     Err(BuildError::NoKernelCrate(manifest.to_path_buf()))

@@ -26,14 +26,14 @@
 //!
 //! | module | NVSHMEM section | contents |
 //! |---|---|---|
-//! | [`thread`] | (CUDA built-ins) | thread, block and grid indices, `__syncthreads` |
+//! | `thread` | (CUDA built-ins) | thread, block and grid indices, `__syncthreads` (GPU target only) |
 //! | [`pe`] | Library setup, exit, and query | [`pe::my_pe`], [`pe::n_pes`] |
 //! | [`rma`] | Remote memory access | typed `put`/`get`/`p`/`g`, `_nbi` forms, [`rma::warp`] and [`rma::block`] scopes |
 //! | [`sync`] | Memory ordering, barriers | `quiet`, `fence`, `barrier_all`, `sync_all` at thread/warp/block scope |
 //! | [`ffi`] | all of the above | the C functions under their C names (`nvshmem_float_put`, …) |
 //!
 //! Typed calls are generic over [`Element`], implemented for `f32`, `f64`, `i8`…`i64`, `u8`…`u64`,
-//! `isize` and `usize`, each mapped to the NVSHMEM type name in one table ([`for_each_element!`]).
+//! `isize` and `usize`, each mapped to the NVSHMEM type name in one table (`for_each_element!` in `element.rs`).
 //! Adding a type or an operation is one line in that table or in the operation's declaration.
 //!
 //! # Contract

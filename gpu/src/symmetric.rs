@@ -42,7 +42,7 @@ impl<T> SymmetricPtr<T> {
     /// The address `count` elements further on.
     ///
     /// # Safety
-    /// As for [`pointer::add`]: the result must stay inside the same symmetric allocation.
+    /// As for `pointer::add`: the result must stay inside the same symmetric allocation.
     pub const unsafe fn add(self, count: usize) -> Self {
         // SAFETY: the caller keeps the offset inside the allocation, which is symmetric.
         unsafe { SymmetricPtr::from_raw(self.ptr.add(count)) }

@@ -1,7 +1,7 @@
 //! Thread, block and grid indices, and block-wide synchronisation (CUDA's built-in variables).
 //!
-//! These read PTX special registers and exist only when compiling for `nvptx64` (and in the
-//! documentation). Index arithmetic that should be unit-tested on the CPU belongs in plain functions
+//! These read PTX special registers and exist only when compiling for `nvptx64` (build the docs
+//! with `--target nvptx64-nvidia-cuda -Zbuild-std=core` to see them). Index arithmetic that should be unit-tested on the CPU belongs in plain functions
 //! that take these values as arguments.
 //!
 //! ```ignore
@@ -9,7 +9,7 @@
 //! let i = thread::global_index_x();
 //! if i < n { /* one element per thread */ }
 //! ```
-#![cfg(any(target_arch = "nvptx64", doc))]
+#![cfg(target_arch = "nvptx64")]
 
 use core::arch::nvptx;
 

@@ -1,1 +1,50 @@
-//! Host side of nvshmem-rs: NVSHMEM init, symmetric buffers, PTX modules and collective launches.
+//! The host side of nvshmem-rs: initialise NVSHMEM, allocate symmetric buffers, load PTX modules
+//! built by `nvshmem-builder`, and launch their kernels on every PE.
+//!
+//! ```no_run
+//! use nvshmem_host::{LaunchConfig, Nvshmem};
+//! # const PTX: &str = "";
+//! let nvshmem = Nvshmem::init()?; // bootstraps from nvshmemrun, mpirun or srun
+//! let module = nvshmem.load_module(PTX)?; // PTX = include_str!(env!("RING_KERNELS_PTX"))
+//! let source = nvshmem.alloc::<f32>(1024)?;
+//! let received = nvshmem.alloc_zeroed::<f32>(1024)?;
+//! let returned = nvshmem.alloc_zeroed::<f32>(1024)?;
+//! let ring = module.kernel("ring_block")?;
+//! // SAFETY: ring_block(source, received, returned, count) uses `count` elements of each buffer.
+//! unsafe {
+//!     ring.launch_cooperative(
+//!         LaunchConfig::linear(1, 256),
+//!         &[&source.as_symmetric_ptr(), &received.as_symmetric_ptr(), &returned.as_symmetric_ptr(), &1024usize],
+//!     )?;
+//! }
+//! let values = returned.to_vec()?;
+//! # Ok::<(), nvshmem_host::Error>(())
+//! ```
+//!
+//! # Layers
+//! As in cudarc: `nvshmem-sys` holds the generated bindings, loaded at run time; [`result`] wraps
+//! each NVSHMEM call into a `Result`; the types here ([`Nvshmem`], [`SymmetricBuffer`], [`Module`],
+//! [`Kernel`]) own resources and release them on drop. CUDA itself goes through cudarc's driver API.
+//!
+//! # Contract
+//! NVSHMEM's collective rules are the caller's: every PE allocates and frees symmetric buffers in the
+//! same order and sizes, and launches the same collective kernels. What can be checked is checked:
+//! versions of device code and host library, the cooperative grid limit, the GPU count, buffer
+//! lengths on copies. Errors raised while dropping are kept and returned by
+//! [`Nvshmem::take_deferred_errors`] or [`Nvshmem::finalize`].
+
+mod bootstrap;
+mod buffer;
+mod error;
+mod launch;
+mod module;
+pub mod result;
+mod runtime;
+
+pub use bootstrap::{Bootstrap, Pmi};
+pub use buffer::SymmetricBuffer;
+pub use error::Error;
+pub use launch::{KernelArg, LaunchConfig};
+pub use module::{Kernel, Module};
+pub use nvshmem_gpu::SymmetricPtr;
+pub use runtime::{Nvshmem, UNIQUE_ID_TIMEOUT};

@@ -1,1 +1,34 @@
-//! Starts one process per PE on this machine and supervises them.
+//! Starts one process per PE on this machine and supervises them: a single-node `mpirun` for
+//! nvshmem-rs programs.
+//!
+//! The `nvshmemrun` binary is a thin command line ([`cli`]) over [`Launch`]:
+//!
+//! ```text
+//! nvshmemrun -n 4 --timeout 60 ./ring --iterations 10
+//! ```
+//!
+//! - [`pe_env`]: the environment every PE gets, and [`pe_env::PeIdentity`] to read it back;
+//! - [`rendezvous`]: the job's private folder, and the NVSHMEM unique-id exchange through it;
+//! - [`gpus`]: counting the visible GPUs, which sets the default PE count;
+//! - [`Launch`]: describing and running a job; [`Outcome`]: how it ended.
+//!
+//! Supervision: each PE runs in its own process group; its stdout and stderr lines go to the
+//! launcher's stdout and stderr behind a `[pe K] ` prefix, and its last [`TAIL_LINES`] lines are
+//! kept. When a PE exits non-zero or is killed, the time limit runs out, or the launcher gets
+//! SIGINT, SIGTERM or SIGHUP, every PE's group gets SIGTERM (or that signal) and, 2 s later,
+//! SIGKILL; the launcher then reports the cause with the PE's last lines and exits with its status.
+
+pub mod cli;
+pub mod gpus;
+mod groups;
+mod launch;
+mod outcome;
+mod output;
+pub mod pe_env;
+pub mod rendezvous;
+mod signals;
+mod supervise;
+
+pub use launch::{Launch, LaunchError, exit_code};
+pub use outcome::{Ending, Outcome, PeEnd, PeReport};
+pub use output::TAIL_LINES;

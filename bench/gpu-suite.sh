@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# The GPU suite: runs on the GPU machine from the prebuilt binaries in dist/ (no Rust toolchain
+# needed there) and prints a pass/fail table. Build dist/ with `./x gpu-bundle` first.
+#
+#   bench/gpu-suite.sh [OUTPUT.md]
+#
+# Every case runs under `timeout`; a case that hangs fails, and the suite goes on.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+DIST=dist
+OUT_FILE=${1:-/dev/null}
+[[ -x $DIST/ring && -x $DIST/nvshmemrun && -x $DIST/gpu-tests ]] || {
+    echo "gpu-suite: $DIST/ lacks the binaries; run ./x gpu-bundle on the build machine" >&2; exit 2; }
+
+NVSHMEM_HOME=${NVSHMEM_HOME:-$(python3 -c 'import nvidia.nvshmem as m; print(list(m.__path__)[0])' 2>/dev/null)}
+export NVSHMEM_HOME NVSHMEM_REMOTE_TRANSPORT=none NVSHMEM_DISABLE_NVLS=1
+export NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=${NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME:-lo}
+export CUDA_MPS_PIPE_DIRECTORY=/tmp/nvshmem-rs-mps/pipe CUDA_MPS_LOG_DIRECTORY=/tmp/nvshmem-rs-mps/log
+
+LOG=$(mktemp -d)
+rows=()
+failed=0
+# run NAME PES MPS TIMEOUT COMMAND...: runs one case and records a table row.
+run() {
+    local name=$1 pes=$2 mps=$3 limit=$4; shift 4
+    local log="$LOG/$(echo "$name-$pes-$mps" | tr -c 'a-zA-Z0-9-' _).log" start end status verdict
+    start=$(date +%s%N)
+    timeout --kill-after=5 "$limit" "$@" >"$log" 2>&1
+    status=$?
+    end=$(date +%s%N)
+    if [[ $status == 0 ]]; then verdict=PASS; else verdict="FAIL (exit $status)"; failed=$((failed + 1)); fi
+    rows+=("| $name | $pes | $mps | $verdict | $(( (end - start) / 1000000000 )).$(( (end - start) / 100000000 % 10 )) |")
+    echo "=== $name, $pes PE(s), MPS $mps: $verdict"
+    sed 's/^/    /' "$log" | tail -n 40
+}
+
+start_mps() {
+    mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+    nvidia-cuda-mps-control -d && sleep 1
+}
+stop_mps() { echo quit | nvidia-cuda-mps-control; sleep 1; }
+
+gpu_tests=$($DIST/gpu-tests --list --ignored --format terse 2>/dev/null | sed -n 's/: test$//p')
+
+for mps in off on; do
+    [[ $mps == on ]] && start_mps
+    for pes in 1 2 4; do
+        run "ring example" $pes $mps 120 $DIST/nvshmemrun -n $pes --pes-per-gpu $pes --timeout 100 $DIST/ring
+    done
+    for test in $gpu_tests; do
+        run "gpu-tests $test" 1 $mps 120 $DIST/gpu-tests --ignored --exact "$test" --nocapture --test-threads 1
+    done
+    [[ $mps == on ]] && stop_mps
+done
+
+{
+    echo "# GPU suite"
+    echo
+    echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+    echo "- machine: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | head -1), $(nproc) CPUs"
+    echo "- NVSHMEM: $NVSHMEM_HOME ($(sed -n 's/#define NVSHMEM_VENDOR_\(MAJOR\|MINOR\|PATCH\)_VERSION //p' "$NVSHMEM_HOME/include/non_abi/nvshmem_version.h" | paste -sd.))"
+    echo "- commit: $(cat $DIST/COMMIT | paste -sd' ')"
+    echo
+    echo "| case | PEs | MPS | result | seconds |"
+    echo "|---|---|---|---|---|"
+    printf '%s\n' "${rows[@]}"
+    echo
+    echo "$failed failed of ${#rows[@]}"
+} | tee "$OUT_FILE"
+rm -rf "$LOG"
+[[ $failed == 0 ]]

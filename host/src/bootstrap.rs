@@ -1,0 +1,216 @@
+//! How this process was started, and so how NVSHMEM bootstraps: through our launcher's unique id,
+//! or through NVSHMEM's own PMI/PMI-2/PMIx plugins under `mpirun`/`srun`/hydra.
+
+use nvshmem_launch::pe_env::PeIdentity;
+
+/// NVSHMEM's PMI flavours (`NVSHMEM_BOOTSTRAP_PMI`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pmi {
+    /// PMI-1, as MPICH's hydra `mpiexec` (and NVSHMEM's `nvshmrun`) serve it.
+    Pmi1,
+    /// PMI-2, as `srun --mpi=pmi2` serves it.
+    Pmi2,
+    /// PMIx, as Open MPI's `mpirun` and `srun --mpi=pmix` serve it.
+    Pmix,
+}
+
+impl Pmi {
+    /// The value NVSHMEM expects in `NVSHMEM_BOOTSTRAP_PMI`.
+    pub fn nvshmem_name(self) -> &'static str {
+        match self {
+            Pmi::Pmi1 => "PMI",
+            Pmi::Pmi2 => "PMI-2",
+            Pmi::Pmix => "PMIX",
+        }
+    }
+}
+
+/// How NVSHMEM is to bootstrap this PE.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Bootstrap {
+    /// Started by `nvshmemrun`: PE 0 makes a unique id and hands it over through the job's folder.
+    Launcher(PeIdentity),
+    /// Started by a process manager: NVSHMEM's PMI plugin of this flavour finds the other PEs.
+    ProcessManager {
+        /// The PMI flavour.
+        pmi: Pmi,
+        /// The PE's rank among those on this node (picks the GPU).
+        local_rank: usize,
+    },
+    /// `NVSHMEM_BOOTSTRAP` is set: NVSHMEM follows its own variables, untouched.
+    NvshmemEnvironment {
+        /// The PE's rank among those on this node, where a process manager says so.
+        local_rank: usize,
+    },
+    /// Started by nothing: a job of one PE.
+    SinglePe,
+}
+
+impl Bootstrap {
+    /// Detects the bootstrap from the process environment.
+    ///
+    /// ```no_run
+    /// let bootstrap = nvshmem_host::Bootstrap::detect()?;
+    /// # Ok::<(), nvshmem_host::Error>(())
+    /// ```
+    pub fn detect() -> Result<Bootstrap, crate::Error> {
+        if let Some(identity) = PeIdentity::from_env()? {
+            return Ok(Bootstrap::Launcher(identity));
+        }
+        Ok(Bootstrap::from_variables(|name| std::env::var(name).ok()))
+    }
+
+    /// Detection from any source of variables (the recorded environments of the tests).
+    ///
+    /// ```
+    /// use nvshmem_host::{Bootstrap, Pmi};
+    /// let slurm = |name: &str| match name {
+    ///     "SLURM_PROCID" => Some("3".to_string()),
+    ///     "SLURM_LOCALID" => Some("1".to_string()),
+    ///     _ => None,
+    /// };
+    /// assert_eq!(
+    ///     Bootstrap::from_variables(slurm),
+    ///     Bootstrap::ProcessManager { pmi: Pmi::Pmi2, local_rank: 1 }
+    /// );
+    /// ```
+    pub fn from_variables(var: impl Fn(&str) -> Option<String>) -> Bootstrap {
+        let number = |name: &str| var(name).and_then(|value| value.trim().parse::<usize>().ok());
+        let local_rank = [
+            "OMPI_COMM_WORLD_LOCAL_RANK",
+            "SLURM_LOCALID",
+            "MPI_LOCALRANKID",
+            "PMI_LOCAL_RANK",
+        ]
+        .iter()
+        .find_map(|name| number(name))
+        .unwrap_or(0);
+        if var("NVSHMEM_BOOTSTRAP").is_some() {
+            return Bootstrap::NvshmemEnvironment { local_rank };
+        }
+        let pmi = if var("OMPI_COMM_WORLD_RANK").is_some() {
+            Some(Pmi::Pmix)
+        } else if var("SLURM_PROCID").is_some() {
+            let pmix = var("SLURM_MPI_TYPE").is_some_and(|kind| kind.starts_with("pmix"))
+                || var("PMIX_RANK").is_some();
+            Some(if pmix { Pmi::Pmix } else { Pmi::Pmi2 })
+        } else if var("PMIX_RANK").is_some() {
+            Some(Pmi::Pmix)
+        } else if var("PMI_RANK").is_some()
+            && (var("PMI_FD").is_some() || var("PMI_PORT").is_some())
+        {
+            Some(Pmi::Pmi1)
+        } else {
+            None
+        };
+        match pmi {
+            Some(pmi) => Bootstrap::ProcessManager { pmi, local_rank },
+            None => Bootstrap::SinglePe,
+        }
+    }
+
+    /// The rank of this PE among the PEs of its node.
+    pub fn local_rank(&self) -> usize {
+        match self {
+            Bootstrap::Launcher(identity) => identity.local_pe,
+            Bootstrap::ProcessManager { local_rank, .. }
+            | Bootstrap::NvshmemEnvironment { local_rank } => *local_rank,
+            Bootstrap::SinglePe => 0,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn detect(pairs: &[(&str, &str)]) -> Bootstrap {
+        Bootstrap::from_variables(|name| {
+            pairs
+                .iter()
+                .find(|(key, _)| *key == name)
+                .map(|(_, value)| value.to_string())
+        })
+    }
+
+    #[test]
+    fn open_mpi_uses_pmix_and_its_local_rank() {
+        let env = [
+            ("OMPI_COMM_WORLD_RANK", "5"),
+            ("OMPI_COMM_WORLD_LOCAL_RANK", "1"),
+            ("PMIX_RANK", "5"),
+        ];
+        assert_eq!(
+            detect(&env),
+            Bootstrap::ProcessManager {
+                pmi: Pmi::Pmix,
+                local_rank: 1
+            }
+        );
+    }
+
+    #[test]
+    fn slurm_uses_pmi2_unless_pmix_was_chosen() {
+        let pmi2 = [
+            ("SLURM_PROCID", "2"),
+            ("SLURM_LOCALID", "2"),
+            ("PMI_FD", "5"),
+            ("PMI_RANK", "2"),
+        ];
+        assert_eq!(
+            detect(&pmi2),
+            Bootstrap::ProcessManager {
+                pmi: Pmi::Pmi2,
+                local_rank: 2
+            }
+        );
+        let pmix = [
+            ("SLURM_PROCID", "2"),
+            ("SLURM_LOCALID", "0"),
+            ("SLURM_MPI_TYPE", "pmix_v4"),
+        ];
+        assert_eq!(
+            detect(&pmix),
+            Bootstrap::ProcessManager {
+                pmi: Pmi::Pmix,
+                local_rank: 0
+            }
+        );
+    }
+
+    #[test]
+    fn hydra_uses_pmi1() {
+        let env = [
+            ("PMI_RANK", "3"),
+            ("PMI_FD", "7"),
+            ("PMI_SIZE", "4"),
+            ("MPI_LOCALRANKID", "3"),
+        ];
+        assert_eq!(
+            detect(&env),
+            Bootstrap::ProcessManager {
+                pmi: Pmi::Pmi1,
+                local_rank: 3
+            }
+        );
+    }
+
+    #[test]
+    fn an_explicit_nvshmem_bootstrap_is_left_alone() {
+        let env = [
+            ("NVSHMEM_BOOTSTRAP", "MPI"),
+            ("OMPI_COMM_WORLD_RANK", "0"),
+            ("OMPI_COMM_WORLD_LOCAL_RANK", "0"),
+        ];
+        assert_eq!(
+            detect(&env),
+            Bootstrap::NvshmemEnvironment { local_rank: 0 }
+        );
+    }
+
+    #[test]
+    fn nothing_means_one_pe() {
+        assert_eq!(detect(&[("HOME", "/root")]), Bootstrap::SinglePe);
+        assert_eq!(Bootstrap::SinglePe.local_rank(), 0);
+    }
+}

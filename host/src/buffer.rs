@@ -1,0 +1,160 @@
+//! Typed buffers in NVSHMEM's symmetric heap.
+
+use crate::error::CudaContext as _;
+use crate::{Error, Nvshmem, result};
+use bytemuck::Pod;
+use nvshmem_gpu::SymmetricPtr;
+use std::marker::PhantomData;
+
+/// `len` values of `T` in the symmetric heap: the same offset on every PE, reachable by the others'
+/// puts and gets. Freed (collectively) on drop; it borrows the [`Nvshmem`] handle, so it cannot
+/// outlive NVSHMEM.
+///
+/// Allocation and freeing are collective: every PE must allocate the same sizes in the same order,
+/// and drop its buffers in the same order.
+///
+/// ```no_run
+/// let nvshmem = nvshmem_host::Nvshmem::init()?;
+/// let mut buffer = nvshmem.alloc::<f32>(1024)?;
+/// buffer.copy_from_host(&vec![1.0; 1024])?;
+/// assert_eq!(buffer.to_vec()?[0], 1.0);
+/// # Ok::<(), nvshmem_host::Error>(())
+/// ```
+pub struct SymmetricBuffer<'nv, T: Pod> {
+    nvshmem: &'nv Nvshmem,
+    ptr: *mut T,
+    len: usize,
+    _owns: PhantomData<T>,
+}
+
+impl<T: Pod> std::fmt::Debug for SymmetricBuffer<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "SymmetricBuffer<{}>({:p}, len {})",
+            std::any::type_name::<T>(),
+            self.ptr,
+            self.len
+        )
+    }
+}
+
+impl Nvshmem {
+    /// Allocates `len` uninitialised-on-device values of `T` (`nvshmem_malloc`); collective.
+    ///
+    /// ```no_run
+    /// # let nvshmem = nvshmem_host::Nvshmem::init()?;
+    /// let halo = nvshmem.alloc::<f64>(4096)?;
+    /// # Ok::<(), nvshmem_host::Error>(())
+    /// ```
+    pub fn alloc<T: Pod>(&self, len: usize) -> Result<SymmetricBuffer<'_, T>, Error> {
+        self.allocate(len, false)
+    }
+
+    /// Allocates `len` zeroed values of `T` (`nvshmem_calloc`); collective.
+    ///
+    /// ```no_run
+    /// # let nvshmem = nvshmem_host::Nvshmem::init()?;
+    /// let flags = nvshmem.alloc_zeroed::<u64>(2)?;
+    /// # Ok::<(), nvshmem_host::Error>(())
+    /// ```
+    pub fn alloc_zeroed<T: Pod>(&self, len: usize) -> Result<SymmetricBuffer<'_, T>, Error> {
+        self.allocate(len, true)
+    }
+
+    fn allocate<T: Pod>(&self, len: usize, zeroed: bool) -> Result<SymmetricBuffer<'_, T>, Error> {
+        if len == 0 || std::mem::size_of::<T>() == 0 {
+            return Err(Error::EmptyAllocation);
+        }
+        let bytes = len.saturating_mul(std::mem::size_of::<T>());
+        // NVSHMEM aborts the process when it cannot back a request with device memory, so a request
+        // larger than the GPU's free memory is refused here, while the heap is still intact.
+        let (free, _total) = self
+            .context()
+            .mem_get_info()
+            .doing("reading the GPU's free memory")?;
+        if bytes > free {
+            let symmetric_size = std::env::var("NVSHMEM_SYMMETRIC_SIZE").ok();
+            return Err(Error::HeapExhausted {
+                bytes,
+                symmetric_size,
+            });
+        }
+        let ptr = result::malloc(self.lib(), bytes, zeroed)?;
+        Ok(SymmetricBuffer {
+            nvshmem: self,
+            ptr: ptr.cast(),
+            len,
+            _owns: PhantomData,
+        })
+    }
+}
+
+impl<T: Pod> SymmetricBuffer<'_, T> {
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Always false: empty symmetric buffers are not allocated.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The symmetric address, to pass to a kernel.
+    pub fn as_symmetric_ptr(&self) -> SymmetricPtr<T> {
+        // SAFETY: `ptr` was returned by nvshmem_malloc/calloc and stays allocated while `self` lives.
+        unsafe { SymmetricPtr::from_raw(self.ptr) }
+    }
+
+    fn device_ptr(&self) -> cudarc::driver::sys::CUdeviceptr {
+        self.ptr as cudarc::driver::sys::CUdeviceptr
+    }
+
+    /// Copies `source` (exactly [`len`](Self::len) elements) into the buffer, waiting until done.
+    pub fn copy_from_host(&mut self, source: &[T]) -> Result<(), Error> {
+        self.check_len(source.len())?;
+        // SAFETY: the buffer holds `len` elements of device memory and `source` as many host ones.
+        unsafe { cudarc::driver::result::memcpy_htod_sync(self.device_ptr(), source) }
+            .doing("copying host data into a symmetric buffer")
+    }
+
+    /// Copies the buffer into `destination` (exactly [`len`](Self::len) elements), waiting until
+    /// kernels on the handle's stream have finished.
+    pub fn copy_to_host(&self, destination: &mut [T]) -> Result<(), Error> {
+        self.check_len(destination.len())?;
+        self.nvshmem.synchronize()?;
+        // SAFETY: the buffer holds `len` elements of device memory and `destination` as many host ones.
+        unsafe { cudarc::driver::result::memcpy_dtoh_sync(destination, self.device_ptr()) }
+            .doing("copying a symmetric buffer to the host")
+    }
+
+    /// The buffer's contents.
+    pub fn to_vec(&self) -> Result<Vec<T>, Error> {
+        let mut values = vec![T::zeroed(); self.len];
+        self.copy_to_host(&mut values)?;
+        Ok(values)
+    }
+
+    fn check_len(&self, slice: usize) -> Result<(), Error> {
+        if slice == self.len {
+            Ok(())
+        } else {
+            Err(Error::LengthMismatch {
+                buffer: self.len,
+                slice,
+            })
+        }
+    }
+}
+
+impl<T: Pod> Drop for SymmetricBuffer<'_, T> {
+    fn drop(&mut self) {
+        if let Err(error) = self.nvshmem.synchronize() {
+            self.nvshmem.defer_error(error);
+        }
+        // SAFETY: `ptr` came from `result::malloc` and nothing uses it after this; every PE drops its
+        // buffers in the same order (the type's documented contract).
+        unsafe { result::free(self.nvshmem.lib(), self.ptr.cast()) }
+    }
+}

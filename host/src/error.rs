@@ -1,0 +1,247 @@
+//! The host crate's error type. NVSHMEM has no error-string API, so every message here says what
+//! failed and what to do about it.
+
+use std::fmt;
+
+/// Everything that can go wrong on the host side.
+#[derive(Debug)]
+pub enum Error {
+    /// NVSHMEM's host library could not be loaded (the message lists every path tried).
+    Library(nvshmem_sys::LoadError),
+    /// There is no NVIDIA driver (`libcuda.so.1`) on this machine.
+    NoCudaDriver,
+    /// The driver loaded but reports no GPU.
+    NoGpu,
+    /// This PE's GPU ordinal is beyond the visible GPUs.
+    TooFewGpus {
+        /// The ordinal this PE needs (local rank / PEs per GPU).
+        ordinal: usize,
+        /// The number of GPUs CUDA reports.
+        visible: usize,
+        /// The PEs per GPU in effect.
+        pes_per_gpu: usize,
+    },
+    /// A CUDA driver call failed.
+    Cuda {
+        /// What was being done.
+        action: String,
+        /// The driver's error.
+        error: cudarc::driver::DriverError,
+    },
+    /// An NVSHMEM call returned a non-zero status.
+    Nvshmem {
+        /// The call.
+        call: &'static str,
+        /// Its status code.
+        status: i32,
+        /// What to check.
+        hint: &'static str,
+    },
+    /// NVSHMEM was already initialised in this process.
+    AlreadyInitialized,
+    /// The launcher's environment is inconsistent.
+    PeEnvironment(nvshmem_launch::pe_env::PeEnvError),
+    /// The unique-id exchange with PE 0 failed.
+    Rendezvous(nvshmem_launch::rendezvous::RendezvousError),
+    /// NVSHMEM started with a different PE number or count than the launcher assigned.
+    PeMismatch {
+        /// What the launcher assigned, `(pe, n_pes)`.
+        expected: (i32, i32),
+        /// What NVSHMEM reports.
+        actual: (i32, i32),
+    },
+    /// `nvshmem_malloc` returned null.
+    HeapExhausted {
+        /// The bytes requested.
+        bytes: usize,
+        /// The value of `NVSHMEM_SYMMETRIC_SIZE`, if set.
+        symmetric_size: Option<String>,
+    },
+    /// A symmetric allocation of zero elements was requested.
+    EmptyAllocation,
+    /// A host slice and a buffer differ in length.
+    LengthMismatch {
+        /// The buffer's length.
+        buffer: usize,
+        /// The slice's length.
+        slice: usize,
+    },
+    /// The device code was linked against an NVSHMEM the host library cannot serve.
+    VersionMismatch {
+        /// The device bitcode's version (from the module's `nvshmemi_device_lib_version_d`).
+        device: nvshmem_locate::Version,
+        /// The host library's version.
+        host: nvshmem_locate::Version,
+    },
+    /// The PTX text contains a NUL byte.
+    PtxContainsNul,
+    /// The PTX lacks `nvshmemi_device_lib_version_d`: it was not linked with NVSHMEM's device library.
+    NotAnNvshmemModule,
+    /// The module has no kernel of that name.
+    KernelNotFound {
+        /// The name asked for.
+        name: String,
+        /// The kernels the module has.
+        available: Vec<String>,
+    },
+    /// A cooperative launch asked for more blocks than can be resident at once.
+    CooperativeGridTooLarge {
+        /// Blocks requested.
+        requested: u32,
+        /// The most that can be co-resident: `blocks_per_sm × sms`.
+        limit: u32,
+        /// Resident blocks per multiprocessor at this block size.
+        blocks_per_sm: u32,
+        /// Multiprocessors on the GPU.
+        sms: u32,
+    },
+    /// A file or folder operation failed.
+    Io {
+        /// What was being done.
+        action: &'static str,
+        /// The operating system's error.
+        error: std::io::Error,
+    },
+    /// Errors raised while dropping resources (module unload, finalize), reported later.
+    Deferred(Vec<Error>),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Library(error) => write!(f, "{error}"),
+            Error::NoCudaDriver => write!(
+                f,
+                "no NVIDIA driver: libcuda.so.1 could not be loaded. This machine has no NVIDIA GPU \
+                 or driver; run on a GPU machine (or check that the driver's libraries are on the \
+                 loader path)"
+            ),
+            Error::NoGpu => write!(
+                f,
+                "the NVIDIA driver reports no GPU; check CUDA_VISIBLE_DEVICES and `nvidia-smi`"
+            ),
+            Error::TooFewGpus {
+                ordinal,
+                visible,
+                pes_per_gpu,
+            } => write!(
+                f,
+                "this PE needs GPU {ordinal} ({pes_per_gpu} PE(s) per GPU) but {visible} GPU(s) are \
+                 visible; start fewer PEs, or share GPUs with `nvshmemrun --pes-per-gpu K` \
+                 (or NVSHMEMRS_PES_PER_GPU=K under mpirun/srun)"
+            ),
+            Error::Cuda { action, error } => write!(f, "CUDA failed while {action}: {error}"),
+            Error::Nvshmem { call, status, hint } => {
+                write!(f, "{call} failed with status {status}: {hint}")
+            }
+            Error::AlreadyInitialized => write!(
+                f,
+                "NVSHMEM is already initialised in this process; it can be initialised once per \
+                 process: keep the first `Nvshmem` handle and pass it by reference"
+            ),
+            Error::PeEnvironment(error) => write!(f, "{error}"),
+            Error::Rendezvous(error) => write!(f, "{error}"),
+            Error::PeMismatch { expected, actual } => write!(
+                f,
+                "the launcher made this PE {} of {}, but NVSHMEM started it as PE {} of {}: \
+                 NVSHMEM took its bootstrap from the environment; unset NVSHMEM_BOOTSTRAP when \
+                 starting with nvshmemrun",
+                expected.0, expected.1, actual.0, actual.1
+            ),
+            Error::HeapExhausted {
+                bytes,
+                symmetric_size,
+            } => write!(
+                f,
+                "nvshmem_malloc could not allocate {bytes} bytes from the symmetric heap \
+                 (NVSHMEM_SYMMETRIC_SIZE is {}); set NVSHMEM_SYMMETRIC_SIZE larger (e.g. \
+                 NVSHMEM_SYMMETRIC_SIZE=4G) before starting the job, or free buffers first",
+                symmetric_size
+                    .as_deref()
+                    .unwrap_or("unset, i.e. NVSHMEM's default of 1 GiB")
+            ),
+            Error::EmptyAllocation => write!(
+                f,
+                "a symmetric allocation of zero elements was requested; allocate at least one"
+            ),
+            Error::LengthMismatch { buffer, slice } => write!(
+                f,
+                "the host slice has {slice} elements but the symmetric buffer has {buffer}; copy \
+                 slices of the buffer's length"
+            ),
+            Error::VersionMismatch { device, host } => write!(
+                f,
+                "the kernels were linked with NVSHMEM {device} device code but the host library is \
+                 NVSHMEM {host}; NVSHMEM needs the same major version and a device minor version \
+                 not newer than the host's. Rebuild the kernels against the same NVSHMEM \
+                 (NVSHMEM_HOME at build time) or point NVSHMEM_HOME at the matching host library"
+            ),
+            Error::PtxContainsNul => write!(f, "the PTX text contains a NUL byte; it is not PTX"),
+            Error::NotAnNvshmemModule => write!(
+                f,
+                "the module has no nvshmemi_device_lib_version_d: it was not linked with NVSHMEM's \
+                 device library; build it with nvshmem-builder"
+            ),
+            Error::KernelNotFound { name, available } => write!(
+                f,
+                "the module has no kernel `{name}`; it has: {}. Kernels are the #[kernel] \
+                 functions of the kernel crate",
+                available.join(", ")
+            ),
+            Error::CooperativeGridTooLarge {
+                requested,
+                limit,
+                blocks_per_sm,
+                sms,
+            } => write!(
+                f,
+                "a cooperative launch of {requested} blocks cannot be resident at once: at this \
+                 block size and shared memory, at most {blocks_per_sm} block(s) per multiprocessor \
+                 × {sms} multiprocessors = {limit}; launch at most {limit} blocks (use a \
+                 grid-stride loop) or smaller blocks"
+            ),
+            Error::Io { action, error } => write!(f, "{action} failed: {error}"),
+            Error::Deferred(errors) => {
+                write!(f, "{} error(s) while releasing resources:", errors.len())?;
+                errors
+                    .iter()
+                    .try_for_each(|error| write!(f, "\n  - {error}"))
+            }
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<nvshmem_sys::LoadError> for Error {
+    fn from(error: nvshmem_sys::LoadError) -> Self {
+        Error::Library(error)
+    }
+}
+
+impl From<nvshmem_launch::pe_env::PeEnvError> for Error {
+    fn from(error: nvshmem_launch::pe_env::PeEnvError) -> Self {
+        Error::PeEnvironment(error)
+    }
+}
+
+impl From<nvshmem_launch::rendezvous::RendezvousError> for Error {
+    fn from(error: nvshmem_launch::rendezvous::RendezvousError) -> Self {
+        Error::Rendezvous(error)
+    }
+}
+
+/// Attaches what was being done to a CUDA driver error.
+pub(crate) trait CudaContext<T> {
+    /// Wraps the error with `action` ("loading the PTX module", …).
+    fn doing(self, action: impl Into<String>) -> Result<T, Error>;
+}
+
+impl<T> CudaContext<T> for Result<T, cudarc::driver::DriverError> {
+    fn doing(self, action: impl Into<String>) -> Result<T, Error> {
+        self.map_err(|error| Error::Cuda {
+            action: action.into(),
+            error,
+        })
+    }
+}

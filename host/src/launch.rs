@@ -1,0 +1,196 @@
+//! Launching kernels: plain, and cooperative (all blocks resident at once, as kernels that wait on
+//! other PEs need).
+
+use crate::error::CudaContext as _;
+use crate::{Error, Kernel};
+use cudarc::driver::sys::CUdevice_attribute;
+use nvshmem_gpu::SymmetricPtr;
+use std::ffi::c_void;
+
+/// Grid and block shape of a launch.
+///
+/// ```
+/// let config = nvshmem_host::LaunchConfig::linear(4, 256);
+/// assert_eq!(config.grid, (4, 1, 1));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LaunchConfig {
+    /// Blocks in the grid, `(x, y, z)`.
+    pub grid: (u32, u32, u32),
+    /// Threads per block, `(x, y, z)`.
+    pub block: (u32, u32, u32),
+    /// Dynamic shared memory per block, in bytes.
+    pub shared_mem_bytes: u32,
+}
+
+impl LaunchConfig {
+    /// A one-dimensional launch of `blocks` blocks of `threads` threads, no dynamic shared memory.
+    pub fn linear(blocks: u32, threads: u32) -> LaunchConfig {
+        LaunchConfig {
+            grid: (blocks, 1, 1),
+            block: (threads, 1, 1),
+            shared_mem_bytes: 0,
+        }
+    }
+
+    fn blocks(&self) -> u32 {
+        self.grid.0 * self.grid.1 * self.grid.2
+    }
+
+    fn threads_per_block(&self) -> u32 {
+        self.block.0 * self.block.1 * self.block.2
+    }
+}
+
+/// A value that can be passed to a kernel parameter: its bytes are exactly what the kernel's
+/// parameter of the corresponding type expects.
+///
+/// Implemented for the primitive numbers, raw pointers and [`SymmetricPtr`]. Implement it for your
+/// own `#[repr(C)]` parameter structs shared with the kernel crate.
+///
+/// # Safety
+/// The type's size, alignment and bit patterns must match the kernel's parameter type exactly, and it
+/// must hold no host references (only device addresses and plain values).
+///
+/// ```
+/// #[derive(Clone, Copy)]
+/// #[repr(C)]
+/// struct Extents { nx: u32, ny: u32 }
+/// // SAFETY: the kernel declares the same `#[repr(C)]` struct.
+/// unsafe impl nvshmem_host::KernelArg for Extents {}
+/// ```
+pub unsafe trait KernelArg {
+    /// The address of the value, as `cuLaunchKernel` wants it.
+    fn as_param(&self) -> *mut c_void {
+        (self as *const Self).cast_mut().cast()
+    }
+}
+
+macro_rules! kernel_args {
+    ($($ty:ty),*) => { $(
+        // SAFETY: a primitive's layout is the same on host and device (both 64-bit little-endian).
+        unsafe impl KernelArg for $ty {}
+    )* };
+}
+kernel_args!(
+    f32, f64, i8, i16, i32, i64, u8, u16, u32, u64, isize, usize, bool
+);
+
+// SAFETY: a device address, passed as a 64-bit pointer.
+unsafe impl<T> KernelArg for *const T {}
+// SAFETY: a device address, passed as a 64-bit pointer.
+unsafe impl<T> KernelArg for *mut T {}
+// SAFETY: `SymmetricPtr` is `#[repr(transparent)]` over a device pointer.
+unsafe impl<T> KernelArg for SymmetricPtr<T> {}
+
+impl Kernel<'_> {
+    /// The kernel's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Launches the kernel on the handle's stream; returns without waiting for it.
+    ///
+    /// # Safety
+    /// 1. `args` match the kernel's parameters in number, order and type.
+    /// 2. Every pointer argument refers to device memory valid for what the kernel does with it,
+    ///    until the kernel has finished.
+    /// 3. The kernel does not wait on other PEs or blocks (barriers, `wait_until`); such kernels
+    ///    need [`Kernel::launch_cooperative`].
+    ///
+    /// ```no_run
+    /// # let nvshmem = nvshmem_host::Nvshmem::init()?;
+    /// # let module = nvshmem.load_module("")?;
+    /// let buffer = nvshmem.alloc::<f32>(256)?;
+    /// let kernel = module.kernel("scale")?;
+    /// // SAFETY: `scale(data: SymmetricPtr<f32>, n: usize)` touches `n` elements of `data`.
+    /// unsafe {
+    ///     kernel.launch(nvshmem_host::LaunchConfig::linear(1, 256), &[&buffer.as_symmetric_ptr(), &256usize])?
+    /// };
+    /// # Ok::<(), nvshmem_host::Error>(())
+    /// ```
+    pub unsafe fn launch(
+        &self,
+        config: LaunchConfig,
+        args: &[&dyn KernelArg],
+    ) -> Result<(), Error> {
+        let mut params: Vec<*mut c_void> = args.iter().map(|arg| arg.as_param()).collect();
+        let nvshmem = self.module.nvshmem();
+        // SAFETY: the function belongs to a loaded module; parameters are the caller's contract.
+        unsafe {
+            cudarc::driver::result::launch_kernel(
+                self.function,
+                config.grid,
+                config.block,
+                config.shared_mem_bytes,
+                nvshmem.stream().cu_stream(),
+                &mut params,
+            )
+        }
+        .doing(format!("launching kernel `{}`", self.name))
+    }
+
+    /// Launches the kernel cooperatively: all blocks are resident at once, so blocks and PEs may
+    /// wait for each other (barriers, `wait_until`, collectives). Checks the grid against
+    /// occupancy × multiprocessors first.
+    ///
+    /// # Safety
+    /// As for [`Kernel::launch`] items 1 and 2; and every PE launches the same collective calls.
+    pub unsafe fn launch_cooperative(
+        &self,
+        config: LaunchConfig,
+        args: &[&dyn KernelArg],
+    ) -> Result<(), Error> {
+        self.check_cooperative_grid(config)?;
+        let mut params: Vec<*mut c_void> = args.iter().map(|arg| arg.as_param()).collect();
+        let nvshmem = self.module.nvshmem();
+        // SAFETY: the function belongs to a loaded module; the grid fits (checked); parameters are the
+        // caller's contract.
+        unsafe {
+            cudarc::driver::result::launch_cooperative_kernel(
+                self.function,
+                config.grid,
+                config.block,
+                config.shared_mem_bytes,
+                nvshmem.stream().cu_stream(),
+                &mut params,
+            )
+        }
+        .doing(format!("launching kernel `{}` cooperatively", self.name))
+    }
+
+    /// The most blocks of this shape that can be resident at once (the cooperative-launch limit).
+    pub fn max_cooperative_blocks(&self, config: LaunchConfig) -> Result<(u32, u32, u32), Error> {
+        // SAFETY: the function belongs to a loaded module.
+        let blocks_per_sm = unsafe {
+            cudarc::driver::result::occupancy::max_active_block_per_multiprocessor(
+                self.function,
+                config.threads_per_block() as i32,
+                config.shared_mem_bytes as usize,
+            )
+        }
+        .doing(format!("computing the occupancy of `{}`", self.name))?
+            as u32;
+        let sms = self
+            .module
+            .nvshmem()
+            .context()
+            .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+            .doing("reading the multiprocessor count")? as u32;
+        Ok((blocks_per_sm * sms, blocks_per_sm, sms))
+    }
+
+    fn check_cooperative_grid(&self, config: LaunchConfig) -> Result<(), Error> {
+        let (limit, blocks_per_sm, sms) = self.max_cooperative_blocks(config)?;
+        let requested = config.blocks();
+        if requested > limit {
+            return Err(Error::CooperativeGridTooLarge {
+                requested,
+                limit,
+                blocks_per_sm,
+                sms,
+            });
+        }
+        Ok(())
+    }
+}

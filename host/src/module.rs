@@ -1,0 +1,182 @@
+//! PTX modules linked with NVSHMEM's device library, and their kernels.
+
+use crate::error::CudaContext as _;
+use crate::{Error, Nvshmem, result};
+use cudarc::driver::sys::{CUfunction, CUmodule};
+use std::ffi::CString;
+
+/// NVSHMEM's version global in every module the builder links.
+const DEVICE_VERSION_SYMBOL: &str = "nvshmemi_device_lib_version_d";
+
+/// A loaded PTX module whose NVSHMEM state is initialised (`nvshmemx_cumodule_init`), so its kernels
+/// can call NVSHMEM. Finalised and unloaded on drop; errors then are kept in the [`Nvshmem`] handle.
+///
+/// ```no_run
+/// # const PTX: &str = "";
+/// let nvshmem = nvshmem_host::Nvshmem::init()?;
+/// let module = nvshmem.load_module(PTX)?; // PTX = include_str!(env!("MY_KERNELS_PTX"))
+/// let kernel = module.kernel("ring_block")?;
+/// # Ok::<(), nvshmem_host::Error>(())
+/// ```
+pub struct Module<'nv> {
+    nvshmem: &'nv Nvshmem,
+    module: CUmodule,
+    kernels: Vec<String>,
+}
+
+/// One kernel of a [`Module`]; launch it with [`Kernel::launch`] or [`Kernel::launch_cooperative`].
+#[derive(Debug)]
+pub struct Kernel<'m> {
+    pub(crate) module: &'m Module<'m>,
+    pub(crate) function: CUfunction,
+    pub(crate) name: String,
+}
+
+impl std::fmt::Debug for Module<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Module")
+            .field("kernels", &self.kernels)
+            .finish()
+    }
+}
+
+impl Nvshmem {
+    /// Loads PTX built by `nvshmem-builder`, checks that its NVSHMEM device code suits this host
+    /// library, and initialises its NVSHMEM state.
+    ///
+    /// ```no_run
+    /// # let nvshmem = nvshmem_host::Nvshmem::init()?;
+    /// # const PTX: &str = "";
+    /// let module = nvshmem.load_module(PTX)?;
+    /// # Ok::<(), nvshmem_host::Error>(())
+    /// ```
+    pub fn load_module(&self, ptx: &str) -> Result<Module<'_>, Error> {
+        if !ptx.contains(DEVICE_VERSION_SYMBOL) {
+            return Err(Error::NotAnNvshmemModule);
+        }
+        let image = CString::new(ptx).map_err(|_| Error::PtxContainsNul)?;
+        self.context()
+            .bind_to_thread()
+            .doing("making the GPU's context current")?;
+        // SAFETY: `image` is a NUL-terminated PTX text.
+        let module = unsafe { cudarc::driver::result::module::load_data(image.as_ptr().cast()) }
+            .doing("loading the PTX module (JIT-compiling it for this GPU)")?;
+        let initialized = check_version(module, self.version()).and_then(|()| {
+            // SAFETY: the module is loaded in the current (primary) context and links NVSHMEM's
+            // device library (it defines nvshmemi_device_lib_version_d).
+            unsafe { result::cumodule_init(self.lib(), module) }
+        });
+        if let Err(error) = initialized {
+            // SAFETY: the module was loaded above and nothing else refers to it.
+            let _ = unsafe { cudarc::driver::result::module::unload(module) };
+            return Err(error);
+        }
+        let module = Module {
+            nvshmem: self,
+            module,
+            kernels: entry_names(ptx),
+        };
+        Ok(module)
+    }
+}
+
+impl<'nv> Module<'nv> {
+    /// The NVSHMEM release of the module's device code (`nvshmemi_device_lib_version_d`).
+    pub fn device_version(&self) -> Result<nvshmem_locate::Version, Error> {
+        read_device_version(self.module)
+    }
+
+    /// The kernels (PTX entry points) of the module.
+    pub fn kernel_names(&self) -> &[String] {
+        &self.kernels
+    }
+
+    /// The kernel called `name`.
+    pub fn kernel(&self, name: &str) -> Result<Kernel<'_>, Error> {
+        let not_found = || Error::KernelNotFound {
+            name: name.to_string(),
+            available: self.kernels.clone(),
+        };
+        let c_name = CString::new(name).map_err(|_| not_found())?;
+        // SAFETY: the module is loaded and not unloaded while `self` lives.
+        let function = unsafe { cudarc::driver::result::module::get_function(self.module, c_name) }
+            .map_err(|_| not_found())?;
+        Ok(Kernel {
+            module: self,
+            function,
+            name: name.to_string(),
+        })
+    }
+
+    pub(crate) fn nvshmem(&self) -> &'nv Nvshmem {
+        self.nvshmem
+    }
+}
+
+impl Drop for Module<'_> {
+    fn drop(&mut self) {
+        if let Err(error) = self.nvshmem.synchronize() {
+            self.nvshmem.defer_error(error);
+        }
+        // SAFETY: the module was initialised in `load_module` and its kernels have finished (above).
+        if let Err(error) = unsafe { result::cumodule_finalize(self.nvshmem.lib(), self.module) } {
+            self.nvshmem.defer_error(error);
+        }
+        // SAFETY: the module is loaded and nothing refers to it after this (kernels borrow `self`).
+        if let Err(error) = unsafe { cudarc::driver::result::module::unload(self.module) }
+            .doing("unloading a module")
+        {
+            self.nvshmem.defer_error(error);
+        }
+    }
+}
+
+/// Reads `nvshmemi_device_lib_version_d` from a loaded module.
+fn read_device_version(module: CUmodule) -> Result<nvshmem_locate::Version, Error> {
+    let name = CString::new(DEVICE_VERSION_SYMBOL).expect("no NUL in the symbol name");
+    // SAFETY: the caller passes a loaded module.
+    let (address, bytes) = unsafe { cudarc::driver::result::module::get_global(module, name) }
+        .map_err(|_| Error::NotAnNvshmemModule)?;
+    let mut words = [0i32; 3];
+    if bytes < std::mem::size_of_val(&words) {
+        return Err(Error::NotAnNvshmemModule);
+    }
+    // SAFETY: `address` points to at least 12 bytes of device memory (checked above).
+    unsafe { cudarc::driver::result::memcpy_dtoh_sync(&mut words, address) }
+        .doing("reading the module's NVSHMEM version")?;
+    let [major, minor, patch] = words.map(|word| word as u32);
+    Ok(nvshmem_locate::Version {
+        major,
+        minor,
+        patch,
+    })
+}
+
+/// Refuses device code that the host library cannot serve (NVSHMEM's rule: same major version,
+/// device minor version not newer than the host's).
+fn check_version(module: CUmodule, host: nvshmem_locate::Version) -> Result<(), Error> {
+    let device = read_device_version(module)?;
+    if device.device_compatible_with(host) {
+        Ok(())
+    } else {
+        Err(Error::VersionMismatch { device, host })
+    }
+}
+
+/// The `.entry` names of a PTX text.
+fn entry_names(ptx: &str) -> Vec<String> {
+    ptx.lines()
+        .filter_map(|line| line.trim_start().strip_prefix(".visible .entry "))
+        .filter_map(|rest| rest.split('(').next())
+        .map(|name| name.trim().to_string())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn entry_names_are_read_from_ptx() {
+        let ptx = ".visible .entry ring_block(\n\t.param .u64 a\n)\n.visible .func helper(\n.visible .entry other(\n";
+        assert_eq!(super::entry_names(ptx), ["ring_block", "other"]);
+    }
+}

@@ -1,0 +1,184 @@
+//! Thin NVSHMEM calls that return `Result` (cudarc's `result` layer, for NVSHMEM).
+//!
+//! Each function is one NVSHMEM host call with its status turned into [`Error`]; the safe types in
+//! the other modules are built on these.
+
+use crate::Error;
+use nvshmem_sys::NvshmemHost;
+use std::ffi::c_void;
+
+/// A unique id's bytes, as `nvshmemx_get_uniqueid` fills them.
+pub type UniqueIdBytes = [u8; std::mem::size_of::<nvshmem_sys::nvshmemx_uniqueid_t>()];
+
+fn status(call: &'static str, status: i32, hint: &'static str) -> Result<(), Error> {
+    if status == 0 {
+        Ok(())
+    } else {
+        Err(Error::Nvshmem { call, status, hint })
+    }
+}
+
+/// `nvshmemx_get_uniqueid`: a fresh unique id (PE 0 of a unique-id bootstrap makes it).
+pub fn get_unique_id(lib: &NvshmemHost) -> Result<UniqueIdBytes, Error> {
+    let mut id = nvshmem_sys::uniqueid_initializer();
+    // SAFETY: `id` is a valid, initialised `nvshmemx_uniqueid_t` that the call fills in.
+    let code = unsafe { lib.nvshmemx_get_uniqueid(&mut id) };
+    status(
+        "nvshmemx_get_uniqueid",
+        code,
+        "the unique-id bootstrap plugin (nvshmem_bootstrap_uid.so.3) must sit beside libnvshmem_host.so.3; set NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=lo if no network interface is usable",
+    )?;
+    let mut bytes = [0u8; std::mem::size_of::<nvshmem_sys::nvshmemx_uniqueid_t>()];
+    // SAFETY: `nvshmemx_uniqueid_t` is plain data of exactly `bytes.len()` bytes.
+    unsafe {
+        std::ptr::copy_nonoverlapping(
+            (&id as *const nvshmem_sys::nvshmemx_uniqueid_t).cast::<u8>(),
+            bytes.as_mut_ptr(),
+            bytes.len(),
+        )
+    };
+    Ok(bytes)
+}
+
+/// `nvshmemx_set_attr_uniqueid_args` + `nvshmemx_hostlib_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID)`.
+pub fn init_with_unique_id(
+    lib: &NvshmemHost,
+    pe: i32,
+    n_pes: i32,
+    id: &UniqueIdBytes,
+) -> Result<(), Error> {
+    let mut unique_id = nvshmem_sys::uniqueid_initializer();
+    // SAFETY: `unique_id` is plain data of exactly `id.len()` bytes; any bytes PE 0's id had are valid.
+    unsafe {
+        std::ptr::copy_nonoverlapping(
+            id.as_ptr(),
+            (&mut unique_id as *mut nvshmem_sys::nvshmemx_uniqueid_t).cast::<u8>(),
+            id.len(),
+        )
+    };
+    let mut attr = nvshmem_sys::init_attr_initializer();
+    // SAFETY: both structs are initialised with the C initializers' version words; NVSHMEM copies
+    // what it needs from `unique_id` into `attr`.
+    let code = unsafe { lib.nvshmemx_set_attr_uniqueid_args(pe, n_pes, &unique_id, &mut attr) };
+    status(
+        "nvshmemx_set_attr_uniqueid_args",
+        code,
+        "the PE number must be in 0..n_pes",
+    )?;
+    // SAFETY: `attr` was filled in by `nvshmemx_set_attr_uniqueid_args` just above; a CUDA context is
+    // current on this thread (the caller bound it).
+    let code = unsafe {
+        lib.nvshmemx_hostlib_init_attr(nvshmem_sys::NVSHMEMX_INIT_WITH_UNIQUEID as u32, &mut attr)
+    };
+    status(
+        "nvshmemx_hostlib_init_attr",
+        code,
+        "run with NVSHMEM_DEBUG=INFO for NVSHMEM's own diagnostics; check that every PE started and that NVSHMEM_REMOTE_TRANSPORT suits this machine (none on one node)",
+    )
+}
+
+/// `nvshmemx_hostlib_init_attr` with NVSHMEM's bootstrap chosen by its environment variables.
+pub fn init_from_environment(lib: &NvshmemHost) -> Result<(), Error> {
+    let mut attr = nvshmem_sys::init_attr_initializer();
+    // SAFETY: `attr` carries the C initializer's version word; a CUDA context is current.
+    let code = unsafe { lib.nvshmemx_hostlib_init_attr(0, &mut attr) };
+    status(
+        "nvshmemx_hostlib_init_attr",
+        code,
+        "NVSHMEM could not bootstrap through the process manager: check NVSHMEM_BOOTSTRAP and NVSHMEM_BOOTSTRAP_PMI (PMI, PMI-2 or PMIX, matching how the job was started), and run with NVSHMEM_DEBUG=INFO",
+    )
+}
+
+/// `nvshmemx_hostlib_finalize`.
+pub fn finalize(lib: &NvshmemHost) {
+    // SAFETY: called once, after a successful init, when nothing uses NVSHMEM any more.
+    unsafe { lib.nvshmemx_hostlib_finalize() }
+}
+
+/// `nvshmem_my_pe` and `nvshmem_n_pes`.
+pub fn pe_and_count(lib: &NvshmemHost) -> (i32, i32) {
+    // SAFETY: NVSHMEM is initialised (callers hold the `Nvshmem` handle).
+    unsafe { (lib.nvshmem_my_pe(), lib.nvshmem_n_pes()) }
+}
+
+/// `nvshmemx_vendor_get_version_info`: the host library's release.
+pub fn host_version(lib: &NvshmemHost) -> nvshmem_locate::Version {
+    let (mut major, mut minor, mut patch) = (0, 0, 0);
+    // SAFETY: three valid out-pointers; the call has no other precondition.
+    unsafe { lib.nvshmemx_vendor_get_version_info(&mut major, &mut minor, &mut patch) };
+    nvshmem_locate::Version {
+        major: major as u32,
+        minor: minor as u32,
+        patch: patch as u32,
+    }
+}
+
+/// `nvshmem_malloc` (`zeroed`: `nvshmem_calloc`) of `bytes` bytes; collective.
+pub fn malloc(lib: &NvshmemHost, bytes: usize, zeroed: bool) -> Result<*mut c_void, Error> {
+    // SAFETY: NVSHMEM is initialised; the caller makes every PE allocate the same sizes in the same
+    // order (the symmetric-heap contract).
+    let ptr = unsafe {
+        if zeroed {
+            lib.nvshmem_calloc(bytes, 1)
+        } else {
+            lib.nvshmem_malloc(bytes)
+        }
+    };
+    if ptr.is_null() {
+        Err(Error::HeapExhausted {
+            bytes,
+            symmetric_size: std::env::var("NVSHMEM_SYMMETRIC_SIZE").ok(),
+        })
+    } else {
+        Ok(ptr)
+    }
+}
+
+/// `nvshmem_free`; collective.
+///
+/// # Safety
+/// `ptr` came from [`malloc`] and is not used afterwards; every PE frees in the same order.
+pub unsafe fn free(lib: &NvshmemHost, ptr: *mut c_void) {
+    // SAFETY: the caller's contract above.
+    unsafe { lib.nvshmem_free(ptr) }
+}
+
+/// `nvshmem_barrier_all` from the host: completes outstanding operations and waits for every PE.
+pub fn barrier_all(lib: &NvshmemHost) {
+    // SAFETY: NVSHMEM is initialised; every PE calls it (documented on the safe wrapper).
+    unsafe { lib.nvshmem_barrier_all() }
+}
+
+/// `nvshmemx_cumodule_init`: points the module's `nvshmemi_device_state_d` at this PE's state.
+///
+/// # Safety
+/// `module` is a loaded module linked with NVSHMEM's device library, in the current context.
+pub unsafe fn cumodule_init(
+    lib: &NvshmemHost,
+    module: cudarc::driver::sys::CUmodule,
+) -> Result<(), Error> {
+    // SAFETY: the caller's contract above.
+    let code = unsafe { lib.nvshmemx_cumodule_init(module.cast()) };
+    status(
+        "nvshmemx_cumodule_init",
+        code,
+        "the module must be linked with NVSHMEM's device library (nvshmem-builder does this) and keep nvshmemi_device_state_d visible",
+    )
+}
+
+/// `nvshmemx_cumodule_finalize`.
+///
+/// # Safety
+/// `module` was initialised with [`cumodule_init`] and no kernel of it runs any more.
+pub unsafe fn cumodule_finalize(
+    lib: &NvshmemHost,
+    module: cudarc::driver::sys::CUmodule,
+) -> Result<(), Error> {
+    // SAFETY: the caller's contract above.
+    let code = unsafe { lib.nvshmemx_cumodule_finalize(module.cast()) };
+    status(
+        "nvshmemx_cumodule_finalize",
+        code,
+        "finalize modules before NVSHMEM itself",
+    )
+}

@@ -1,0 +1,266 @@
+//! The NVSHMEM handle: initialisation (once per process), finalisation on drop, and the calls that
+//! need nothing else.
+
+use crate::bootstrap::{Bootstrap, Pmi};
+use crate::error::CudaContext as _;
+use crate::{Error, result};
+use cudarc::driver::{CudaContext, CudaStream};
+use nvshmem_launch::rendezvous;
+use nvshmem_sys::NvshmemHost;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// How long PEs other than 0 wait for PE 0's unique id before giving up.
+pub const UNIQUE_ID_TIMEOUT: Duration = Duration::from_secs(60);
+
+static INITIALIZED: AtomicBool = AtomicBool::new(false);
+
+/// An initialised NVSHMEM: one per process. Symmetric buffers and modules borrow it, so they cannot
+/// outlive it; dropping it finalises NVSHMEM.
+///
+/// ```no_run
+/// let nvshmem = nvshmem_host::Nvshmem::init()?;
+/// println!("PE {} of {}", nvshmem.my_pe(), nvshmem.n_pes());
+/// # Ok::<(), nvshmem_host::Error>(())
+/// ```
+pub struct Nvshmem {
+    lib: &'static NvshmemHost,
+    context: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    my_pe: i32,
+    n_pes: i32,
+    deferred: Mutex<Vec<Error>>,
+}
+
+impl std::fmt::Debug for Nvshmem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Nvshmem")
+            .field("my_pe", &self.my_pe)
+            .field("n_pes", &self.n_pes)
+            .field("gpu", &self.context.ordinal())
+            .finish()
+    }
+}
+
+impl Nvshmem {
+    /// Initialises NVSHMEM with the bootstrap [`Bootstrap::detect`] finds.
+    ///
+    /// Picks the GPU `local rank / PEs per GPU`, makes its primary context current, bootstraps, and
+    /// checks that NVSHMEM agrees with the launcher on this PE's number. A second call in the same
+    /// process is [`Error::AlreadyInitialized`].
+    ///
+    /// Under a process manager it sets `NVSHMEM_BOOTSTRAP`/`NVSHMEM_BOOTSTRAP_PMI` where unset, so
+    /// call it before starting threads that touch the environment.
+    ///
+    /// ```no_run
+    /// let nvshmem = nvshmem_host::Nvshmem::init()?;
+    /// # Ok::<(), nvshmem_host::Error>(())
+    /// ```
+    pub fn init() -> Result<Nvshmem, Error> {
+        Nvshmem::init_with(Bootstrap::detect()?)
+    }
+
+    /// Initialises NVSHMEM with an explicit bootstrap (overrides detection).
+    ///
+    /// ```no_run
+    /// use nvshmem_host::{Bootstrap, Nvshmem, Pmi};
+    /// let nvshmem = Nvshmem::init_with(Bootstrap::ProcessManager { pmi: Pmi::Pmix, local_rank: 0 })?;
+    /// # Ok::<(), nvshmem_host::Error>(())
+    /// ```
+    pub fn init_with(bootstrap: Bootstrap) -> Result<Nvshmem, Error> {
+        if INITIALIZED.swap(true, Ordering::SeqCst) {
+            return Err(Error::AlreadyInitialized);
+        }
+        let initialized = Nvshmem::initialize(bootstrap);
+        if initialized.is_err() {
+            INITIALIZED.store(false, Ordering::SeqCst);
+        }
+        initialized
+    }
+
+    fn initialize(bootstrap: Bootstrap) -> Result<Nvshmem, Error> {
+        let context = open_gpu(&bootstrap)?;
+        let lib = nvshmem_sys::library()?;
+        match &bootstrap {
+            Bootstrap::Launcher(identity) => {
+                let (pe, n_pes) = (identity.pe as i32, identity.n_pes as i32);
+                let id = if pe == 0 {
+                    let id = result::get_unique_id(lib)?;
+                    rendezvous::publish_unique_id(&identity.rendezvous, &id).map_err(|error| {
+                        Error::Io {
+                            action: "publishing the unique id to the other PEs",
+                            error,
+                        }
+                    })?;
+                    id
+                } else {
+                    let bytes = rendezvous::wait_for_unique_id(
+                        &identity.rendezvous,
+                        std::mem::size_of::<result::UniqueIdBytes>(),
+                        UNIQUE_ID_TIMEOUT,
+                    )?;
+                    bytes
+                        .try_into()
+                        .expect("wait_for_unique_id returns the requested length")
+                };
+                result::init_with_unique_id(lib, pe, n_pes, &id)?;
+                let actual = result::pe_and_count(lib);
+                if actual != (pe, n_pes) {
+                    result::finalize(lib);
+                    return Err(Error::PeMismatch {
+                        expected: (pe, n_pes),
+                        actual,
+                    });
+                }
+            }
+            Bootstrap::SinglePe => {
+                let id = result::get_unique_id(lib)?;
+                result::init_with_unique_id(lib, 0, 1, &id)?;
+            }
+            Bootstrap::ProcessManager { pmi, .. } => {
+                select_pmi(*pmi);
+                result::init_from_environment(lib)?;
+            }
+            Bootstrap::NvshmemEnvironment { .. } => result::init_from_environment(lib)?,
+        }
+        let (my_pe, n_pes) = result::pe_and_count(lib);
+        let stream = context.default_stream();
+        Ok(Nvshmem {
+            lib,
+            context,
+            stream,
+            my_pe,
+            n_pes,
+            deferred: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// This PE's number (`nvshmem_my_pe`).
+    pub fn my_pe(&self) -> i32 {
+        self.my_pe
+    }
+
+    /// The number of PEs (`nvshmem_n_pes`).
+    pub fn n_pes(&self) -> i32 {
+        self.n_pes
+    }
+
+    /// The host library's NVSHMEM release.
+    pub fn version(&self) -> nvshmem_locate::Version {
+        result::host_version(self.lib)
+    }
+
+    /// The CUDA context (the GPU's primary context) NVSHMEM runs in.
+    pub fn context(&self) -> &Arc<CudaContext> {
+        &self.context
+    }
+
+    /// The stream kernels are launched on.
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
+    /// Waits until every launched kernel and copy has finished.
+    pub fn synchronize(&self) -> Result<(), Error> {
+        self.stream
+            .synchronize()
+            .doing("waiting for the GPU (a kernel failed; the message is CUDA's)")
+    }
+
+    /// Completes this PE's outstanding NVSHMEM operations and waits for every PE
+    /// (`nvshmem_barrier_all`). Every PE must call it.
+    pub fn barrier_all(&self) {
+        result::barrier_all(self.lib)
+    }
+
+    /// Errors raised while dropping resources tied to this handle (module finalisation and unload),
+    /// taken out of the handle. `Ok` when there were none.
+    pub fn take_deferred_errors(&self) -> Result<(), Error> {
+        let errors = std::mem::take(&mut *self.deferred.lock().unwrap_or_else(|e| e.into_inner()));
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::Deferred(errors))
+        }
+    }
+
+    /// Finalises NVSHMEM, reporting any error kept from earlier drops.
+    ///
+    /// Dropping the handle does the same but can only print those errors.
+    pub fn finalize(self) -> Result<(), Error> {
+        let deferred = self.take_deferred_errors();
+        drop(self);
+        deferred
+    }
+
+    pub(crate) fn lib(&self) -> &'static NvshmemHost {
+        self.lib
+    }
+
+    pub(crate) fn defer_error(&self, error: Error) {
+        self.deferred
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(error);
+    }
+}
+
+impl Drop for Nvshmem {
+    fn drop(&mut self) {
+        if let Err(error) = self.take_deferred_errors() {
+            eprintln!("nvshmem-host: PE {}: {error}", self.my_pe);
+        }
+        let _ = self.stream.synchronize();
+        result::finalize(self.lib);
+        INITIALIZED.store(false, Ordering::SeqCst);
+    }
+}
+
+/// Chooses the GPU for this PE and makes its primary context current.
+fn open_gpu(bootstrap: &Bootstrap) -> Result<Arc<CudaContext>, Error> {
+    // SAFETY: only asks the dynamic loader whether libcuda can be opened.
+    if !unsafe { cudarc::driver::sys::is_culib_present() } {
+        return Err(Error::NoCudaDriver);
+    }
+    cudarc::driver::result::init().doing("initialising the CUDA driver")?;
+    let visible = CudaContext::device_count().doing("counting GPUs")? as usize;
+    if visible == 0 {
+        return Err(Error::NoGpu);
+    }
+    let pes_per_gpu = match bootstrap {
+        Bootstrap::Launcher(identity) => identity.pes_per_gpu,
+        _ => std::env::var(nvshmem_launch::pe_env::PES_PER_GPU)
+            .ok()
+            .and_then(|value| value.parse().ok())
+            .filter(|&k: &usize| k > 0)
+            .unwrap_or(1),
+    };
+    let ordinal = bootstrap.local_rank() / pes_per_gpu;
+    if ordinal >= visible {
+        return Err(Error::TooFewGpus {
+            ordinal,
+            visible,
+            pes_per_gpu,
+        });
+    }
+    let context = CudaContext::new(ordinal).doing(format!("opening GPU {ordinal}"))?;
+    context
+        .bind_to_thread()
+        .doing(format!("making GPU {ordinal}'s context current"))?;
+    Ok(context)
+}
+
+/// Points NVSHMEM's bootstrap at the process manager's PMI, unless the user already chose.
+fn select_pmi(pmi: Pmi) {
+    for (name, value) in [
+        ("NVSHMEM_BOOTSTRAP", "PMI"),
+        ("NVSHMEM_BOOTSTRAP_PMI", pmi.nvshmem_name()),
+    ] {
+        if std::env::var_os(name).is_none() {
+            // SAFETY: `Nvshmem::init` documents that it must run before the program starts threads
+            // that read or write the environment; NVSHMEM reads these variables during init.
+            unsafe { std::env::set_var(name, value) };
+        }
+    }
+}

@@ -1,0 +1,355 @@
+//! Describing a job ([`Launch`]) and running it.
+
+use std::ffi::OsString;
+use std::fmt;
+use std::io::{self, Write};
+use std::num::NonZeroUsize;
+use std::time::{Duration, Instant};
+
+use crate::gpus::{self, GpuCountError};
+use crate::outcome::{Ending, Outcome};
+use crate::pe_env::PeIdentity;
+use crate::rendezvous::JobFolder;
+use crate::signals::SignalWatch;
+use crate::supervise::{self, RunningPe};
+
+/// A job to run: `n_pes` copies of one program on this machine.
+///
+/// ```no_run
+/// use std::num::NonZeroUsize;
+/// use std::time::Duration;
+/// use nvshmem_launch::Launch;
+///
+/// let outcome = Launch::new("./ring")
+///     .arg("--iterations=10")
+///     .n_pes(NonZeroUsize::new(4).unwrap())
+///     .timeout(Duration::from_secs(60))
+///     .run()?;
+/// std::process::exit(outcome.exit_code());
+/// # Ok::<(), nvshmem_launch::LaunchError>(())
+/// ```
+///
+/// A program can relaunch itself as a job when it was not started as a PE:
+///
+/// ```no_run
+/// use nvshmem_launch::{Launch, pe_env::PeIdentity};
+///
+/// let Some(me) = PeIdentity::from_env()? else {
+///     let job = Launch::current_program()?.args(std::env::args_os().skip(1));
+///     std::process::exit(job.run_and_report());
+/// };
+/// println!("I am PE {} of {}", me.pe, me.n_pes);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Launch {
+    program: OsString,
+    args: Vec<OsString>,
+    n_pes: Option<NonZeroUsize>,
+    pes_per_gpu: NonZeroUsize,
+    timeout: Option<Duration>,
+    prefix_output: bool,
+}
+
+impl Launch {
+    /// A job running `program` (a path, or a name searched in `PATH`) with no arguments, one PE
+    /// per visible GPU, no time limit, and output lines prefixed with `[pe K] `.
+    pub fn new(program: impl Into<OsString>) -> Launch {
+        Launch {
+            program: program.into(),
+            args: Vec::new(),
+            n_pes: None,
+            pes_per_gpu: NonZeroUsize::MIN,
+            timeout: None,
+            prefix_output: true,
+        }
+    }
+
+    /// A job running this very executable, with no arguments yet (pass this process's own, or a
+    /// selection of them, with [`Launch::args`]): for a program that relaunches itself under the
+    /// launcher when it was not started as a PE.
+    pub fn current_program() -> io::Result<Launch> {
+        Ok(Launch::new(std::env::current_exe()?))
+    }
+
+    /// Adds one argument for the program.
+    pub fn arg(mut self, arg: impl Into<OsString>) -> Launch {
+        self.args.push(arg.into());
+        self
+    }
+
+    /// Adds arguments for the program.
+    pub fn args(mut self, args: impl IntoIterator<Item = impl Into<OsString>>) -> Launch {
+        self.args.extend(args.into_iter().map(Into::into));
+        self
+    }
+
+    /// Sets the number of PEs. Without it, the job gets [`gpus::visible_gpu_count`] × the PEs per
+    /// GPU. Either way it may not exceed the visible GPUs × the PEs per GPU, when the GPUs can be
+    /// counted.
+    pub fn n_pes(mut self, n_pes: NonZeroUsize) -> Launch {
+        self.n_pes = Some(n_pes);
+        self
+    }
+
+    /// Sets how many PEs share each GPU (default 1).
+    pub fn pes_per_gpu(mut self, pes_per_gpu: NonZeroUsize) -> Launch {
+        self.pes_per_gpu = pes_per_gpu;
+        self
+    }
+
+    /// Limits the whole job to `timeout`; when it runs out the PEs are ended
+    /// ([`Ending::TimedOut`]).
+    pub fn timeout(mut self, timeout: Duration) -> Launch {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Whether each output line gets a `[pe K] ` prefix (default `true`).
+    pub fn prefix_output(mut self, prefix: bool) -> Launch {
+        self.prefix_output = prefix;
+        self
+    }
+
+    /// The number of PEs this job will have, checked against the visible GPUs.
+    pub fn resolve_n_pes(&self) -> Result<usize, LaunchError> {
+        let pes_per_gpu = self.pes_per_gpu.get();
+        match (self.n_pes, gpus::visible_gpu_count()) {
+            (Some(n), Ok(visible)) if n.get() > visible.saturating_mul(pes_per_gpu) => {
+                Err(LaunchError::TooFewGpus {
+                    n_pes: n.get(),
+                    pes_per_gpu,
+                    visible,
+                })
+            }
+            (Some(n), _) => Ok(n.get()),
+            (None, Ok(0)) => Err(LaunchError::NoVisibleGpu),
+            (None, Ok(visible)) => Ok(visible.saturating_mul(pes_per_gpu)),
+            (None, Err(error)) => Err(LaunchError::GpuCount(error)),
+        }
+    }
+
+    /// Runs the job: starts every PE, copies their output, and supervises them until they all
+    /// end.
+    ///
+    /// Each PE runs in its own process group with the variables of [`crate::pe_env`], an empty
+    /// stdin, and a fresh private rendezvous folder that is removed afterwards. Each line a PE
+    /// writes goes to the launcher's stdout or stderr (as the PE wrote it), after its prefix.
+    ///
+    /// When a PE fails, the time limit runs out, or this process receives SIGINT, SIGTERM or
+    /// SIGHUP, every PE's process group gets SIGTERM (or the received signal), and SIGKILL if it
+    /// has not emptied 2 s later. While this runs, those three signals do not end this process
+    /// (their previous handling is restored afterwards).
+    ///
+    /// Errors only when the job could not start; how it ended is in the [`Outcome`].
+    pub fn run(&self) -> Result<Outcome, LaunchError> {
+        let n_pes = self.resolve_n_pes()?;
+        let folder = JobFolder::create().map_err(LaunchError::Rendezvous)?;
+        let signals = SignalWatch::start().map_err(LaunchError::Signals)?;
+        let start = Instant::now();
+        let mut pes = Vec::with_capacity(n_pes);
+        for pe in 0..n_pes {
+            let identity = PeIdentity {
+                pe,
+                n_pes,
+                local_pe: pe,
+                local_n_pes: n_pes,
+                pes_per_gpu: self.pes_per_gpu.get(),
+                rendezvous: folder.path().to_path_buf(),
+            };
+            match RunningPe::spawn(&self.program, &self.args, &identity, self.prefix_output) {
+                Ok(running) => pes.push(running),
+                Err(source) => {
+                    supervise::stop_all(&mut pes, libc::SIGKILL, &signals);
+                    supervise::drain_output(&mut pes);
+                    pes.iter_mut().for_each(RunningPe::reap);
+                    return Err(LaunchError::Spawn {
+                        pe,
+                        program: self.program.clone(),
+                        source,
+                    });
+                }
+            }
+        }
+        let ending = supervise::watch(&mut pes, start, self.timeout, &signals);
+        match ending {
+            Ending::Success => {}
+            Ending::PeFailed { .. } | Ending::TimedOut { .. } => {
+                supervise::stop_all(&mut pes, libc::SIGTERM, &signals);
+            }
+            Ending::Interrupted { signal } => supervise::stop_all(&mut pes, signal, &signals),
+        }
+        supervise::drain_output(&mut pes);
+        Ok(Outcome {
+            ending,
+            pes: pes.into_iter().map(RunningPe::into_report).collect(),
+            elapsed: start.elapsed(),
+        })
+    }
+
+    /// Runs the job like [`Launch::run`], prints why it failed (if it did) to stderr, and returns
+    /// the exit status the launcher should end with (see [`exit_code`]).
+    pub fn run_and_report(&self) -> i32 {
+        let result = self.run();
+        // A closed stderr must not turn a report into a panic, so write errors are ignored.
+        let _ = match &result {
+            Ok(outcome) if outcome.ending != Ending::Success => {
+                writeln!(io::stderr(), "nvshmemrun: {outcome}")
+            }
+            Ok(_) => Ok(()),
+            Err(error) => writeln!(io::stderr(), "nvshmemrun: error: {error}"),
+        };
+        exit_code(&result)
+    }
+}
+
+/// The exit status for the result of [`Launch::run`]: [`Outcome::exit_code`] for a job that ran,
+/// [`LaunchError::exit_code`] for one that could not start.
+pub fn exit_code(result: &Result<Outcome, LaunchError>) -> i32 {
+    match result {
+        Ok(outcome) => outcome.exit_code(),
+        Err(error) => error.exit_code(),
+    }
+}
+
+/// A job could not start.
+#[derive(Debug)]
+pub enum LaunchError {
+    /// No PE count was given and the GPUs could not be counted.
+    GpuCount(GpuCountError),
+    /// No PE count was given and `CUDA_VISIBLE_DEVICES` is empty.
+    NoVisibleGpu,
+    /// More PEs were asked for than the visible GPUs can hold at the PEs-per-GPU setting.
+    TooFewGpus {
+        /// The PEs asked for.
+        n_pes: usize,
+        /// The PEs per GPU.
+        pes_per_gpu: usize,
+        /// The GPUs visible.
+        visible: usize,
+    },
+    /// The rendezvous folder could not be created.
+    Rendezvous(io::Error),
+    /// The launcher's signal handlers could not be installed.
+    Signals(io::Error),
+    /// A PE's process could not be started (the PEs started before it were ended).
+    Spawn {
+        /// The PE.
+        pe: usize,
+        /// The program.
+        program: OsString,
+        /// Why it could not start.
+        source: io::Error,
+    },
+}
+
+impl LaunchError {
+    /// The exit status for this error: 2 for a PE count that does not fit the GPUs (as for a usage
+    /// error), 127 for a program that was not found, 126 for one that may not be run, 1 otherwise.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            LaunchError::GpuCount(_)
+            | LaunchError::NoVisibleGpu
+            | LaunchError::TooFewGpus { .. } => 2,
+            LaunchError::Spawn { source, .. } => match source.kind() {
+                io::ErrorKind::NotFound => 127,
+                io::ErrorKind::PermissionDenied => 126,
+                _ => 1,
+            },
+            LaunchError::Rendezvous(_) | LaunchError::Signals(_) => 1,
+        }
+    }
+}
+
+impl fmt::Display for LaunchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LaunchError::GpuCount(error) => write!(f, "{error}"),
+            LaunchError::NoVisibleGpu => write!(
+                f,
+                "{} is empty, which hides every GPU; set it to the GPUs to use (e.g. 0,1), unset \
+                 it, or pass -n N to choose the PE count",
+                gpus::CUDA_VISIBLE_DEVICES
+            ),
+            LaunchError::TooFewGpus {
+                n_pes,
+                pes_per_gpu,
+                visible,
+            } => {
+                let needed = n_pes.div_ceil(*pes_per_gpu);
+                let gpu_word = if needed == 1 { "GPU" } else { "GPUs" };
+                write!(
+                    f,
+                    "-n {n_pes} needs {needed} {gpu_word} at --pes-per-gpu {pes_per_gpu} but "
+                )?;
+                if *visible == 0 {
+                    write!(
+                        f,
+                        "none is visible ({} is empty); set {0} to the GPUs to use, or unset it",
+                        gpus::CUDA_VISIBLE_DEVICES
+                    )
+                } else {
+                    let verb = if *visible == 1 { "is" } else { "are" };
+                    write!(
+                        f,
+                        "{visible} {verb} visible; pass --pes-per-gpu {} to share GPUs, or a \
+                         smaller -n",
+                        n_pes.div_ceil(*visible)
+                    )
+                }
+            }
+            LaunchError::Rendezvous(error) => write!(
+                f,
+                "could not create the job's rendezvous folder: {error}; check that the temporary \
+                 folder (TMPDIR, else /tmp) exists and is writable"
+            ),
+            LaunchError::Signals(error) => {
+                write!(
+                    f,
+                    "could not install the launcher's signal handlers: {error}"
+                )
+            }
+            LaunchError::Spawn {
+                pe,
+                program,
+                source,
+            } => write!(
+                f,
+                "could not start PE {pe} as `{}`: {source}; check that the program exists and is \
+                 executable (a name without `/` is searched in PATH)",
+                program.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for LaunchError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            LaunchError::GpuCount(error) => Some(error),
+            LaunchError::Rendezvous(error) | LaunchError::Signals(error) => Some(error),
+            LaunchError::Spawn { source, .. } => Some(source),
+            LaunchError::NoVisibleGpu | LaunchError::TooFewGpus { .. } => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn too_few_gpus_says_how_to_share() {
+        let error = LaunchError::TooFewGpus {
+            n_pes: 4,
+            pes_per_gpu: 1,
+            visible: 1,
+        };
+        assert_eq!(
+            error.to_string(),
+            "-n 4 needs 4 GPUs at --pes-per-gpu 1 but 1 is visible; pass --pes-per-gpu 4 to \
+             share GPUs, or a smaller -n"
+        );
+        assert_eq!(error.exit_code(), 2);
+    }
+}

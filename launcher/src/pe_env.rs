@@ -1,0 +1,275 @@
+//! The environment contract between the launcher and the PEs it starts.
+//!
+//! The launcher gives every PE these variables; this module is the one place their names are
+//! written down, and [`PeIdentity`] is how both sides handle them (the launcher builds one per PE
+//! and turns it into variables with [`PeIdentity::env_vars`]; a PE reads its own back with
+//! [`PeIdentity::from_env`]).
+//!
+//! | Variable | Meaning |
+//! |---|---|
+//! | [`PE`] `NVSHMEMRS_PE` | this PE's number, `0..N` |
+//! | [`N_PES`] `NVSHMEMRS_N_PES` | the job's PE count `N` |
+//! | [`LOCAL_PE`] `NVSHMEMRS_LOCAL_PE` | this PE's number among the PEs on this machine |
+//! | [`LOCAL_N_PES`] `NVSHMEMRS_LOCAL_N_PES` | how many PEs run on this machine |
+//! | [`PES_PER_GPU`] `NVSHMEMRS_PES_PER_GPU` | how many PEs share one GPU (`K`) |
+//! | [`RENDEZVOUS`] `NVSHMEMRS_RENDEZVOUS` | a private folder the launcher made for this job (see [`crate::rendezvous`]) |
+//!
+//! The launcher runs every PE on one machine, so the local values equal the global ones.
+//!
+//! ```no_run
+//! use nvshmem_launch::pe_env::PeIdentity;
+//!
+//! match PeIdentity::from_env()? {
+//!     Some(me) => println!("PE {} of {} on GPU {}", me.pe, me.n_pes, me.gpu_ordinal()),
+//!     None => println!("not started by nvshmemrun"),
+//! }
+//! # Ok::<(), nvshmem_launch::pe_env::PeEnvError>(())
+//! ```
+
+use std::ffi::{OsStr, OsString};
+use std::fmt;
+use std::path::PathBuf;
+
+/// This PE's number, `0..N`. Its absence means the process was not started by the launcher.
+pub const PE: &str = "NVSHMEMRS_PE";
+/// The number of PEs in the job.
+pub const N_PES: &str = "NVSHMEMRS_N_PES";
+/// This PE's number among the PEs on its machine.
+pub const LOCAL_PE: &str = "NVSHMEMRS_LOCAL_PE";
+/// The number of PEs on this PE's machine.
+pub const LOCAL_N_PES: &str = "NVSHMEMRS_LOCAL_N_PES";
+/// How many PEs share one GPU.
+pub const PES_PER_GPU: &str = "NVSHMEMRS_PES_PER_GPU";
+/// The job's private rendezvous folder.
+pub const RENDEZVOUS: &str = "NVSHMEMRS_RENDEZVOUS";
+
+/// Who a PE is: what the launcher told it through its environment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PeIdentity {
+    /// This PE's number, `0..n_pes`.
+    pub pe: usize,
+    /// The number of PEs in the job.
+    pub n_pes: usize,
+    /// This PE's number among the PEs on its machine, `0..local_n_pes`.
+    pub local_pe: usize,
+    /// The number of PEs on this PE's machine.
+    pub local_n_pes: usize,
+    /// How many PEs share one GPU (at least 1).
+    pub pes_per_gpu: usize,
+    /// The job's private rendezvous folder, made by the launcher and removed when the job ends.
+    pub rendezvous: PathBuf,
+}
+
+impl PeIdentity {
+    /// Reads this process's identity from the environment.
+    ///
+    /// Returns `Ok(None)` when [`PE`] is unset, which means the process was not started by the
+    /// launcher. Returns an error when [`PE`] is set but any variable is missing, is not a number,
+    /// or contradicts the others.
+    pub fn from_env() -> Result<Option<PeIdentity>, PeEnvError> {
+        Self::from_lookup(|name| std::env::var_os(name))
+    }
+
+    /// The GPU this PE should use, counted among the GPUs visible to it: `local_pe / pes_per_gpu`.
+    ///
+    /// ```
+    /// # use nvshmem_launch::pe_env::PeIdentity;
+    /// let me = PeIdentity {
+    ///     pe: 5, n_pes: 8, local_pe: 5, local_n_pes: 8, pes_per_gpu: 2,
+    ///     rendezvous: "/tmp/job".into(),
+    /// };
+    /// assert_eq!(me.gpu_ordinal(), 2);
+    /// ```
+    pub fn gpu_ordinal(&self) -> usize {
+        self.local_pe / self.pes_per_gpu
+    }
+
+    /// The environment variables that describe this identity, as the launcher sets them.
+    pub fn env_vars(&self) -> [(&'static str, OsString); 6] {
+        [
+            (PE, self.pe.to_string().into()),
+            (N_PES, self.n_pes.to_string().into()),
+            (LOCAL_PE, self.local_pe.to_string().into()),
+            (LOCAL_N_PES, self.local_n_pes.to_string().into()),
+            (PES_PER_GPU, self.pes_per_gpu.to_string().into()),
+            (RENDEZVOUS, self.rendezvous.clone().into_os_string()),
+        ]
+    }
+
+    /// [`PeIdentity::from_env`] over any source of variables.
+    fn from_lookup(
+        lookup: impl Fn(&str) -> Option<OsString>,
+    ) -> Result<Option<PeIdentity>, PeEnvError> {
+        if lookup(PE).is_none() {
+            return Ok(None);
+        }
+        let number = |name: &'static str| -> Result<usize, PeEnvError> {
+            let value = lookup(name).ok_or(PeEnvError::Missing { name })?;
+            value
+                .to_str()
+                .and_then(|text| text.trim().parse::<usize>().ok())
+                .ok_or(PeEnvError::NotANumber { name, value })
+        };
+        let identity = PeIdentity {
+            pe: number(PE)?,
+            n_pes: number(N_PES)?,
+            local_pe: number(LOCAL_PE)?,
+            local_n_pes: number(LOCAL_N_PES)?,
+            pes_per_gpu: number(PES_PER_GPU)?,
+            rendezvous: lookup(RENDEZVOUS)
+                .filter(|path| !path.is_empty())
+                .ok_or(PeEnvError::Missing { name: RENDEZVOUS })?
+                .into(),
+        };
+        identity.check()?;
+        Ok(Some(identity))
+    }
+
+    /// Checks that the numbers agree with each other.
+    fn check(&self) -> Result<(), PeEnvError> {
+        let problem = if self.pes_per_gpu == 0 {
+            Some(format!("{PES_PER_GPU} is 0; it must be at least 1"))
+        } else if self.pe >= self.n_pes {
+            Some(format!(
+                "{PE}={} is not below {N_PES}={}",
+                self.pe, self.n_pes
+            ))
+        } else if self.local_pe >= self.local_n_pes {
+            Some(format!(
+                "{LOCAL_PE}={} is not below {LOCAL_N_PES}={}",
+                self.local_pe, self.local_n_pes
+            ))
+        } else if self.local_n_pes > self.n_pes {
+            Some(format!(
+                "{LOCAL_N_PES}={} is more than {N_PES}={}",
+                self.local_n_pes, self.n_pes
+            ))
+        } else {
+            None
+        };
+        match problem {
+            Some(problem) => Err(PeEnvError::Inconsistent { problem }),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The PE environment is present but unusable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PeEnvError {
+    /// [`PE`] is set but another variable of the contract is not (or is empty).
+    Missing {
+        /// The missing variable.
+        name: &'static str,
+    },
+    /// A variable that must hold a number does not.
+    NotANumber {
+        /// The variable.
+        name: &'static str,
+        /// Its value.
+        value: OsString,
+    },
+    /// The numbers contradict each other.
+    Inconsistent {
+        /// What is wrong.
+        problem: String,
+    },
+}
+
+impl fmt::Display for PeEnvError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "bad PE environment: ")?;
+        match self {
+            PeEnvError::Missing { name } => write!(f, "{PE} is set but {name} is not")?,
+            PeEnvError::NotANumber { name, value } => write!(
+                f,
+                "{name}={} is not a non-negative whole number",
+                OsStr::new(value).display()
+            )?,
+            PeEnvError::Inconsistent { problem } => f.write_str(problem)?,
+        }
+        write!(
+            f,
+            "; start the program with nvshmemrun (which sets all NVSHMEMRS_* variables), \
+             or unset {PE} to run it outside a job"
+        )
+    }
+}
+
+impl std::error::Error for PeEnvError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn parse(vars: &[(&str, &str)]) -> Result<Option<PeIdentity>, PeEnvError> {
+        let map: HashMap<String, OsString> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), OsString::from(v)))
+            .collect();
+        PeIdentity::from_lookup(|name| map.get(name).cloned())
+    }
+
+    fn full(overrides: &[(&'static str, &'static str)]) -> Vec<(&'static str, &'static str)> {
+        let mut vars = vec![
+            (PE, "3"),
+            (N_PES, "4"),
+            (LOCAL_PE, "3"),
+            (LOCAL_N_PES, "4"),
+            (PES_PER_GPU, "2"),
+            (RENDEZVOUS, "/tmp/rdv"),
+        ];
+        for (name, value) in overrides {
+            vars.retain(|(n, _)| n != name);
+            if !value.is_empty() {
+                vars.push((name, value));
+            }
+        }
+        vars
+    }
+
+    #[test]
+    fn absent_pe_means_not_launched() {
+        assert_eq!(parse(&[]), Ok(None));
+        assert_eq!(parse(&[(N_PES, "4")]), Ok(None));
+    }
+
+    #[test]
+    fn roundtrips_through_env_vars() {
+        let me = parse(&full(&[])).unwrap().unwrap();
+        assert_eq!(me.gpu_ordinal(), 1);
+        let vars: HashMap<&str, OsString> = me.env_vars().into_iter().collect();
+        assert_eq!(
+            PeIdentity::from_lookup(|name| vars.get(name).cloned()),
+            Ok(Some(me))
+        );
+    }
+
+    #[test]
+    fn rejects_missing_garbled_and_inconsistent_values() {
+        let missing = parse(&full(&[(N_PES, "")])).unwrap_err();
+        assert_eq!(missing, PeEnvError::Missing { name: N_PES });
+        assert!(missing.to_string().contains("NVSHMEMRS_N_PES"));
+
+        let garbled = parse(&full(&[(LOCAL_PE, "x1")])).unwrap_err();
+        assert!(
+            garbled.to_string().contains("NVSHMEMRS_LOCAL_PE=x1"),
+            "{garbled}"
+        );
+
+        let negative = parse(&full(&[(PE, "-1")])).unwrap_err();
+        assert!(matches!(negative, PeEnvError::NotANumber { name: PE, .. }));
+
+        for bad in [
+            full(&[(PE, "4")]),
+            full(&[(LOCAL_PE, "4")]),
+            full(&[(LOCAL_N_PES, "5"), (LOCAL_PE, "4")]),
+            full(&[(PES_PER_GPU, "0")]),
+        ] {
+            let err = parse(&bad).unwrap_err();
+            assert!(matches!(err, PeEnvError::Inconsistent { .. }), "{err}");
+            assert!(err.to_string().contains("nvshmemrun"), "{err}");
+        }
+    }
+}

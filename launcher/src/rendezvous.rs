@@ -1,0 +1,227 @@
+//! The job's rendezvous folder, and the NVSHMEM unique-id exchange through it.
+//!
+//! Before NVSHMEM can start, every PE needs the same unique id, which PE 0 creates. PE 0 hands it
+//! to the others through a file in the job's rendezvous folder (the folder named by
+//! [`crate::pe_env::RENDEZVOUS`]): it writes the bytes with [`publish_unique_id`], and every other
+//! PE waits for them with [`wait_for_unique_id`]. The bytes are opaque here.
+//!
+//! ```no_run
+//! use std::time::Duration;
+//! use nvshmem_launch::{pe_env::PeIdentity, rendezvous};
+//!
+//! let me = PeIdentity::from_env()?.expect("started by nvshmemrun");
+//! let id = if me.pe == 0 {
+//!     let id = vec![7u8; 128]; // in real code: from nvshmemx_get_uniqueid
+//!     rendezvous::publish_unique_id(&me.rendezvous, &id)?;
+//!     id
+//! } else {
+//!     rendezvous::wait_for_unique_id(&me.rendezvous, 128, Duration::from_secs(60))?
+//! };
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::fmt;
+use std::fs;
+use std::io::{self, Write};
+use std::os::unix::fs::DirBuilderExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// The file, inside the rendezvous folder, that holds the unique id once PE 0 has published it.
+pub const UNIQUE_ID_FILE: &str = "nvshmem-unique-id";
+
+/// How long [`wait_for_unique_id`] sleeps between looks.
+const POLL: Duration = Duration::from_millis(5);
+
+/// Publishes the unique id for the other PEs (called by PE 0).
+///
+/// The bytes go to a temporary file that is then renamed to [`UNIQUE_ID_FILE`], so a waiting PE
+/// sees either nothing or all of them.
+pub fn publish_unique_id(rendezvous: &Path, bytes: &[u8]) -> io::Result<()> {
+    let temporary = rendezvous.join(format!(".{UNIQUE_ID_FILE}.{}.partial", std::process::id()));
+    let mut file = fs::File::create(&temporary)?;
+    file.write_all(bytes)?;
+    file.sync_all()?;
+    drop(file);
+    fs::rename(&temporary, rendezvous.join(UNIQUE_ID_FILE))
+}
+
+/// Waits until PE 0 has published the unique id, and returns its `len` bytes.
+///
+/// Looks every few milliseconds. Fails when `timeout` passes first, when the published file does not
+/// hold exactly `len` bytes, or when the rendezvous folder disappears (the launcher removes it when
+/// the job ends).
+pub fn wait_for_unique_id(
+    rendezvous: &Path,
+    len: usize,
+    timeout: Duration,
+) -> Result<Vec<u8>, RendezvousError> {
+    let path = rendezvous.join(UNIQUE_ID_FILE);
+    let start = Instant::now();
+    loop {
+        match fs::read(&path) {
+            Ok(bytes) if bytes.len() == len => return Ok(bytes),
+            Ok(bytes) => {
+                return Err(RendezvousError::WrongLength {
+                    path,
+                    expected: len,
+                    found: bytes.len(),
+                });
+            }
+            Err(error) if error.kind() == io::ErrorKind::NotFound => {
+                if !rendezvous.is_dir() {
+                    return Err(RendezvousError::FolderGone {
+                        folder: rendezvous.to_path_buf(),
+                    });
+                }
+            }
+            Err(source) => return Err(RendezvousError::Io { path, source }),
+        }
+        if start.elapsed() >= timeout {
+            return Err(RendezvousError::TimedOut { path, timeout });
+        }
+        std::thread::sleep(POLL);
+    }
+}
+
+/// The unique id could not be received.
+#[derive(Debug)]
+pub enum RendezvousError {
+    /// PE 0 did not publish the id in time.
+    TimedOut {
+        /// The file that never appeared.
+        path: PathBuf,
+        /// How long the PE waited.
+        timeout: Duration,
+    },
+    /// The published file has the wrong size.
+    WrongLength {
+        /// The file.
+        path: PathBuf,
+        /// The size the waiting PE asked for.
+        expected: usize,
+        /// The file's size.
+        found: usize,
+    },
+    /// The rendezvous folder does not exist (any more).
+    FolderGone {
+        /// The folder.
+        folder: PathBuf,
+    },
+    /// The file exists but could not be read.
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why reading failed.
+        source: io::Error,
+    },
+}
+
+impl fmt::Display for RendezvousError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RendezvousError::TimedOut { path, timeout } => write!(
+                f,
+                "PE 0 did not publish the NVSHMEM unique id ({}) within {timeout:?}; it probably \
+                 died or failed to initialise: see its output ([pe 0] lines) above",
+                path.display()
+            ),
+            RendezvousError::WrongLength {
+                path,
+                expected,
+                found,
+            } => write!(
+                f,
+                "{} holds {found} bytes but this PE expects a {expected}-byte unique id; PE 0 and \
+                 this PE disagree on the id's size, so they were probably built against different \
+                 NVSHMEM versions",
+                path.display()
+            ),
+            RendezvousError::FolderGone { folder } => write!(
+                f,
+                "the rendezvous folder {} does not exist; the launcher removes it when the job \
+                 ends, so the job has probably ended: start the program through nvshmemrun",
+                folder.display()
+            ),
+            RendezvousError::Io { path, source } => {
+                write!(f, "could not read {}: {source}", path.display())
+            }
+        }
+    }
+}
+
+impl std::error::Error for RendezvousError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            RendezvousError::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+/// A fresh folder, readable only by this user, that is removed (with its contents) when dropped.
+#[derive(Debug)]
+pub(crate) struct JobFolder {
+    path: PathBuf,
+}
+
+impl JobFolder {
+    /// Makes a new folder under the system's temporary folder.
+    pub(crate) fn create() -> io::Result<JobFolder> {
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let base = std::env::temp_dir();
+        loop {
+            let nanos = SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.subsec_nanos());
+            let path = base.join(format!(
+                "nvshmemrs-{}-{nanos:09}-{}",
+                std::process::id(),
+                COUNTER.fetch_add(1, Ordering::Relaxed)
+            ));
+            match fs::DirBuilder::new().mode(0o700).create(&path) {
+                Ok(()) => return Ok(JobFolder { path }),
+                Err(error) if error.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(error) => {
+                    return Err(io::Error::new(
+                        error.kind(),
+                        format!("could not create {}: {error}", path.display()),
+                    ));
+                }
+            }
+        }
+    }
+
+    /// The folder's path.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for JobFolder {
+    fn drop(&mut self) {
+        // Nothing useful can be done about a failure here; a leftover folder in the temporary
+        // folder is harmless.
+        let _ = fs::remove_dir_all(&self.path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn job_folder_is_private_fresh_and_removed() {
+        use std::os::unix::fs::PermissionsExt;
+        let a = JobFolder::create().unwrap();
+        let b = JobFolder::create().unwrap();
+        assert_ne!(a.path(), b.path());
+        let mode = fs::metadata(a.path()).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o700);
+        fs::write(a.path().join("x"), b"y").unwrap();
+        let path = a.path().to_path_buf();
+        drop(a);
+        assert!(!path.exists());
+    }
+}

@@ -1,0 +1,6 @@
+//! Tests of `nvshmemrun` and the `nvshmem-launch` library, with `sh` scripts as stand-in PEs.
+
+mod cli;
+mod common;
+mod rendezvous;
+mod supervision;

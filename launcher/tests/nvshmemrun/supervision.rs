@@ -1,0 +1,234 @@
+//! Supervision: output, environment, failures, signals, time limits.
+
+use std::num::NonZeroUsize;
+use std::time::Duration;
+
+use nvshmem_launch::{Ending, Launch, PeEnd};
+
+use crate::common::{GUARANTEE, TempDir, assert_all_gone, run, start};
+
+#[test]
+fn all_succeed_with_prefixed_output_and_the_pe_environment() {
+    let dir = TempDir::new();
+    let script = dir.script(
+        "pe.sh",
+        r#"
+echo "env pe=$NVSHMEMRS_PE n=$NVSHMEMRS_N_PES local=$NVSHMEMRS_LOCAL_PE local_n=$NVSHMEMRS_LOCAL_N_PES k=$NVSHMEMRS_PES_PER_GPU"
+echo "rendezvous $NVSHMEMRS_RENDEZVOUS $(stat -c %a "$NVSHMEMRS_RENDEZVOUS")"
+i=0
+while [ $i -lt 300 ]; do echo "line $i of pe $NVSHMEMRS_PE"; i=$((i + 1)); done
+echo "to stderr from $NVSHMEMRS_PE" >&2
+printf "partial from $NVSHMEMRS_PE"
+"#,
+    );
+    let done = run(&["-n", "4", "--pes-per-gpu", "2", &script], Some("0,1"));
+    assert_eq!(done.code, Some(0));
+
+    let mut folders = Vec::new();
+    for pe in 0..4 {
+        let lines = done.stdout_of(pe);
+        assert_eq!(lines.len(), 303, "PE {pe}: {lines:?}");
+        assert_eq!(
+            lines[0],
+            format!("env pe={pe} n=4 local={pe} local_n=4 k=2")
+        );
+        let (folder, mode) = lines[1]
+            .strip_prefix("rendezvous ")
+            .unwrap()
+            .rsplit_once(' ')
+            .unwrap();
+        assert_eq!(mode, "700", "the rendezvous folder is private");
+        folders.push(folder.to_string());
+        for (i, line) in lines[2..302].iter().enumerate() {
+            assert_eq!(*line, format!("line {i} of pe {pe}"));
+        }
+        assert_eq!(lines[302], format!("partial from {pe}"));
+        assert_eq!(
+            done.stderr
+                .lines()
+                .filter(|l| *l == format!("[pe {pe}] to stderr from {pe}"))
+                .count(),
+            1
+        );
+    }
+    assert!(folders.iter().all(|f| *f == folders[0]), "{folders:?}");
+    assert!(
+        !std::path::Path::new(&folders[0]).exists(),
+        "the rendezvous folder is removed after the job"
+    );
+    assert!(
+        done.stdout.lines().all(|l| l.starts_with("[pe ")),
+        "every stdout line has a prefix"
+    );
+    assert!(!done.stdout.contains("to stderr"));
+    assert!(
+        done.stderr.lines().all(|l| l.starts_with("[pe ")),
+        "no summary on success"
+    );
+}
+
+#[test]
+fn a_failing_pe_ends_the_others() {
+    let dir = TempDir::new();
+    // PE 0 is the process itself, PE 1 a shell with a child, PE 3 ignores SIGTERM (so it needs the
+    // SIGKILL after the grace period). PE 2 waits until the others have recorded their ids, then
+    // fails.
+    let script = dir.script(
+        "pe.sh",
+        r#"
+case $NVSHMEMRS_PE in
+0) echo $$ > "$D/pid.0.tmp"; mv "$D/pid.0.tmp" "$D/pid.0"; exec sleep 1000 ;;
+1) sleep 1000 & echo "$$ $!" > "$D/pid.1.tmp"; mv "$D/pid.1.tmp" "$D/pid.1"; wait ;;
+3) trap '' TERM; sleep 1000 & echo "$$ $!" > "$D/pid.3.tmp"; mv "$D/pid.3.tmp" "$D/pid.3"; wait ;;
+2) while [ ! -f "$D/pid.0" ] || [ ! -f "$D/pid.1" ] || [ ! -f "$D/pid.3" ]; do sleep 0.01; done
+   echo "starting"
+   echo "about to fail" >&2
+   exit 3 ;;
+esac
+"#,
+    );
+    let done = run(&["-n", "4", &script], Some("0,1,2,3"));
+    assert_eq!(done.code, Some(3));
+    assert!(done.elapsed < GUARANTEE, "took {:?}", done.elapsed);
+    assert_all_gone(&dir.pids(&["pid.0", "pid.1", "pid.3"]));
+    for needle in [
+        "nvshmemrun: PE 2 exited with status 3",
+        // stdout and stderr are separate pipes, so their relative order is not fixed.
+        "last lines of PE 2:\n    [pe 2] ",
+        "\n    [pe 2] starting\n",
+        "\n    [pe 2] about to fail\n",
+        "PE 0: killed by signal 15 (SIGTERM) (stopped by the launcher)",
+        "PE 3: killed by signal 9 (SIGKILL) (stopped by the launcher)",
+    ] {
+        assert!(done.stderr.contains(needle), "missing {needle:?}");
+    }
+}
+
+#[test]
+fn pes_killed_by_signals_report_the_signal() {
+    for (signal, code, name) in [
+        ("KILL", 137, "killed by signal 9 (SIGKILL)"),
+        ("SEGV", 139, "killed by signal 11 (SIGSEGV)"),
+    ] {
+        let dir = TempDir::new();
+        let script = dir.script(
+            "pe.sh",
+            &format!(
+                r#"
+if [ "$NVSHMEMRS_PE" = 1 ]; then
+    while [ ! -f "$D/pid.0" ]; do sleep 0.01; done
+    echo "last words"
+    kill -{signal} $$
+fi
+echo $$ > "$D/pid.0.tmp"; mv "$D/pid.0.tmp" "$D/pid.0"; exec sleep 1000
+"#
+            ),
+        );
+        let done = run(&["-n", "2", &script], Some("0,1"));
+        assert_eq!(done.code, Some(code));
+        assert!(done.elapsed < GUARANTEE, "took {:?}", done.elapsed);
+        assert!(
+            done.stderr.contains(&format!("PE 1 {name}")),
+            "{}",
+            done.stderr
+        );
+        assert!(done.stderr.contains("[pe 1] last words"));
+        assert_all_gone(&dir.pids(&["pid.0"]));
+    }
+}
+
+#[test]
+fn the_time_limit_ends_hung_pes() {
+    let dir = TempDir::new();
+    let script = dir.script(
+        "pe.sh",
+        r#"
+[ "$NVSHMEMRS_PE" = 0 ] && exit 0
+echo "hanging"
+sleep 1000 & echo "$$ $!" > "$D/pid.$NVSHMEMRS_PE"; wait
+"#,
+    );
+    let done = run(&["--timeout", "1", "-n", "3", &script], Some("0,1,2"));
+    assert_eq!(done.code, Some(124));
+    assert!(done.elapsed >= Duration::from_secs(1));
+    assert!(
+        done.elapsed < Duration::from_secs(4),
+        "took {:?}",
+        done.elapsed
+    );
+    assert!(
+        done.stderr
+            .contains("timed out after 1s with PEs 1, 2 still running"),
+        "{}",
+        done.stderr
+    );
+    assert!(done.stderr.contains("[pe 2] hanging"));
+    assert_all_gone(&dir.pids(&["pid.1", "pid.2"]));
+}
+
+#[test]
+fn signals_to_the_launcher_end_every_pe() {
+    for (signal, code, name) in [
+        (libc::SIGINT, 130, "SIGINT"),
+        (libc::SIGTERM, 143, "SIGTERM"),
+    ] {
+        let dir = TempDir::new();
+        let script = dir.script(
+            "pe.sh",
+            r#"sleep 1000 & echo "$$ $!" > "$D/pid.$NVSHMEMRS_PE.tmp"; mv "$D/pid.$NVSHMEMRS_PE.tmp" "$D/pid.$NVSHMEMRS_PE"; wait"#,
+        );
+        let running = start(&["-n", "2", &script], Some("0,1"));
+        dir.wait_for_files(&["pid.0", "pid.1"]);
+        let launcher = libc::pid_t::try_from(running.child.id()).unwrap();
+        let sent = std::time::Instant::now();
+        // SAFETY: `launcher` is our own child, which has not been reaped yet.
+        assert_eq!(unsafe { libc::kill(launcher, signal) }, 0);
+        let done = running.finish();
+        eprintln!(
+            "{name}: launcher ended {:?} after the signal",
+            sent.elapsed()
+        );
+        assert_eq!(done.code, Some(code));
+        assert!(sent.elapsed() < GUARANTEE);
+        assert!(
+            done.stderr.contains(&format!("received {name}")),
+            "{}",
+            done.stderr
+        );
+        assert_all_gone(&dir.pids(&["pid.0", "pid.1"]));
+    }
+}
+
+#[test]
+fn a_missing_program_is_reported() {
+    let done = run(&["-n", "2", "/nonexistent/program"], Some("0,1"));
+    assert_eq!(done.code, Some(127));
+    assert!(
+        done.stderr
+            .contains("could not start PE 0 as `/nonexistent/program`")
+    );
+}
+
+#[test]
+fn the_library_reports_each_pe() {
+    let two = NonZeroUsize::new(2).unwrap();
+    // Two PEs per GPU so that any machine with a GPU has room; the output is not prefixed and
+    // there is none, to keep the test's own output clean.
+    let outcome = Launch::new("sh")
+        .args([
+            "-c",
+            r#"[ "$NVSHMEMRS_PE" = 1 ] && exit 5; exec sleep 1000"#,
+        ])
+        .n_pes(two)
+        .pes_per_gpu(two)
+        .prefix_output(false)
+        .run()
+        .unwrap();
+    assert_eq!(outcome.ending, Ending::PeFailed { pe: 1 });
+    assert_eq!(outcome.exit_code(), 5);
+    assert_eq!(outcome.pes[1].end, PeEnd::Exited(5));
+    assert!(!outcome.pes[1].stopped_by_launcher);
+    assert_eq!(outcome.pes[0].end, PeEnd::Signaled(libc::SIGTERM));
+    assert!(outcome.pes[0].stopped_by_launcher);
+    assert!(outcome.elapsed < GUARANTEE);
+}

@@ -1,0 +1,120 @@
+//! GPU tests of the host crate's checks, against the ring example's real PTX. They need a GPU and
+//! NVSHMEM, so they are `#[ignore]`d here; `bench/gpu-suite.sh` runs each in its own process on the
+//! GPU machine (NVSHMEM can be initialised once per process).
+
+use nvshmem_host::{Error, LaunchConfig, Nvshmem};
+
+const PTX: &str = include_str!(env!("RING_KERNELS_PTX"));
+
+#[test]
+#[ignore = "needs a GPU and NVSHMEM: bench/gpu-suite.sh runs it on the GPU machine"]
+fn device_code_of_another_nvshmem_major_version_is_refused() {
+    let nvshmem = Nvshmem::init().expect("init");
+    let host = nvshmem.version();
+    let original = format!(
+        "nvshmemi_device_lib_version_d[12] = {{{}, 0, 0, 0,",
+        host.major
+    );
+    assert!(
+        PTX.contains(&original),
+        "the PTX's version initializer looks different: {original}"
+    );
+    let patched = PTX.replace(
+        &original,
+        &format!(
+            "nvshmemi_device_lib_version_d[12] = {{{}, 0, 0, 0,",
+            host.major + 1
+        ),
+    );
+    let error = nvshmem
+        .load_module(&patched)
+        .expect_err("a foreign major version must be refused");
+    let message = error.to_string();
+    println!("{message}");
+    assert!(matches!(error, Error::VersionMismatch { .. }), "{message}");
+    assert!(
+        message.contains(&format!("NVSHMEM {}.{}", host.major + 1, host.minor)),
+        "{message}"
+    );
+    assert!(
+        message.contains(&format!("host library is NVSHMEM {host}")),
+        "{message}"
+    );
+}
+
+#[test]
+#[ignore = "needs a GPU and NVSHMEM: bench/gpu-suite.sh runs it on the GPU machine"]
+fn module_reports_its_device_version_and_kernels() {
+    let nvshmem = Nvshmem::init().expect("init");
+    let module = nvshmem.load_module(PTX).expect("load");
+    assert_eq!(
+        module.device_version().unwrap().to_string(),
+        env!("RING_KERNELS_NVSHMEM_VERSION")
+    );
+    assert_eq!(module.kernel_names(), ["ring_block", "ring_elementwise"]);
+    let error = module.kernel("no_such_kernel").unwrap_err().to_string();
+    println!("{error}");
+    assert!(
+        error.contains("no kernel `no_such_kernel`; it has: ring_block, ring_elementwise"),
+        "{error}"
+    );
+}
+
+#[test]
+#[ignore = "needs a GPU and NVSHMEM: bench/gpu-suite.sh runs it on the GPU machine"]
+fn oversized_cooperative_grid_is_refused_with_the_limit() {
+    let nvshmem = Nvshmem::init().expect("init");
+    let module = nvshmem.load_module(PTX).expect("load");
+    let kernel = module.kernel("ring_block").unwrap();
+    let config = LaunchConfig::linear(1_000_000, 256);
+    let (limit, _, sms) = kernel.max_cooperative_blocks(config).unwrap();
+    assert!(
+        limit >= sms && limit < 1_000_000,
+        "limit {limit} with {sms} SMs"
+    );
+    let buffer = nvshmem.alloc_zeroed::<f32>(1).unwrap();
+    let ptr = buffer.as_symmetric_ptr();
+    // SAFETY: refused before launch; the arguments match ring_block's parameters anyway.
+    let error =
+        unsafe { kernel.launch_cooperative(config, &[&ptr, &ptr, &ptr, &1usize]) }.unwrap_err();
+    let message = error.to_string();
+    println!("{message}");
+    assert!(
+        message.contains(&format!("launch at most {limit} blocks")),
+        "{message}"
+    );
+}
+
+#[test]
+#[ignore = "needs a GPU and NVSHMEM: bench/gpu-suite.sh runs it on the GPU machine"]
+fn heap_exhaustion_names_the_size_and_the_variable() {
+    let nvshmem = Nvshmem::init().expect("init");
+    let error = nvshmem.alloc::<u8>(1 << 50).unwrap_err();
+    let message = error.to_string();
+    println!("{message}");
+    assert!(
+        matches!(error, Error::HeapExhausted { bytes, .. } if bytes == 1 << 50),
+        "{message}"
+    );
+    assert!(message.contains("NVSHMEM_SYMMETRIC_SIZE"), "{message}");
+    // The heap still works after the refusal.
+    let mut small = nvshmem.alloc::<u32>(4).unwrap();
+    small.copy_from_host(&[1, 2, 3, 4]).unwrap();
+    assert_eq!(small.to_vec().unwrap(), [1, 2, 3, 4]);
+    let error = small.copy_from_host(&[1, 2]).unwrap_err().to_string();
+    assert!(
+        error.contains("the host slice has 2 elements but the symmetric buffer has 4"),
+        "{error}"
+    );
+}
+
+#[test]
+#[ignore = "needs a GPU and NVSHMEM: bench/gpu-suite.sh runs it on the GPU machine"]
+fn a_second_init_is_refused() {
+    let nvshmem = Nvshmem::init().expect("init");
+    let error = Nvshmem::init().unwrap_err();
+    println!("{error}");
+    assert!(matches!(error, Error::AlreadyInitialized), "{error}");
+    assert_eq!((nvshmem.my_pe(), nvshmem.n_pes()), (0, 1));
+    nvshmem.finalize().expect("finalize");
+}

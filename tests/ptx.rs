@@ -1,0 +1,44 @@
+//! The ring kernels' PTX, as the builder produced it for this build: kernels exported, NVSHMEM's
+//! state symbols kept, ISA and target right, and `ptxas` accepts it.
+
+const PTX_PATH: &str = env!("RING_KERNELS_PTX");
+const PTX: &str = include_str!(env!("RING_KERNELS_PTX"));
+
+#[test]
+fn kernels_and_nvshmem_state_symbols_are_visible() {
+    for entry in ["ring_block", "ring_elementwise"] {
+        assert!(
+            PTX.contains(&format!(".visible .entry {entry}(")),
+            "no kernel {entry}"
+        );
+    }
+    for symbol in ["nvshmemi_device_state_d", "nvshmemi_device_lib_version_d"] {
+        let visible = PTX
+            .lines()
+            .any(|line| line.starts_with(".visible .const") && line.contains(symbol));
+        assert!(visible, "{symbol} is not a visible constant");
+    }
+    assert!(PTX.contains("\n.version 8.3\n"), "PTX ISA is not 8.3");
+    assert!(PTX.contains("\n.target sm_90\n"), "target is not sm_90");
+    assert_eq!(env!("RING_KERNELS_NVSHMEM_VERSION"), "3.4.5");
+}
+
+#[test]
+fn ptxas_assembles_it_for_sm_90() {
+    let ptxas = std::env::var_os("PATH")
+        .and_then(|path| {
+            std::env::split_paths(&path)
+                .map(|dir| dir.join("ptxas"))
+                .find(|p| p.is_file())
+        })
+        .expect("ptxas is not on PATH: run the tests through `./x test`, which installs it");
+    let output = std::process::Command::new(&ptxas)
+        .args(["-arch=sm_90", PTX_PATH, "-o", "/dev/null"])
+        .output()
+        .expect("ptxas runs");
+    assert!(
+        output.status.success(),
+        "ptxas rejected {PTX_PATH}:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
