@@ -1,10 +1,22 @@
-//! Builds every example's kernel crate to PTX; the runners include it with
-//! `include_str!(env!("<PACKAGE>_PTX"))`.
+//! Builds every kernel crate of the examples and benchmarks (`examples/*/kernels`,
+//! `bench/*/kernels`) to PTX; runners include it with `include_str!(env!("<PACKAGE>_PTX"))`.
+
+use std::path::PathBuf;
 
 fn main() {
-    for kernels in ["examples/ring/kernels"] {
-        if let Err(error) = nvshmem_builder::PtxBuilder::new(kernels).build() {
-            eprintln!("error: {error}");
+    let mut kernel_crates: Vec<PathBuf> = ["examples", "bench"]
+        .iter()
+        .filter_map(|dir| std::fs::read_dir(dir).ok())
+        .flatten()
+        .filter_map(|entry| Some(entry.ok()?.path().join("kernels")))
+        .filter(|kernels| kernels.join("Cargo.toml").is_file())
+        .collect();
+    kernel_crates.sort();
+    println!("cargo::rerun-if-changed=examples");
+    println!("cargo::rerun-if-changed=bench");
+    for kernels in kernel_crates {
+        if let Err(error) = nvshmem_builder::PtxBuilder::new(&kernels).build() {
+            eprintln!("error: building {}: {error}", kernels.display());
             std::process::exit(1);
         }
     }

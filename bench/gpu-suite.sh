@@ -4,12 +4,15 @@
 #
 #   bench/gpu-suite.sh [OUTPUT.md]
 #
-# Every case runs under `timeout`; a case that hangs fails, and the suite goes on.
+# The cases live in bench/suite.d/*.sh, run in name order, once without and once with MPS
+# (MPS=off|on in their environment). Each calls `run NAME PES TIMEOUT COMMAND...`; every case runs
+# under `timeout`, so one that hangs fails and the suite goes on. `gpu_tests BINARY` runs each
+# #[ignore]d GPU test of a test binary in its own process.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 DIST=dist
 OUT_FILE=${1:-/dev/null}
-[[ -x $DIST/ring && -x $DIST/nvshmemrun && -x $DIST/gpu-tests ]] || {
+[[ -x $DIST/nvshmemrun ]] || {
     echo "gpu-suite: $DIST/ lacks the binaries; run ./x gpu-bundle on the build machine" >&2; exit 2; }
 
 NVSHMEM_HOME=${NVSHMEM_HOME:-$(python3 -c 'import nvidia.nvshmem as m; print(list(m.__path__)[0])' 2>/dev/null)}
@@ -20,9 +23,9 @@ export CUDA_MPS_PIPE_DIRECTORY=/tmp/nvshmem-rs-mps/pipe CUDA_MPS_LOG_DIRECTORY=/
 LOG=$(mktemp -d)
 rows=()
 failed=0
-# run NAME PES MPS TIMEOUT COMMAND...: runs one case and records a table row.
+# run NAME PES TIMEOUT COMMAND...: runs one case and records a table row.
 run() {
-    local name=$1 pes=$2 mps=$3 limit=$4; shift 4
+    local name=$1 pes=$2 limit=$3 mps=$MPS; shift 3
     local log="$LOG/$(echo "$name-$pes-$mps" | tr -c 'a-zA-Z0-9-' _).log" start end status verdict
     start=$(date +%s%N)
     timeout --kill-after=5 "$limit" "$@" >"$log" 2>&1
@@ -40,17 +43,27 @@ start_mps() {
 }
 stop_mps() { echo quit | nvidia-cuda-mps-control; sleep 1; }
 
-gpu_tests=$($DIST/gpu-tests --list --ignored --format terse 2>/dev/null | sed -n 's/: test$//p')
+# gpu_tests BINARY [PES]: every #[ignore]d test of a test binary, each in its own process (NVSHMEM
+# initialises once per process); with PES > 1, through nvshmemrun on one GPU.
+gpu_tests() {
+    local binary=$1 pes=${2:-1} test
+    for test in $($DIST/$binary --list --ignored --format terse 2>/dev/null | sed -n 's/: test$//p'); do
+        if [[ $pes == 1 ]]; then
+            run "$binary $test" 1 120 $DIST/$binary --ignored --exact "$test" --nocapture --test-threads 1
+        else
+            run "$binary $test" $pes 120 $DIST/nvshmemrun -n $pes --pes-per-gpu $pes --timeout 110 \
+                $DIST/$binary --ignored --exact "$test" --nocapture --test-threads 1
+        fi
+    done
+}
 
-for mps in off on; do
-    [[ $mps == on ]] && start_mps
-    for pes in 1 2 4; do
-        run "ring example" $pes $mps 120 $DIST/nvshmemrun -n $pes --pes-per-gpu $pes --timeout 100 $DIST/ring
+for MPS in off on; do
+    [[ $MPS == on ]] && start_mps
+    for case_file in bench/suite.d/*.sh; do
+        # shellcheck source=/dev/null
+        source "$case_file"
     done
-    for test in $gpu_tests; do
-        run "gpu-tests $test" 1 $mps 120 $DIST/gpu-tests --ignored --exact "$test" --nocapture --test-threads 1
-    done
-    [[ $mps == on ]] && stop_mps
+    [[ $MPS == on ]] && stop_mps
 done
 
 {

@@ -118,3 +118,24 @@ fn a_second_init_is_refused() {
     assert_eq!((nvshmem.my_pe(), nvshmem.n_pes()), (0, 1));
     nvshmem.finalize().expect("finalize");
 }
+
+#[test]
+#[ignore = "needs a GPU and NVSHMEM: bench/gpu-suite.sh runs it on the GPU machine"]
+fn aligned_allocations_are_aligned_and_bad_alignments_refused() {
+    let nvshmem = Nvshmem::init().expect("init");
+    let buffer = nvshmem.alloc_aligned::<f32>(100, 1 << 16).unwrap();
+    assert_eq!(buffer.as_symmetric_ptr().as_ptr() as usize % (1 << 16), 0);
+    for bad in [3, 2] {
+        let error = nvshmem
+            .alloc_aligned::<f32>(100, bad)
+            .unwrap_err()
+            .to_string();
+        println!("{error}");
+        assert!(
+            error.contains(&format!(
+                "alignment {bad} is not a power of two of at least 4"
+            )),
+            "{error}"
+        );
+    }
+}

@@ -1,6 +1,7 @@
 //! Typed buffers in NVSHMEM's symmetric heap.
 
 use crate::error::CudaContext as _;
+use crate::result::Allocation;
 use crate::{Error, Nvshmem, result};
 use bytemuck::Pod;
 use nvshmem_gpu::SymmetricPtr;
@@ -48,7 +49,7 @@ impl Nvshmem {
     /// # Ok::<(), nvshmem_host::Error>(())
     /// ```
     pub fn alloc<T: Pod>(&self, len: usize) -> Result<SymmetricBuffer<'_, T>, Error> {
-        self.allocate(len, false)
+        self.allocate(len, Allocation::Uninitialized)
     }
 
     /// Allocates `len` zeroed values of `T` (`nvshmem_calloc`); collective.
@@ -59,10 +60,36 @@ impl Nvshmem {
     /// # Ok::<(), nvshmem_host::Error>(())
     /// ```
     pub fn alloc_zeroed<T: Pod>(&self, len: usize) -> Result<SymmetricBuffer<'_, T>, Error> {
-        self.allocate(len, true)
+        self.allocate(len, Allocation::Zeroed)
     }
 
-    fn allocate<T: Pod>(&self, len: usize, zeroed: bool) -> Result<SymmetricBuffer<'_, T>, Error> {
+    /// Allocates `len` values of `T` at an address aligned to `alignment` bytes (`nvshmem_align`);
+    /// collective. `alignment` must be a power of two, at least `T`'s alignment.
+    ///
+    /// ```no_run
+    /// # let nvshmem = nvshmem_host::Nvshmem::init()?;
+    /// let rows = nvshmem.alloc_aligned::<f32>(1 << 20, 4096)?;
+    /// # Ok::<(), nvshmem_host::Error>(())
+    /// ```
+    pub fn alloc_aligned<T: Pod>(
+        &self,
+        len: usize,
+        alignment: usize,
+    ) -> Result<SymmetricBuffer<'_, T>, Error> {
+        if !alignment.is_power_of_two() || alignment < std::mem::align_of::<T>() {
+            return Err(Error::InvalidAlignment {
+                alignment,
+                minimum: std::mem::align_of::<T>(),
+            });
+        }
+        self.allocate(len, Allocation::Aligned(alignment))
+    }
+
+    fn allocate<T: Pod>(
+        &self,
+        len: usize,
+        how: Allocation,
+    ) -> Result<SymmetricBuffer<'_, T>, Error> {
         if len == 0 || std::mem::size_of::<T>() == 0 {
             return Err(Error::EmptyAllocation);
         }
@@ -80,7 +107,7 @@ impl Nvshmem {
                 symmetric_size,
             });
         }
-        let ptr = result::malloc(self.lib(), bytes, zeroed)?;
+        let ptr = result::malloc(self.lib(), bytes, how)?;
         Ok(SymmetricBuffer {
             nvshmem: self,
             ptr: ptr.cast(),

@@ -57,6 +57,13 @@ pub enum Error {
         /// The value of `NVSHMEM_SYMMETRIC_SIZE`, if set.
         symmetric_size: Option<String>,
     },
+    /// The alignment asked of `nvshmem_align` is not a power of two or is below the type's.
+    InvalidAlignment {
+        /// The alignment asked for.
+        alignment: usize,
+        /// The element type's alignment.
+        minimum: usize,
+    },
     /// A symmetric allocation of zero elements was requested.
     EmptyAllocation,
     /// A host slice and a buffer differ in length.
@@ -159,6 +166,12 @@ impl fmt::Display for Error {
                 symmetric_size
                     .as_deref()
                     .unwrap_or("unset, i.e. NVSHMEM's default of 1 GiB")
+            ),
+            Error::InvalidAlignment { alignment, minimum } => write!(
+                f,
+                "alignment {alignment} is not a power of two of at least {minimum} (the element \
+                 type's alignment); pass e.g. {}",
+                (*minimum).max(alignment.next_power_of_two())
             ),
             Error::EmptyAllocation => write!(
                 f,

@@ -113,15 +113,26 @@ pub fn host_version(lib: &NvshmemHost) -> nvshmem_locate::Version {
     }
 }
 
-/// `nvshmem_malloc` (`zeroed`: `nvshmem_calloc`) of `bytes` bytes; collective.
-pub fn malloc(lib: &NvshmemHost, bytes: usize, zeroed: bool) -> Result<*mut c_void, Error> {
+/// How a symmetric allocation is made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Allocation {
+    /// `nvshmem_malloc`: contents undefined.
+    Uninitialized,
+    /// `nvshmem_calloc`: zeroed.
+    Zeroed,
+    /// `nvshmem_align`: aligned to this many bytes (a power of two).
+    Aligned(usize),
+}
+
+/// A symmetric allocation of `bytes` bytes; collective.
+pub fn malloc(lib: &NvshmemHost, bytes: usize, how: Allocation) -> Result<*mut c_void, Error> {
     // SAFETY: NVSHMEM is initialised; the caller makes every PE allocate the same sizes in the same
     // order (the symmetric-heap contract).
     let ptr = unsafe {
-        if zeroed {
-            lib.nvshmem_calloc(bytes, 1)
-        } else {
-            lib.nvshmem_malloc(bytes)
+        match how {
+            Allocation::Uninitialized => lib.nvshmem_malloc(bytes),
+            Allocation::Zeroed => lib.nvshmem_calloc(bytes, 1),
+            Allocation::Aligned(alignment) => lib.nvshmem_align(alignment, bytes),
         }
     };
     if ptr.is_null() {

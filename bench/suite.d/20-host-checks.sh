@@ -1,0 +1,2 @@
+# The host crate's checks against real PTX (tests/gpu.rs), one PE.
+gpu_tests gpu
