@@ -4,6 +4,8 @@
 use std::path::PathBuf;
 
 fn main() {
+    // The builder runs this script again as the kernels' linker; that run must not list folders.
+    nvshmem_builder::run_if_invoked_as_linker();
     let mut kernel_crates: Vec<PathBuf> = ["examples", "bench"]
         .iter()
         .filter_map(|dir| std::fs::read_dir(dir).ok())

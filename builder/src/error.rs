@@ -125,7 +125,9 @@ impl fmt::Display for BuildError {
             BuildError::NoPtxProduced { package } => write!(
                 f,
                 "building `{package}` produced no .ptx file: a kernel crate needs \
-                 `crate-type = [\"cdylib\"]` in its [lib] section"
+                 `crate-type = [\"cdylib\"]` in its [lib] section, and a build script that does \
+                 work before `PtxBuilder::build` must call `nvshmem_builder::run_if_invoked_as_linker()` \
+                 first (the builder runs the build script again as the kernels' linker)"
             ),
             BuildError::InvalidPtx { ptx, problem } => write!(f, "{}: {problem}", ptx.display()),
             BuildError::PtxasRejected { ptx, arch, output } => write!(
