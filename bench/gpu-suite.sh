@@ -7,7 +7,8 @@
 # The cases live in bench/suite.d/*.sh, run in name order, once without and once with MPS
 # (MPS=off|on in their environment). Each calls `run NAME PES TIMEOUT COMMAND...`; every case runs
 # under `timeout`, so one that hangs fails and the suite goes on. `gpu_tests BINARY` runs each
-# #[ignore]d GPU test of a test binary in its own process.
+# #[ignore]d GPU test of a test binary in its own process. SUITE_CASES='bench/suite.d/10-*.sh ...'
+# runs a subset.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 DIST=dist
@@ -37,6 +38,26 @@ run() {
     sed 's/^/    /' "$log" | tail -n 40
 }
 
+# run_expect NAME PES STATUS SECONDS COMMAND...: a case that must end with exit STATUS within
+# SECONDS (fault-injection cases: a job whose PE dies must end promptly, with that PE's status).
+run_expect() {
+    local name=$1 pes=$2 want=$3 bound=$4; shift 4
+    local log="$LOG/$(echo "$name-$pes-$MPS" | tr -c 'a-zA-Z0-9-' _).log" start end status verdict ms
+    start=$(date +%s%N)
+    timeout --kill-after=5 $((bound * 4)) "$@" >"$log" 2>&1
+    status=$?
+    end=$(date +%s%N)
+    ms=$(( (end - start) / 1000000 ))
+    if [[ $status == "$want" && $ms -le $((bound * 1000)) ]]; then
+        verdict="PASS (exit $status as expected)"
+    else
+        verdict="FAIL (exit $status, expected $want within ${bound}s)"; failed=$((failed + 1))
+    fi
+    rows+=("| $name | $pes | $MPS | $verdict | $((ms / 1000)).$((ms / 100 % 10)) |")
+    echo "=== $name, $pes PE(s), MPS $MPS: $verdict"
+    sed 's/^/    /' "$log" | tail -n 40
+}
+
 start_mps() {
     mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
     nvidia-cuda-mps-control -d && sleep 1
@@ -59,7 +80,7 @@ gpu_tests() {
 
 for MPS in off on; do
     [[ $MPS == on ]] && start_mps
-    for case_file in bench/suite.d/*.sh; do
+    for case_file in ${SUITE_CASES:-bench/suite.d/*.sh}; do
         # shellcheck source=/dev/null
         source "$case_file"
     done

@@ -1,0 +1,12 @@
+# Fail-fast: one PE dies while the others wait for it in a device barrier. The launcher must end the
+# job with the victim's status; the bound covers NVSHMEM start-up (~1-2 s) plus the 5 s guarantee.
+for pes in 2 4; do
+    run "faults none (control: all reach the barrier)" $pes 60 \
+        $DIST/nvshmemrun -n $pes --pes-per-gpu $pes --timeout 50 $DIST/faults --fault none
+    run_expect "faults exit: victim exits 3" $pes 3 8 \
+        $DIST/nvshmemrun -n $pes --pes-per-gpu $pes --timeout 50 $DIST/faults --fault exit
+    run_expect "faults kill: victim gets SIGKILL" $pes 137 8 \
+        $DIST/nvshmemrun -n $pes --pes-per-gpu $pes --timeout 50 $DIST/faults --fault kill --victim $((pes - 1))
+    run_expect "faults segv: victim gets SIGSEGV" $pes 139 8 \
+        $DIST/nvshmemrun -n $pes --pes-per-gpu $pes --timeout 50 $DIST/faults --fault segv --victim 0
+done

@@ -1,0 +1,99 @@
+//! Fault injection for the launcher's fail-fast guarantee: one PE (the victim) dies while the others
+//! wait for it in a device-side barrier. The launcher must end the others and exit non-zero within
+//! 5 s, naming the victim and how it ended.
+//!
+//! ```text
+//! nvshmemrun -n 2 faults --fault exit|kill|segv|none [--victim PE]
+//! ```
+//!
+//! With `--fault none` every PE reaches the barrier and the job succeeds (the control case).
+
+use nvshmem_host::{LaunchConfig, Nvshmem};
+use std::process::ExitCode;
+
+const PTX: &str = include_str!(env!("FAULTS_KERNELS_PTX"));
+const USAGE: &str = "usage: faults --fault exit|kill|segv|none [--victim PE]";
+
+#[derive(Clone, Copy, PartialEq)]
+enum Fault {
+    Exit,
+    Kill,
+    Segv,
+    None,
+}
+
+fn parse(args: &[String]) -> Result<(Fault, i32), String> {
+    let (mut fault, mut victim) = (None, 1);
+    let mut args = args.iter();
+    while let Some(flag) = args.next() {
+        let value = args.next().ok_or(format!("{flag} needs a value"))?;
+        match flag.as_str() {
+            "--fault" => {
+                fault = Some(match value.as_str() {
+                    "exit" => Fault::Exit,
+                    "kill" => Fault::Kill,
+                    "segv" => Fault::Segv,
+                    "none" => Fault::None,
+                    other => return Err(format!("unknown fault `{other}`")),
+                })
+            }
+            "--victim" => victim = value.parse().map_err(|_| format!("--victim takes a PE number, not `{value}`"))?,
+            other => return Err(format!("unknown argument `{other}`")),
+        }
+    }
+    Ok((fault.ok_or("--fault is required")?, victim))
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (fault, victim) = match parse(&args) {
+        Ok(parsed) => parsed,
+        Err(problem) => {
+            eprintln!("faults: {problem}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match run(fault, victim) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("faults: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(fault: Fault, victim: i32) -> Result<(), nvshmem_host::Error> {
+    let nvshmem = Nvshmem::init()?;
+    let module = nvshmem.load_module(PTX)?;
+    let kernel = module.kernel("wait_in_barrier")?;
+    nvshmem.barrier_all();
+    if nvshmem.my_pe() == victim && fault != Fault::None {
+        println!("PE {victim}: dying now, the others wait in a device barrier");
+        match fault {
+            Fault::Exit => std::process::exit(3),
+            Fault::Kill => die_by_signal(9),
+            Fault::Segv => die_by_signal(11),
+            Fault::None => unreachable!("the control case has no victim"),
+        }
+    }
+    println!("PE {}: waiting in the device barrier", nvshmem.my_pe());
+    // SAFETY: the kernel takes no parameters; every live PE launches it once.
+    unsafe { kernel.launch_cooperative(LaunchConfig::linear(1, 32), &[])? };
+    nvshmem.synchronize()?;
+    println!("PE {}: passed the barrier", nvshmem.my_pe());
+    drop(module);
+    nvshmem.finalize()
+}
+
+/// Ends the process with `signal` (SIGKILL cannot be caught; SIGSEGV's default action is to die).
+fn die_by_signal(signal: i32) -> ! {
+    // SAFETY: `raise` has no preconditions; it delivers the signal to this thread.
+    unsafe { libc_raise(signal) };
+    unreachable!("signal {signal} did not end the process")
+}
+
+unsafe extern "C" {
+    /// C's `raise`: sends `signal` to the calling thread.
+    #[link_name = "raise"]
+    fn libc_raise(signal: i32) -> i32;
+}
