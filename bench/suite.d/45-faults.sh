@@ -1,5 +1,8 @@
 # Fail-fast: one PE dies while the others wait for it in a device barrier. The launcher must end the
 # job with the victim's status; the bound covers NVSHMEM start-up (~1-2 s) plus the 5 s guarantee.
+# MPS-off pass only: under MPS, a client that dies while its kernel runs makes the MPS server fail
+# every later client with "unspecified launch failure" until it is restarted (seen here).
+[[ $MPS == off ]] || return 0
 for pes in 2 4; do
     run "faults none (control: all reach the barrier)" $pes 60 \
         $DIST/nvshmemrun -n $pes --pes-per-gpu $pes --timeout 50 $DIST/faults --fault none
@@ -7,6 +10,8 @@ for pes in 2 4; do
         $DIST/nvshmemrun -n $pes --pes-per-gpu $pes --timeout 50 $DIST/faults --fault exit
     run_expect "faults kill: victim gets SIGKILL" $pes 137 8 \
         $DIST/nvshmemrun -n $pes --pes-per-gpu $pes --timeout 50 $DIST/faults --fault kill --victim $((pes - 1))
-    run_expect "faults segv: victim gets SIGSEGV" $pes 139 8 \
+    run_expect "faults segv: victim segfaults" $pes 139 8 \
         $DIST/nvshmemrun -n $pes --pes-per-gpu $pes --timeout 50 $DIST/faults --fault segv --victim 0
+    run_expect "faults panic: victim panics" $pes 101 8 \
+        $DIST/nvshmemrun -n $pes --pes-per-gpu $pes --timeout 50 $DIST/faults --fault panic
 done

@@ -3,7 +3,7 @@
 //! 5 s, naming the victim and how it ended.
 //!
 //! ```text
-//! nvshmemrun -n 2 faults --fault exit|kill|segv|none [--victim PE]
+//! nvshmemrun -n 2 faults --fault exit|kill|segv|panic|none [--victim PE]
 //! ```
 //!
 //! With `--fault none` every PE reaches the barrier and the job succeeds (the control case).
@@ -12,13 +12,14 @@ use nvshmem_host::{LaunchConfig, Nvshmem};
 use std::process::ExitCode;
 
 const PTX: &str = include_str!(env!("FAULTS_KERNELS_PTX"));
-const USAGE: &str = "usage: faults --fault exit|kill|segv|none [--victim PE]";
+const USAGE: &str = "usage: faults --fault exit|kill|segv|panic|none [--victim PE]";
 
 #[derive(Clone, Copy, PartialEq)]
 enum Fault {
     Exit,
     Kill,
     Segv,
+    Panic,
     None,
 }
 
@@ -33,11 +34,16 @@ fn parse(args: &[String]) -> Result<(Fault, i32), String> {
                     "exit" => Fault::Exit,
                     "kill" => Fault::Kill,
                     "segv" => Fault::Segv,
+                    "panic" => Fault::Panic,
                     "none" => Fault::None,
                     other => return Err(format!("unknown fault `{other}`")),
                 })
             }
-            "--victim" => victim = value.parse().map_err(|_| format!("--victim takes a PE number, not `{value}`"))?,
+            "--victim" => {
+                victim = value
+                    .parse()
+                    .map_err(|_| format!("--victim takes a PE number, not `{value}`"))?
+            }
             other => return Err(format!("unknown argument `{other}`")),
         }
     }
@@ -72,7 +78,8 @@ fn run(fault: Fault, victim: i32) -> Result<(), nvshmem_host::Error> {
         match fault {
             Fault::Exit => std::process::exit(3),
             Fault::Kill => die_by_signal(9),
-            Fault::Segv => die_by_signal(11),
+            Fault::Segv => segfault(),
+            Fault::Panic => panic!("PE {victim}: injected panic"),
             Fault::None => unreachable!("the control case has no victim"),
         }
     }
@@ -85,11 +92,19 @@ fn run(fault: Fault, victim: i32) -> Result<(), nvshmem_host::Error> {
     nvshmem.finalize()
 }
 
-/// Ends the process with `signal` (SIGKILL cannot be caught; SIGSEGV's default action is to die).
+/// Ends the process with `signal` (SIGKILL cannot be caught).
 fn die_by_signal(signal: i32) -> ! {
     // SAFETY: `raise` has no preconditions; it delivers the signal to this thread.
     unsafe { libc_raise(signal) };
     unreachable!("signal {signal} did not end the process")
+}
+
+/// Dereferences a null pointer: a real segmentation fault, as a bug in host code would cause.
+fn segfault() -> ! {
+    // SAFETY: deliberately not safe: this write faults, and the default SIGSEGV action ends the
+    // process (Rust's handler only reports stack overflows and otherwise restores the default).
+    unsafe { std::ptr::null_mut::<u8>().write_volatile(1) };
+    unreachable!("writing through a null pointer did not fault")
 }
 
 unsafe extern "C" {

@@ -3,24 +3,38 @@
 
 use nvshmem_launch::pe_env::PeIdentity;
 
-/// NVSHMEM's PMI flavours (`NVSHMEM_BOOTSTRAP_PMI`).
+/// NVSHMEM's bootstrap plugins for process managers (`nvshmem_bootstrap_*.so.3`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pmi {
+pub enum Plugin {
     /// PMI-1, as MPICH's hydra `mpiexec` (and NVSHMEM's `nvshmrun`) serve it.
     Pmi1,
     /// PMI-2, as `srun --mpi=pmi2` serves it.
     Pmi2,
-    /// PMIx, as Open MPI's `mpirun` and `srun --mpi=pmix` serve it.
+    /// PMIx, as Open MPI's `mpirun` and `srun --mpi=pmix` serve it (needs a `libpmix.so.2`
+    /// compatible with the one NVSHMEM was built against).
     Pmix,
+    /// MPI: NVSHMEM bootstraps over `MPI_COMM_WORLD` of the job's MPI library (`libmpi.so.40`).
+    Mpi,
 }
 
-impl Pmi {
-    /// The value NVSHMEM expects in `NVSHMEM_BOOTSTRAP_PMI`.
-    pub fn nvshmem_name(self) -> &'static str {
+impl Plugin {
+    /// The plugin's file, beside `libnvshmem_host.so.3`.
+    pub fn file_name(self) -> &'static str {
         match self {
-            Pmi::Pmi1 => "PMI",
-            Pmi::Pmi2 => "PMI-2",
-            Pmi::Pmix => "PMIX",
+            Plugin::Pmi1 => "nvshmem_bootstrap_pmi.so.3",
+            Plugin::Pmi2 => "nvshmem_bootstrap_pmi2.so.3",
+            Plugin::Pmix => "nvshmem_bootstrap_pmix.so.3",
+            Plugin::Mpi => "nvshmem_bootstrap_mpi.so.3",
+        }
+    }
+
+    /// The values of `NVSHMEM_BOOTSTRAP` and `NVSHMEM_BOOTSTRAP_PMI` that select the plugin.
+    pub fn nvshmem_variables(self) -> (&'static str, Option<&'static str>) {
+        match self {
+            Plugin::Pmi1 => ("PMI", Some("PMI")),
+            Plugin::Pmi2 => ("PMI", Some("PMI-2")),
+            Plugin::Pmix => ("PMI", Some("PMIX")),
+            Plugin::Mpi => ("MPI", None),
         }
     }
 }
@@ -30,10 +44,11 @@ impl Pmi {
 pub enum Bootstrap {
     /// Started by `nvshmemrun`: PE 0 makes a unique id and hands it over through the job's folder.
     Launcher(PeIdentity),
-    /// Started by a process manager: NVSHMEM's PMI plugin of this flavour finds the other PEs.
+    /// Started by a process manager: the first of these NVSHMEM plugins that loads finds the other
+    /// PEs.
     ProcessManager {
-        /// The PMI flavour.
-        pmi: Pmi,
+        /// The plugins to try, in order of preference.
+        plugins: Vec<Plugin>,
         /// The PE's rank among those on this node (picks the GPU).
         local_rank: usize,
     },
@@ -63,7 +78,7 @@ impl Bootstrap {
     /// Detection from any source of variables (the recorded environments of the tests).
     ///
     /// ```
-    /// use nvshmem_host::{Bootstrap, Pmi};
+    /// use nvshmem_host::{Bootstrap, Plugin};
     /// let slurm = |name: &str| match name {
     ///     "SLURM_PROCID" => Some("3".to_string()),
     ///     "SLURM_LOCALID" => Some("1".to_string()),
@@ -71,7 +86,7 @@ impl Bootstrap {
     /// };
     /// assert_eq!(
     ///     Bootstrap::from_variables(slurm),
-    ///     Bootstrap::ProcessManager { pmi: Pmi::Pmi2, local_rank: 1 }
+    ///     Bootstrap::ProcessManager { plugins: vec![Plugin::Pmi2], local_rank: 1 }
     /// );
     /// ```
     pub fn from_variables(var: impl Fn(&str) -> Option<String>) -> Bootstrap {
@@ -88,24 +103,26 @@ impl Bootstrap {
         if var("NVSHMEM_BOOTSTRAP").is_some() {
             return Bootstrap::NvshmemEnvironment { local_rank };
         }
-        let pmi = if var("OMPI_COMM_WORLD_RANK").is_some() {
-            Some(Pmi::Pmix)
+        let plugins = if var("OMPI_COMM_WORLD_RANK").is_some() {
+            // Open MPI serves PMIx; where the system's libpmix does not fit NVSHMEM's plugin, the
+            // job's own MPI library (which started us) carries the bootstrap instead.
+            vec![Plugin::Pmix, Plugin::Mpi]
         } else if var("SLURM_PROCID").is_some() {
             let pmix = var("SLURM_MPI_TYPE").is_some_and(|kind| kind.starts_with("pmix"))
                 || var("PMIX_RANK").is_some();
-            Some(if pmix { Pmi::Pmix } else { Pmi::Pmi2 })
+            vec![if pmix { Plugin::Pmix } else { Plugin::Pmi2 }]
         } else if var("PMIX_RANK").is_some() {
-            Some(Pmi::Pmix)
+            vec![Plugin::Pmix]
         } else if var("PMI_RANK").is_some()
             && (var("PMI_FD").is_some() || var("PMI_PORT").is_some())
         {
-            Some(Pmi::Pmi1)
+            vec![Plugin::Pmi1]
         } else {
-            None
+            return Bootstrap::SinglePe;
         };
-        match pmi {
-            Some(pmi) => Bootstrap::ProcessManager { pmi, local_rank },
-            None => Bootstrap::SinglePe,
+        Bootstrap::ProcessManager {
+            plugins,
+            local_rank,
         }
     }
 
@@ -134,7 +151,7 @@ mod tests {
     }
 
     #[test]
-    fn open_mpi_uses_pmix_and_its_local_rank() {
+    fn open_mpi_tries_pmix_then_its_mpi_library_with_its_local_rank() {
         let env = [
             ("OMPI_COMM_WORLD_RANK", "5"),
             ("OMPI_COMM_WORLD_LOCAL_RANK", "1"),
@@ -143,7 +160,7 @@ mod tests {
         assert_eq!(
             detect(&env),
             Bootstrap::ProcessManager {
-                pmi: Pmi::Pmix,
+                plugins: vec![Plugin::Pmix, Plugin::Mpi],
                 local_rank: 1
             }
         );
@@ -160,7 +177,7 @@ mod tests {
         assert_eq!(
             detect(&pmi2),
             Bootstrap::ProcessManager {
-                pmi: Pmi::Pmi2,
+                plugins: vec![Plugin::Pmi2],
                 local_rank: 2
             }
         );
@@ -172,7 +189,7 @@ mod tests {
         assert_eq!(
             detect(&pmix),
             Bootstrap::ProcessManager {
-                pmi: Pmi::Pmix,
+                plugins: vec![Plugin::Pmix],
                 local_rank: 0
             }
         );
@@ -189,7 +206,7 @@ mod tests {
         assert_eq!(
             detect(&env),
             Bootstrap::ProcessManager {
-                pmi: Pmi::Pmi1,
+                plugins: vec![Plugin::Pmi1],
                 local_rank: 3
             }
         );

@@ -94,6 +94,7 @@ impl Nvshmem {
             return Err(Error::EmptyAllocation);
         }
         let bytes = len.saturating_mul(std::mem::size_of::<T>());
+        self.check_allocation(bytes)?;
         // NVSHMEM aborts the process when it cannot back a request with device memory, so a request
         // larger than the GPU's free memory is refused here, while the heap is still intact.
         let (free, _total) = self
@@ -177,6 +178,11 @@ impl<T: Pod> SymmetricBuffer<'_, T> {
 
 impl<T: Pod> Drop for SymmetricBuffer<'_, T> {
     fn drop(&mut self) {
+        if std::thread::panicking() {
+            // `nvshmem_free` is collective and the other PEs may not be freeing: leak instead of
+            // waiting forever while this PE unwinds.
+            return;
+        }
         if let Err(error) = self.nvshmem.synchronize() {
             self.nvshmem.defer_error(error);
         }

@@ -39,6 +39,11 @@ pub enum Error {
     },
     /// NVSHMEM was already initialised in this process.
     AlreadyInitialized,
+    /// None of the bootstrap plugins for the detected process manager can be loaded.
+    NoBootstrapPlugin {
+        /// Each plugin tried, and the loader's reason.
+        failures: Vec<(String, String)>,
+    },
     /// The launcher's environment is inconsistent.
     PeEnvironment(nvshmem_launch::pe_env::PeEnvError),
     /// The unique-id exchange with PE 0 failed.
@@ -63,6 +68,11 @@ pub enum Error {
         alignment: usize,
         /// The element type's alignment.
         minimum: usize,
+    },
+    /// PEs asked for different symmetric allocations at the same point.
+    AllocationMismatch {
+        /// Every PE's request.
+        requests: Vec<crate::allocation_check::AllocationRequest>,
     },
     /// A symmetric allocation of zero elements was requested.
     EmptyAllocation,
@@ -111,6 +121,29 @@ pub enum Error {
     },
     /// Errors raised while dropping resources (module unload, finalize), reported later.
     Deferred(Vec<Error>),
+    /// A team split asked for PEs the parent team does not have.
+    InvalidTeamSplit {
+        /// The split asked for, in words (`start 0, stride 2, size 3`).
+        request: String,
+        /// The number of PEs in the parent team.
+        parent_size: i32,
+    },
+    /// A PE number outside `0..n_pes` of its team.
+    InvalidPe {
+        /// The PE number given.
+        pe: i32,
+        /// The number of PEs in the team it was meant for.
+        n_pes: i32,
+    },
+    /// A symmetric buffer holds fewer elements than an operation needs.
+    BufferTooShort {
+        /// Which argument (`dest`, `source`, `signal`).
+        buffer: &'static str,
+        /// Its length, in elements.
+        len: usize,
+        /// The elements the operation needs.
+        needed: usize,
+    },
 }
 
 impl fmt::Display for Error {
@@ -146,6 +179,20 @@ impl fmt::Display for Error {
                 "NVSHMEM is already initialised in this process; it can be initialised once per \
                  process: keep the first `Nvshmem` handle and pass it by reference"
             ),
+            Error::NoBootstrapPlugin { failures } => {
+                write!(
+                    f,
+                    "no NVSHMEM bootstrap plugin for this process manager can be loaded:"
+                )?;
+                for (plugin, reason) in failures {
+                    write!(f, "\n  - {plugin}: {reason}")?;
+                }
+                write!(
+                    f,
+                    "\nStart the job with nvshmemrun on one machine, or choose a bootstrap that works \
+                     here with NVSHMEM_BOOTSTRAP (e.g. MPI) and NVSHMEM_BOOTSTRAP_PMI"
+                )
+            }
             Error::PeEnvironment(error) => write!(f, "{error}"),
             Error::Rendezvous(error) => write!(f, "{error}"),
             Error::PeMismatch { expected, actual } => write!(
@@ -173,6 +220,20 @@ impl fmt::Display for Error {
                  type's alignment); pass e.g. {}",
                 (*minimum).max(alignment.next_power_of_two())
             ),
+            Error::AllocationMismatch { requests } => {
+                write!(f, "symmetric allocations differ across PEs:")?;
+                for request in requests {
+                    write!(
+                        f,
+                        "\n  - PE {} asked for {} bytes (its allocation #{})",
+                        request.pe, request.bytes, request.sequence
+                    )?;
+                }
+                write!(
+                    f,
+                    "\nEvery PE must allocate the same sizes in the same order; nothing was allocated"
+                )
+            }
             Error::EmptyAllocation => write!(
                 f,
                 "a symmetric allocation of zero elements was requested; allocate at least one"
@@ -214,6 +275,28 @@ impl fmt::Display for Error {
                  grid-stride loop) or smaller blocks"
             ),
             Error::Io { action, error } => write!(f, "{action} failed: {error}"),
+            Error::InvalidTeamSplit {
+                request,
+                parent_size,
+            } => write!(
+                f,
+                "cannot split a team of {parent_size} PE(s) with {request}: every PE of the new \
+                 team (start + stride × i for i < size) must be below {parent_size}, with start ≥ \
+                 0, stride ≥ 1 and size ≥ 1"
+            ),
+            Error::InvalidPe { pe, n_pes } => write!(
+                f,
+                "PE {pe} does not exist in a team of {n_pes} PE(s); pass a PE in 0..{n_pes}"
+            ),
+            Error::BufferTooShort {
+                buffer,
+                len,
+                needed,
+            } => write!(
+                f,
+                "the `{buffer}` buffer has {len} element(s) but the operation needs {needed}; \
+                 allocate it larger or move fewer elements"
+            ),
             Error::Deferred(errors) => {
                 write!(f, "{} error(s) while releasing resources:", errors.len())?;
                 errors

@@ -33,6 +33,7 @@
 //! lengths on copies. Errors raised while dropping are kept and returned by
 //! [`Nvshmem::take_deferred_errors`] or [`Nvshmem::finalize`].
 
+pub mod allocation_check;
 mod bootstrap;
 mod buffer;
 mod error;
@@ -40,11 +41,17 @@ mod launch;
 mod module;
 pub mod result;
 mod runtime;
+mod stream_ops;
+mod team;
 
-pub use bootstrap::{Bootstrap, Pmi};
+pub use bootstrap::{Bootstrap, Plugin};
 pub use buffer::SymmetricBuffer;
 pub use error::Error;
 pub use launch::{KernelArg, LaunchConfig};
 pub use module::{Kernel, Module};
 pub use nvshmem_gpu::SymmetricPtr;
+pub use nvshmem_gpu::collective::op;
+pub use nvshmem_gpu::{Cmp, SignalOp, Team};
 pub use runtime::{Nvshmem, UNIQUE_ID_TIMEOUT};
+pub use stream_ops::StreamReduce;
+pub use team::{InitStatus, TeamHandle};

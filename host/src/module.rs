@@ -115,6 +115,11 @@ impl<'nv> Module<'nv> {
 
 impl Drop for Module<'_> {
     fn drop(&mut self) {
+        if std::thread::panicking() {
+            // A kernel of this module may be waiting for a PE that is gone: waiting for it here
+            // would hang the unwinding PE. The process is ending; leave the module loaded.
+            return;
+        }
         if let Err(error) = self.nvshmem.synchronize() {
             self.nvshmem.defer_error(error);
         }

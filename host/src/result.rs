@@ -10,7 +10,7 @@ use std::ffi::c_void;
 /// A unique id's bytes, as `nvshmemx_get_uniqueid` fills them.
 pub type UniqueIdBytes = [u8; std::mem::size_of::<nvshmem_sys::nvshmemx_uniqueid_t>()];
 
-fn status(call: &'static str, status: i32, hint: &'static str) -> Result<(), Error> {
+pub(crate) fn status(call: &'static str, status: i32, hint: &'static str) -> Result<(), Error> {
     if status == 0 {
         Ok(())
     } else {

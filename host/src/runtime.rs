@@ -1,7 +1,8 @@
 //! The NVSHMEM handle: initialisation (once per process), finalisation on drop, and the calls that
 //! need nothing else.
 
-use crate::bootstrap::{Bootstrap, Pmi};
+use crate::allocation_check::Ledger;
+use crate::bootstrap::{Bootstrap, Plugin};
 use crate::error::CudaContext as _;
 use crate::{Error, result};
 use cudarc::driver::{CudaContext, CudaStream};
@@ -31,6 +32,8 @@ pub struct Nvshmem {
     my_pe: i32,
     n_pes: i32,
     deferred: Mutex<Vec<Error>>,
+    ledger: Mutex<Ledger>,
+    check_allocations: AtomicBool,
 }
 
 impl std::fmt::Debug for Nvshmem {
@@ -64,8 +67,9 @@ impl Nvshmem {
     /// Initialises NVSHMEM with an explicit bootstrap (overrides detection).
     ///
     /// ```no_run
-    /// use nvshmem_host::{Bootstrap, Nvshmem, Pmi};
-    /// let nvshmem = Nvshmem::init_with(Bootstrap::ProcessManager { pmi: Pmi::Pmix, local_rank: 0 })?;
+    /// use nvshmem_host::{Bootstrap, Nvshmem, Plugin};
+    /// let bootstrap = Bootstrap::ProcessManager { plugins: vec![Plugin::Pmix], local_rank: 0 };
+    /// let nvshmem = Nvshmem::init_with(bootstrap)?;
     /// # Ok::<(), nvshmem_host::Error>(())
     /// ```
     pub fn init_with(bootstrap: Bootstrap) -> Result<Nvshmem, Error> {
@@ -118,21 +122,26 @@ impl Nvshmem {
                 let id = result::get_unique_id(lib)?;
                 result::init_with_unique_id(lib, 0, 1, &id)?;
             }
-            Bootstrap::ProcessManager { pmi, .. } => {
-                select_pmi(*pmi);
+            Bootstrap::ProcessManager { plugins, .. } => {
+                select_plugin(first_loadable(plugins)?);
                 result::init_from_environment(lib)?;
             }
             Bootstrap::NvshmemEnvironment { .. } => result::init_from_environment(lib)?,
         }
         let (my_pe, n_pes) = result::pe_and_count(lib);
         let stream = context.default_stream();
+        let ledger = Mutex::new(Ledger::allocate(lib, n_pes)?);
+        let check_allocations = AtomicBool::new(Ledger::enabled_by_default());
+        let deferred = Mutex::new(Vec::new());
         Ok(Nvshmem {
             lib,
             context,
             stream,
             my_pe,
             n_pes,
-            deferred: Mutex::new(Vec::new()),
+            deferred,
+            ledger,
+            check_allocations,
         })
     }
 
@@ -174,6 +183,29 @@ impl Nvshmem {
         result::barrier_all(self.lib)
     }
 
+    /// Switches the collective check of symmetric allocations on or off (see
+    /// [`crate::allocation_check`]). Every PE must make the same choice at the same point.
+    ///
+    /// ```no_run
+    /// # let nvshmem = nvshmem_host::Nvshmem::init()?;
+    /// nvshmem.set_allocation_check(true);
+    /// # Ok::<(), nvshmem_host::Error>(())
+    /// ```
+    pub fn set_allocation_check(&self, on: bool) {
+        self.check_allocations.store(on, Ordering::SeqCst);
+    }
+
+    /// Runs the allocation check for a request of `bytes`, when it is on.
+    pub(crate) fn check_allocation(&self, bytes: usize) -> Result<(), Error> {
+        if !self.check_allocations.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        self.ledger
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .check(self, bytes)
+    }
+
     /// Errors raised while dropping resources tied to this handle (module finalisation and unload),
     /// taken out of the handle. `Ok` when there were none.
     pub fn take_deferred_errors(&self) -> Result<(), Error> {
@@ -210,6 +242,16 @@ impl Drop for Nvshmem {
     fn drop(&mut self) {
         if let Err(error) = self.take_deferred_errors() {
             eprintln!("nvshmem-host: PE {}: {error}", self.my_pe);
+        }
+        if std::thread::panicking() {
+            // Finalizing is collective: while this PE unwinds, the others may be waiting for it in
+            // a barrier, and finalize would wait for them forever. Ending the process unfinalized
+            // lets the launcher see the failure and end the job.
+            eprintln!(
+                "nvshmem-host: PE {}: panicking, so NVSHMEM is left unfinalized",
+                self.my_pe
+            );
+            return;
         }
         let _ = self.stream.synchronize();
         result::finalize(self.lib);
@@ -251,13 +293,37 @@ fn open_gpu(bootstrap: &Bootstrap) -> Result<Arc<CudaContext>, Error> {
     Ok(context)
 }
 
-/// Points NVSHMEM's bootstrap at the process manager's PMI, unless the user already chose.
-fn select_pmi(pmi: Pmi) {
-    for (name, value) in [
-        ("NVSHMEM_BOOTSTRAP", "PMI"),
-        ("NVSHMEM_BOOTSTRAP_PMI", pmi.nvshmem_name()),
-    ] {
-        if std::env::var_os(name).is_none() {
+/// The first plugin that loads. NVSHMEM itself aborts with a heap corruption when a plugin fails to
+/// load (seen with Open MPI 4.1's libpmix and NVSHMEM 3.4.5's PMIx plugin), so each is tried here
+/// first, where a failure is an error with the loader's reason.
+fn first_loadable(plugins: &[Plugin]) -> Result<Plugin, Error> {
+    let lib_dir = nvshmem_sys::library_path().and_then(std::path::Path::parent);
+    let mut failures = Vec::new();
+    for &plugin in plugins {
+        let path = lib_dir.map_or_else(
+            || plugin.file_name().into(),
+            |dir| dir.join(plugin.file_name()),
+        );
+        // RTLD_NOW, as NVSHMEM loads it: an unresolvable symbol must fail here, not later.
+        let flags = libloading::os::unix::RTLD_NOW | libloading::os::unix::RTLD_LOCAL;
+        // SAFETY: NVSHMEM's own plugin; loading it runs no initialisation beyond symbol binding.
+        match unsafe { libloading::os::unix::Library::open(Some(&path), flags) } {
+            Ok(_) => return Ok(plugin),
+            Err(error) => failures.push((path.display().to_string(), error.to_string())),
+        }
+    }
+    Err(Error::NoBootstrapPlugin { failures })
+}
+
+/// Selects the plugin through NVSHMEM's variables, unless the user already chose.
+fn select_plugin(plugin: Plugin) {
+    let (bootstrap, pmi) = plugin.nvshmem_variables();
+    let variables = [
+        ("NVSHMEM_BOOTSTRAP", Some(bootstrap)),
+        ("NVSHMEM_BOOTSTRAP_PMI", pmi),
+    ];
+    for (name, value) in variables {
+        if let (Some(value), None) = (value, std::env::var_os(name)) {
             // SAFETY: `Nvshmem::init` documents that it must run before the program starts threads
             // that read or write the environment; NVSHMEM reads these variables during init.
             unsafe { std::env::set_var(name, value) };
