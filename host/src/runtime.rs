@@ -245,18 +245,29 @@ impl Drop for Nvshmem {
         }
         if std::thread::panicking() {
             // Finalizing is collective: while this PE unwinds, the others may be waiting for it in
-            // a barrier, and finalize would wait for them forever. Ending the process unfinalized
-            // lets the launcher see the failure and end the job.
+            // a barrier, and finalize would wait for them forever. Without finalize, NVSHMEM's
+            // teardown at process exit crashes (SIGSEGV, seen with 3.4.5), which would hide the
+            // panic; so the process ends here with the panic's status, skipping that teardown.
             eprintln!(
-                "nvshmem-host: PE {}: panicking, so NVSHMEM is left unfinalized",
+                "nvshmem-host: PE {}: panicking; ending the process without finalizing NVSHMEM",
                 self.my_pe
             );
-            return;
+            let _ = std::io::Write::flush(&mut std::io::stdout());
+            // SAFETY: `_exit` ends the process at once; nothing runs after it.
+            unsafe { _exit(PANIC_EXIT_STATUS) }
         }
         let _ = self.stream.synchronize();
         result::finalize(self.lib);
         INITIALIZED.store(false, Ordering::SeqCst);
     }
+}
+
+/// The status Rust gives a process that ends by panicking.
+const PANIC_EXIT_STATUS: i32 = 101;
+
+unsafe extern "C" {
+    /// POSIX `_exit`: ends the process without running exit handlers or destructors.
+    fn _exit(status: i32) -> !;
 }
 
 /// Chooses the GPU for this PE and makes its primary context current.

@@ -288,3 +288,58 @@ mod tests {
         }
     }
 }
+
+/// Property tests over arbitrary command lines: parsing never panics, every accepted command line
+/// names a program and valid counts, and every refusal explains itself.
+#[cfg(test)]
+mod fuzz {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn word() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just("-n".to_string()),
+            Just("--n-pes".to_string()),
+            Just("--pes-per-gpu".to_string()),
+            Just("--timeout".to_string()),
+            Just("--no-prefix".to_string()),
+            Just("--".to_string()),
+            Just("-".to_string()),
+            "-n[0-9=a-z-]{0,4}",
+            "--[a-z-]{0,12}(=[0-9a-z.-]{0,6})?",
+            "-?[0-9]{0,3}(\\.[0-9]{0,2})?",
+            ".{0,8}",
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn any_command_line_is_accepted_or_explained(words in proptest::collection::vec(word(), 0..8)) {
+            match parse(words.iter().map(OsString::from)) {
+                Ok(Request::Run(launch)) => {
+                    let debug = format!("{launch:?}");
+                    prop_assert!(!debug.is_empty());
+                }
+                Ok(Request::Help | Request::Version) => {}
+                Err(error) => {
+                    let message = error.to_string();
+                    prop_assert!(message.len() > 10, "terse error: {message:?}");
+                }
+            }
+        }
+
+        #[test]
+        fn counts_round_trip(n in 1usize..100_000, k in 1usize..64, seconds in 1u32..100_000) {
+            let args = ["-n".to_string(), n.to_string(), "--pes-per-gpu".into(), k.to_string(),
+                "--timeout".into(), seconds.to_string(), "prog".into()];
+            let Ok(Request::Run(launch)) = parse(args.iter().map(OsString::from)) else {
+                return Err(TestCaseError::fail("a valid command line was refused"));
+            };
+            let expected = Launch::new("prog")
+                .n_pes(NonZeroUsize::new(n).unwrap())
+                .pes_per_gpu(NonZeroUsize::new(k).unwrap())
+                .timeout(Duration::from_secs(seconds.into()));
+            prop_assert_eq!(launch, expected);
+        }
+    }
+}
