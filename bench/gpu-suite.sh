@@ -16,10 +16,9 @@ OUT_FILE=${1:-/dev/null}
 [[ -x $DIST/nvshmemrun ]] || {
     echo "gpu-suite: $DIST/ lacks the binaries; run ./x gpu-bundle on the build machine" >&2; exit 2; }
 
-NVSHMEM_HOME=${NVSHMEM_HOME:-$(python3 -c 'import nvidia.nvshmem as m; print(list(m.__path__)[0])' 2>/dev/null)}
-export NVSHMEM_HOME NVSHMEM_REMOTE_TRANSPORT=none NVSHMEM_DISABLE_NVLS=1
-export NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=${NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME:-lo}
-export CUDA_MPS_PIPE_DIRECTORY=/tmp/nvshmem-rs-mps/pipe CUDA_MPS_LOG_DIRECTORY=/tmp/nvshmem-rs-mps/log
+# shellcheck source=bench/lib.sh
+source bench/lib.sh
+nvshmem_env
 
 LOG=$(mktemp -d)
 rows=()
@@ -58,12 +57,6 @@ run_expect() {
     sed 's/^/    /' "$log" | tail -n 40
 }
 
-start_mps() {
-    mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
-    nvidia-cuda-mps-control -d && sleep 1
-}
-stop_mps() { echo quit | nvidia-cuda-mps-control; sleep 1; }
-
 # gpu_tests BINARY [PES]: every #[ignore]d test of a test binary, each in its own process (NVSHMEM
 # initialises once per process); with PES > 1, through nvshmemrun on one GPU.
 gpu_tests() {
@@ -92,7 +85,7 @@ done
     echo
     echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
     echo "- machine: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | head -1), $(nproc) CPUs"
-    echo "- NVSHMEM: $NVSHMEM_HOME ($(sed -n 's/#define NVSHMEM_VENDOR_\(MAJOR\|MINOR\|PATCH\)_VERSION //p' "$NVSHMEM_HOME/include/non_abi/nvshmem_version.h" | paste -sd.))"
+    echo "- NVSHMEM: $NVSHMEM_HOME ($(nvshmem_version))"
     echo "- commit: $(cat $DIST/COMMIT | paste -sd' ')"
     echo
     echo "| case | PEs | MPS | result | seconds |"

@@ -27,39 +27,170 @@
 //! | module | NVSHMEM section | contents |
 //! |---|---|---|
 //! | `thread` | (CUDA built-ins) | thread, block and grid indices, `__syncthreads` (GPU target only) |
-//! | [`pe`] | Library setup, exit, and query | [`pe::my_pe`], [`pe::n_pes`] |
-//! | [`rma`] | Remote memory access | typed `put`/`get`/`p`/`g`, `_nbi` forms, [`rma::warp`] and [`rma::block`] scopes |
-//! | [`sync`] | Memory ordering, barriers | `quiet`, `fence`, `barrier_all`, `sync_all` at thread/warp/block scope |
+//! | [`pe`] | Library setup, exit, and query | [`pe::my_pe`], [`pe::n_pes`], versions, [`pe::global_exit`] |
+//! | [`team`] | Team management | [`Team`] and its predefined teams, [`team::my_pe`], [`team::n_pes`], [`team::translate_pe`] |
+//! | [`rma`] | Remote memory access | `put`/`get`/`p`/`g`, strided `iput`/`iget`, `_nbi` forms, byte forms, [`rma::ptr`]; [`rma::warp`], [`rma::block`] |
+//! | [`signal`] | Signaling operations | `put_signal`(`_nbi`), [`signal::signal_op`], [`signal::signal_fetch`], [`signal::signal_wait_until`]; [`SignalOp`] |
+//! | [`p2p`] | Point-to-point synchronization | `wait_until`(`_all`/`_any`/`_some`, `_vector`), `test` and its forms, [`Cmp`]; `wait_until_timeout` |
+//! | [`atomic`] | Atomic memory operations | fetch, set, swap, compare-swap, (fetch-)add, (fetch-)inc, (fetch-)and/or/xor |
+//! | [`sync`] | Memory ordering, barriers | `quiet`, `fence`, `barrier_all`, `sync_all`, team `barrier`/`team_sync`, at every scope NVSHMEM has; `barrier_all_timeout` |
+//! | [`collective`] | Collective communication | `reduce` with [`collective::op`], `reducescatter`, `broadcast`, `fcollect`, `alltoall`, byte forms; [`collective::warp`], [`collective::block`] |
 //! | [`ffi`] | all of the above | the C functions under their C names (`nvshmem_float_put`, …) |
 //!
-//! Typed calls are generic over [`Element`], implemented for `f32`, `f64`, `i8`…`i64`, `u8`…`u64`,
-//! `isize` and `usize`, each mapped to the NVSHMEM type name in one table (`for_each_element!` in `element.rs`).
-//! Adding a type or an operation is one line in that table or in the operation's declaration.
+//! Typed calls are generic over sealed traits, one per family of NVSHMEM types, each implemented
+//! from one table of `(Rust type, C type name)` pairs (in `element.rs`): [`Element`] (RMA and
+//! collectives: `f32`, `f64`, `i8`…`i64`, `u8`…`u64`, `isize`, `usize`), [`WaitElement`],
+//! [`AtomicElement`], [`AtomicCompareSwap`], [`AtomicInteger`], [`AtomicBitwise`], and [`collective::ReduceOp`] for the
+//! (operator, type) pairs of reductions. A line in a table gives a type its family; a line in a
+//! family's function list gives every type of the family that function. A call NVSHMEM does not
+//! have for a type (a float fetch-add, an `Xor` reduction of `f32`, a wait on `f32`) or for a scope
+//! (a warp-scope `wait_until`) is a compile error, not a link or run-time error.
+//!
+//! # C function → Rust item
+//! `<T>` is a C type name of the family's table, `<op>` a reduction operator; `_warp`/`_block`
+//! forms are the same function in the module's `warp`/`block` submodule (or with that suffix in
+//! [`sync`]).
+//!
+//! | C function | Rust item |
+//! |---|---|
+//! | `nvshmem_my_pe`, `nvshmem_n_pes` | [`pe::my_pe`], [`pe::n_pes`] |
+//! | `nvshmem_info_get_version`, `nvshmem_info_get_name`, `nvshmemx_vendor_get_version_info` | [`pe::info_version`], [`pe::info_name`], [`pe::vendor_version`] |
+//! | `nvshmem_global_exit` | [`pe::global_exit`] |
+//! | `nvshmem_team_my_pe`, `nvshmem_team_n_pes`, `nvshmem_team_translate_pe` | [`team::my_pe`], [`team::n_pes`], [`team::translate_pe`] |
+//! | `nvshmem_<T>_p`, `nvshmem_<T>_g` | [`rma::p`], [`rma::g`] |
+//! | `nvshmem_<T>_put`, `nvshmemx_<T>_put_{warp,block}` | [`rma::put`], [`rma::warp::put`], [`rma::block::put`] |
+//! | `nvshmem_<T>_get`, `nvshmemx_<T>_get_{warp,block}` | [`rma::get`], [`rma::warp::get`], [`rma::block::get`] |
+//! | `nvshmem_<T>_{put,get}_nbi`, `nvshmemx_<T>_{put,get}_nbi_{warp,block}` | [`rma::put_nbi`], [`rma::get_nbi`] (and scoped) |
+//! | `nvshmem_<T>_{iput,iget}`, `nvshmemx_<T>_{iput,iget}_{warp,block}` | [`rma::iput`], [`rma::iget`] (and scoped) |
+//! | `nvshmem_{putmem,getmem}[_nbi]`, `nvshmemx_{putmem,getmem}[_nbi]_{warp,block}` | [`rma::putmem`], [`rma::getmem`], [`rma::putmem_nbi`], [`rma::getmem_nbi`] (and scoped) |
+//! | `nvshmem_ptr`, `nvshmemx_mc_ptr` | [`rma::ptr`], [`rma::mc_ptr`] |
+//! | `nvshmem_<T>_put_signal[_nbi]`, `nvshmemx_<T>_put_signal[_nbi]_{warp,block}` | [`signal::put_signal`], [`signal::put_signal_nbi`] (and scoped) |
+//! | `nvshmem_putmem_signal[_nbi]`, `nvshmemx_putmem_signal[_nbi]_{warp,block}` | [`signal::putmem_signal`], [`signal::putmem_signal_nbi`] (and scoped) |
+//! | `nvshmemx_signal_op`, `nvshmem_signal_fetch`, `nvshmem_signal_wait_until` | [`signal::signal_op`], [`signal::signal_fetch`], [`signal::signal_wait_until`] |
+//! | `nvshmem_<T>_wait_until[_all,_any,_some][_vector]` | [`p2p::wait_until`], [`p2p::wait_until_all`], [`p2p::wait_until_any`], [`p2p::wait_until_some`], [`p2p::wait_until_all_vector`], [`p2p::wait_until_any_vector`], [`p2p::wait_until_some_vector`] |
+//! | `nvshmem_<T>_test[_all,_any,_some][_vector]` | [`p2p::test`], [`p2p::test_all`], [`p2p::test_any`], [`p2p::test_some`], [`p2p::test_all_vector`], [`p2p::test_any_vector`], [`p2p::test_some_vector`] |
+//! | `nvshmem_<T>_atomic_{fetch,set,swap}` | [`atomic::fetch`], [`atomic::set`], [`atomic::swap`] |
+//! | `nvshmem_<T>_atomic_compare_swap` | [`atomic::compare_swap`] |
+//! | `nvshmem_<T>_atomic_{fetch_add,add,fetch_inc,inc}` | [`atomic::fetch_add`], [`atomic::add`], [`atomic::fetch_inc`], [`atomic::inc`] |
+//! | `nvshmem_<T>_atomic_{fetch_and,fetch_or,fetch_xor,and,or,xor}` | [`atomic::fetch_and`], [`atomic::fetch_or`], [`atomic::fetch_xor`], [`atomic::and`], [`atomic::or`], [`atomic::xor`] |
+//! | `nvshmem_quiet`, `nvshmem_fence` | [`sync::quiet`], [`sync::fence`] |
+//! | `nvshmem_barrier_all`, `nvshmemx_barrier_all_{warp,block}` | [`sync::barrier_all`], [`sync::barrier_all_warp`], [`sync::barrier_all_block`] |
+//! | `nvshmem_sync_all`, `nvshmemx_sync_all_{warp,block}` | [`sync::sync_all`], [`sync::sync_all_warp`], [`sync::sync_all_block`] |
+//! | `nvshmem_barrier`, `nvshmemx_barrier_{warp,warpgroup,block}` | [`sync::barrier`], [`sync::barrier_warp`], [`sync::barrier_warpgroup`], [`sync::barrier_block`] |
+//! | `nvshmem_team_sync`, `nvshmemx_team_sync_{warp,block}` | [`sync::team_sync`], [`sync::team_sync_warp`], [`sync::team_sync_block`] |
+//! | `nvshmem_<T>_<op>_reduce`, `nvshmemx_<T>_<op>_reduce_{warp,block}` | [`collective::reduce`] with `op::Sum`, `Prod`, `Min`, `Max`, `And`, `Or`, `Xor` (and scoped) |
+//! | `nvshmem_<T>_<op>_reducescatter`, `nvshmemx_<T>_<op>_reducescatter_{warp,block}` | [`collective::reducescatter`] (and scoped) |
+//! | `nvshmem_<T>_{broadcast,fcollect,alltoall}`, `nvshmemx_<T>_{broadcast,fcollect,alltoall}_{warp,block}` | [`collective::broadcast`], [`collective::fcollect`], [`collective::alltoall`] (and scoped) |
+//! | `nvshmem_{broadcast,fcollect,alltoall}mem`, `nvshmemx_{broadcast,fcollect,alltoall}mem_{warp,block}` | [`collective::broadcastmem`], [`collective::fcollectmem`], [`collective::alltoallmem`] (and scoped) |
+//! | `nvshmemx_double2_maxloc_reduce_block` | [`collective::block::maxloc_reduce`] |
+//!
+//! # Not wrapped
+//! Every public function of NVSHMEM 3.4.5's device bitcode is wrapped above or in [`ffi`], except
+//! these (the coverage test, `gpu/tests/coverage.rs`, enforces the list; `{a,b}` is either, `*` any
+//! text):
+//!
+//! | C functions | why |
+//! |---|---|
+//! | `nvshmem*_{half,bfloat16}_*` | stable Rust has no IEEE binary16 or bfloat16 type (`f16` is unstable); move such data with the byte functions |
+//! | `nvshmem*_{put,get,iput,iget}{8,16,32,64,128}*` | the sized forms: the typed forms of the unsigned type of that width do the same (`rma::put::<u32>` for `nvshmem_put32`); 128-bit has no element type |
+//! | `nvshmemx_put6_signal*` | NVSHMEM 3.4.5's name for `nvshmemx_put16_signal_{warp,block}[_nbi]` (a typo in its `NVSHMEMI_REPT_FOR_SIZES_WITH_SCOPE2`); a sized form, see above |
+//! | `nvshmem*_{char,schar,short,int,long,longlong,uchar,ushort,uint,ulong,ulonglong}_*` | C's platform-named integer types: each has the width of a fixed-width type with a typed wrapper; declared under their C names in [`ffi`] (the test checks that), typed only where NVSHMEM has no fixed-width form (`short` waits for `i16`, `long` atomics for `i64`) |
 //!
 //! # Contract
 //! NVSHMEM calls are `unsafe fn`s: the caller guarantees what NVSHMEM's API reference requires (valid
 //! PE numbers, symmetric destinations allocated on every PE, collective calls reached by every PE).
 //! Each function's `# Safety` section lists its conditions. Symmetric addresses travel as
 //! [`SymmetricPtr`], which only the host crate creates from `nvshmem_malloc`, so passing a private or
-//! host pointer where NVSHMEM needs a symmetric one is a type error.
+//! host pointer where NVSHMEM needs a symmetric one is a type error. Teams travel as [`Team`], which
+//! safe code only gets from the predefined constants or the host crate's team splits.
 //!
 //! The NVSHMEM functions themselves come from NVSHMEM's device bitcode, which the builder links in;
 //! code that calls them can only run in a kernel built that way.
 #![cfg_attr(not(test), no_std)]
-#![cfg_attr(target_arch = "nvptx64", feature(stdarch_nvptx))]
+#![cfg_attr(target_arch = "nvptx64", feature(stdarch_nvptx, asm_experimental_arch))]
 #![warn(missing_docs)]
 
 pub use nvshmem_macros::kernel;
 
+#[doc(hidden)]
+pub use paste as __paste;
+
 mod element;
+
+pub mod atomic;
+pub mod collective;
+mod debug;
 pub mod ffi;
+pub mod p2p;
 #[cfg(all(target_arch = "nvptx64", feature = "panic-handler"))]
 mod panic;
 pub mod pe;
 pub mod rma;
+pub mod signal;
 mod symmetric;
 pub mod sync;
+pub mod team;
 pub mod thread;
 
-pub use element::Element;
+pub use element::{
+    AtomicBitwise, AtomicCompareSwap, AtomicElement, AtomicInteger, Element, WaitElement,
+};
+pub use p2p::Cmp;
+pub use signal::SignalOp;
 pub use symmetric::SymmetricPtr;
+pub use team::Team;
+
+/// The C functions the typed layer wraps, from the same tables the wrappers are built from (the
+/// coverage test adds the functions the untyped wrappers call by name).
+#[doc(hidden)]
+pub fn wrapped_c_functions() -> impl Iterator<Item = &'static str> {
+    let families: [element::Names; 6] = [
+        element::ELEMENT_WRAPPED,
+        element::WAIT_WRAPPED,
+        element::ATOMIC_WRAPPED,
+        element::ATOMIC_COMPARE_SWAP_WRAPPED,
+        element::ATOMIC_INTEGER_WRAPPED,
+        element::ATOMIC_BITWISE_WRAPPED,
+    ];
+    let typed = families
+        .into_iter()
+        .flatten()
+        .flat_map(|by_type| by_type.iter())
+        .flat_map(|by_function| by_function.iter().copied());
+    let reductions = collective::REDUCE_WRAPPED
+        .iter()
+        .flat_map(|by_group| by_group.iter())
+        .flat_map(|by_type| by_type.iter())
+        .flat_map(|by_op| by_op.iter())
+        .flat_map(|by_function| by_function.iter().copied());
+    typed.chain(reductions)
+}
+
+/// The C functions declared in [`ffi`].
+#[doc(hidden)]
+pub fn declared_c_functions() -> impl Iterator<Item = &'static str> {
+    ffi::DECLARED.iter().flat_map(|group| group.iter().copied())
+}
+
+/// The functions of NVSHMEM's device bitcode deliberately left unwrapped, as `(pattern, why)`; the
+/// crate documentation's "Not wrapped" table shows the same list. In a pattern `*` is any text and
+/// `{a,b}` either alternative.
+#[doc(hidden)]
+pub const NOT_WRAPPED: &[(&str, &str)] = &[
+    (
+        "nvshmem*_{half,bfloat16}_*",
+        "stable Rust has no IEEE binary16 or bfloat16 type",
+    ),
+    (
+        "nvshmem*_{put,get,iput,iget}{8,16,32,64,128}*",
+        "sized forms: the typed forms of the unsigned type of that width do the same",
+    ),
+    (
+        "nvshmemx_put6_signal*",
+        "NVSHMEM 3.4.5's misspelt sized form nvshmemx_put16_signal_{warp,block}",
+    ),
+    (
+        "nvshmem*_{char,schar,short,int,long,longlong,uchar,ushort,uint,ulong,ulonglong}_*",
+        "C's platform-named integer types: declared in ffi, typed through the fixed-width types",
+    ),
+];

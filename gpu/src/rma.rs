@@ -1,4 +1,5 @@
-//! Remote memory access: typed `put`, `get`, `p`, `g` and their non-blocking forms
+//! Remote memory access: typed `put`, `get`, `p`, `g`, strided `iput`/`iget`, their non-blocking
+//! forms, the byte forms (`putmem`, `getmem`), and direct pointers to peers' memory
 //! (NVSHMEM: "Remote memory access routines" and "Non-blocking remote memory access routines").
 //!
 //! The functions at this module's top level are NVSHMEM's thread-scope calls: each calling thread
@@ -20,29 +21,9 @@
 //! # }
 //! ```
 
-use crate::{Element, SymmetricPtr};
-
-/// NVSHMEM's transfer function shape: `(dest, source, nelems, pe)`.
-type TransferFn<T> = unsafe extern "C" fn(*mut T, *const T, usize, i32);
-
-/// One scope's typed transfer functions for one element type.
-#[doc(hidden)]
-pub struct ScopedRmaOps<T> {
-    pub put: TransferFn<T>,
-    pub put_nbi: TransferFn<T>,
-    pub get: TransferFn<T>,
-    pub get_nbi: TransferFn<T>,
-}
-
-/// All typed RMA functions for one element type; filled in from the table in `element.rs`.
-#[doc(hidden)]
-pub struct RmaOps<T> {
-    pub p: unsafe extern "C" fn(*mut T, T, i32),
-    pub g: unsafe extern "C" fn(*const T, i32) -> T,
-    pub thread: ScopedRmaOps<T>,
-    pub warp: ScopedRmaOps<T>,
-    pub block: ScopedRmaOps<T>,
-}
+use crate::{Element, SymmetricPtr, Team, ffi};
+use core::ffi::c_void;
+use core::ptr::NonNull;
 
 /// Writes `value` to `dest` on PE `pe` (`nvshmem_<T>_p`): the cheapest remote store of one element.
 ///
@@ -65,11 +46,41 @@ pub unsafe fn g<T: Element>(source: SymmetricPtr<T>, pe: i32) -> T {
     unsafe { (T::RMA.g)(source.as_ptr(), pe) }
 }
 
-/// Generates `put`, `put_nbi`, `get`, `get_nbi` for one scope of [`RmaOps`].
+/// The local address of `ptr` on PE `pe`, if this thread can load from and store to it directly
+/// (`nvshmem_ptr`): `Some` for peers reached over NVLink or PCIe peer access (and for this PE),
+/// `None` for peers behind a network transport.
+///
+/// Loads and stores through the pointer bypass NVSHMEM's ordering: order them with the usual
+/// memory fences or NVSHMEM's barriers.
+///
+/// # Safety
+/// `pe` is in `0..n_pes()`.
+#[inline]
+pub unsafe fn ptr<T>(ptr: SymmetricPtr<T>, pe: i32) -> Option<NonNull<T>> {
+    // SAFETY: `ptr` is a symmetric address (its type says so) and `pe` a valid PE (caller).
+    NonNull::new(unsafe { ffi::nvshmem_ptr(ptr.as_ptr().cast_const().cast(), pe) }.cast())
+}
+
+/// The multicast address of `ptr` for `team` (`nvshmemx_mc_ptr`), if NVLink SHARP multicast is set
+/// up for the team; stores through it reach every PE of the team. `None` otherwise (always with
+/// `NVSHMEM_DISABLE_NVLS=1`).
+///
+/// # Safety
+/// This PE is a member of `team`.
+#[inline]
+pub unsafe fn mc_ptr<T>(team: Team, ptr: SymmetricPtr<T>) -> Option<NonNull<T>> {
+    // SAFETY: `team` is a valid team this PE belongs to (caller), `ptr` a symmetric address.
+    NonNull::new(
+        unsafe { ffi::nvshmemx_mc_ptr(team.raw(), ptr.as_ptr().cast_const().cast()) }.cast(),
+    )
+}
+
+/// Generates the typed and byte transfers for one scope.
 macro_rules! scoped_transfers {
-    ($scope:ident, $who:literal, $c_suffix:literal) => {
+    ($scope:ident, $who:literal, $x:literal, $suffix:literal) => {
+        paste::paste! {
         /// Copies `count` elements from local `source` to `dest` on PE `pe`
-        #[doc = concat!("(`nvshmem", $c_suffix, "`); returns when `source` may be reused.")]
+        #[doc = concat!("(`nvshmem", $x, "_<T>_put", $suffix, "`); returns when `source` may be reused.")]
         ///
         /// # Safety
         /// `dest` holds `count` elements on every PE, `source` is valid device memory for `count`
@@ -78,22 +89,22 @@ macro_rules! scoped_transfers {
         #[inline]
         pub unsafe fn put<T: Element>(dest: SymmetricPtr<T>, source: *const T, count: usize, pe: i32) {
             // SAFETY: the caller upholds the contract restated above.
-            unsafe { (T::RMA.$scope.put)(dest.as_ptr(), source, count, pe) }
+            unsafe { (T::RMA.put.$scope)(dest.as_ptr(), source, count, pe) }
         }
 
         /// Starts copying `count` elements from local `source` to `dest` on PE `pe` and returns at
-        #[doc = concat!("once (`nvshmem", $c_suffix, "` with `_nbi`).")]
+        #[doc = concat!("once (`nvshmem", $x, "_<T>_put_nbi", $suffix, "`).")]
         ///
         /// # Safety
         /// As for `put`, and neither buffer is touched before the next [`crate::sync::quiet`].
         #[inline]
         pub unsafe fn put_nbi<T: Element>(dest: SymmetricPtr<T>, source: *const T, count: usize, pe: i32) {
             // SAFETY: the caller upholds the contract restated above.
-            unsafe { (T::RMA.$scope.put_nbi)(dest.as_ptr(), source, count, pe) }
+            unsafe { (T::RMA.put_nbi.$scope)(dest.as_ptr(), source, count, pe) }
         }
 
         /// Copies `count` elements from `source` on PE `pe` into local `dest`
-        #[doc = concat!("(`nvshmem", $c_suffix, "`, get form); returns when the data is in `dest`.")]
+        #[doc = concat!("(`nvshmem", $x, "_<T>_get", $suffix, "`); returns when the data is in `dest`.")]
         ///
         /// # Safety
         /// `source` holds `count` elements on every PE, `dest` is valid device memory for `count`
@@ -102,40 +113,139 @@ macro_rules! scoped_transfers {
         #[inline]
         pub unsafe fn get<T: Element>(dest: *mut T, source: SymmetricPtr<T>, count: usize, pe: i32) {
             // SAFETY: the caller upholds the contract restated above.
-            unsafe { (T::RMA.$scope.get)(dest, source.as_ptr(), count, pe) }
+            unsafe { (T::RMA.get.$scope)(dest, source.as_ptr(), count, pe) }
         }
 
         /// Starts copying `count` elements from `source` on PE `pe` into local `dest` and returns at
-        /// once; the data is there after the next [`crate::sync::quiet`].
+        #[doc = concat!("once (`nvshmem", $x, "_<T>_get_nbi", $suffix, "`); the data is there after the next")]
+        /// [`crate::sync::quiet`].
         ///
         /// # Safety
         /// As for `get`, and `dest` is not read before the next [`crate::sync::quiet`].
         #[inline]
         pub unsafe fn get_nbi<T: Element>(dest: *mut T, source: SymmetricPtr<T>, count: usize, pe: i32) {
             // SAFETY: the caller upholds the contract restated above.
-            unsafe { (T::RMA.$scope.get_nbi)(dest, source.as_ptr(), count, pe) }
+            unsafe { (T::RMA.get_nbi.$scope)(dest, source.as_ptr(), count, pe) }
+        }
+
+        /// Strided put: element `i` of local `source`, at `source_stride * i`, goes to
+        #[doc = concat!("`dest_stride * i` of `dest` on PE `pe`, for `i` in `0..count` (`nvshmem", $x, "_<T>_iput", $suffix, "`).")]
+        /// Strides count elements.
+        ///
+        /// # Safety
+        /// `dest` holds `dest_stride * (count - 1) + 1` elements on every PE, `source` is valid for
+        /// `source_stride * (count - 1) + 1`, both strides are ≥ 1, `pe` is in `0..n_pes()`, and
+        #[doc = concat!($who, ".")]
+        /// The warp and block forms work only for peers reachable by [`ptr`] (NVSHMEM asserts
+        /// otherwise).
+        #[inline]
+        pub unsafe fn iput<T: Element>(
+            dest: SymmetricPtr<T>,
+            source: *const T,
+            dest_stride: isize,
+            source_stride: isize,
+            count: usize,
+            pe: i32,
+        ) {
+            // SAFETY: the caller upholds the contract restated above.
+            unsafe { (T::RMA.iput.$scope)(dest.as_ptr(), source, dest_stride, source_stride, count, pe) }
+        }
+
+        /// Strided get: element `source_stride * i` of `source` on PE `pe` goes to
+        #[doc = concat!("`dest_stride * i` of local `dest`, for `i` in `0..count` (`nvshmem", $x, "_<T>_iget", $suffix, "`).")]
+        ///
+        /// # Safety
+        /// `source` holds `source_stride * (count - 1) + 1` elements on every PE, `dest` is valid for
+        /// `dest_stride * (count - 1) + 1`, both strides are ≥ 1, `pe` is in `0..n_pes()`, and
+        #[doc = concat!($who, ".")]
+        /// The warp and block forms work only for peers reachable by [`ptr`].
+        #[inline]
+        pub unsafe fn iget<T: Element>(
+            dest: *mut T,
+            source: SymmetricPtr<T>,
+            dest_stride: isize,
+            source_stride: isize,
+            count: usize,
+            pe: i32,
+        ) {
+            // SAFETY: the caller upholds the contract restated above.
+            unsafe { (T::RMA.iget.$scope)(dest, source.as_ptr(), dest_stride, source_stride, count, pe) }
+        }
+
+        /// Copies `bytes` bytes from local `source` to `dest` on PE `pe`
+        #[doc = concat!("(`nvshmem", $x, "_putmem", $suffix, "`); for data of any type.")]
+        ///
+        /// # Safety
+        /// As for `put`, counted in bytes.
+        #[inline]
+        pub unsafe fn putmem<T>(dest: SymmetricPtr<T>, source: *const T, bytes: usize, pe: i32) {
+            // SAFETY: the caller upholds the contract restated above.
+            unsafe { ffi::[<nvshmem $x _putmem $suffix>](dest.as_ptr().cast(), source.cast::<c_void>(), bytes, pe) }
+        }
+
+        /// Starts copying `bytes` bytes from local `source` to `dest` on PE `pe`
+        #[doc = concat!("(`nvshmem", $x, "_putmem_nbi", $suffix, "`).")]
+        ///
+        /// # Safety
+        /// As for `put_nbi`, counted in bytes.
+        #[inline]
+        pub unsafe fn putmem_nbi<T>(dest: SymmetricPtr<T>, source: *const T, bytes: usize, pe: i32) {
+            // SAFETY: the caller upholds the contract restated above.
+            unsafe { ffi::[<nvshmem $x _putmem_nbi $suffix>](dest.as_ptr().cast(), source.cast::<c_void>(), bytes, pe) }
+        }
+
+        /// Copies `bytes` bytes from `source` on PE `pe` into local `dest`
+        #[doc = concat!("(`nvshmem", $x, "_getmem", $suffix, "`).")]
+        ///
+        /// # Safety
+        /// As for `get`, counted in bytes.
+        #[inline]
+        pub unsafe fn getmem<T>(dest: *mut T, source: SymmetricPtr<T>, bytes: usize, pe: i32) {
+            // SAFETY: the caller upholds the contract restated above.
+            unsafe { ffi::[<nvshmem $x _getmem $suffix>](dest.cast(), source.as_ptr().cast_const().cast(), bytes, pe) }
+        }
+
+        /// Starts copying `bytes` bytes from `source` on PE `pe` into local `dest`
+        #[doc = concat!("(`nvshmem", $x, "_getmem_nbi", $suffix, "`).")]
+        ///
+        /// # Safety
+        /// As for `get_nbi`, counted in bytes.
+        #[inline]
+        pub unsafe fn getmem_nbi<T>(dest: *mut T, source: SymmetricPtr<T>, bytes: usize, pe: i32) {
+            // SAFETY: the caller upholds the contract restated above.
+            unsafe { ffi::[<nvshmem $x _getmem_nbi $suffix>](dest.cast(), source.as_ptr().cast_const().cast(), bytes, pe) }
+        }
         }
     };
 }
+pub(crate) use scoped_transfers;
 
-scoped_transfers!(thread, "each calling thread moves its own data", "_<T>_put");
+scoped_transfers!(thread, "each calling thread moves its own data", "", "");
 
-/// Warp-cooperative transfers (`nvshmemx_<T>_{put,get}[_nbi]_warp`).
+/// Warp-cooperative transfers (`nvshmemx_*_warp`).
 pub mod warp {
-    use crate::{Element, SymmetricPtr};
-    scoped_transfers!(
+    #[allow(unused_imports)]
+    use super::ptr;
+    use crate::{Element, SymmetricPtr, ffi};
+    use core::ffi::c_void;
+    super::scoped_transfers!(
         warp,
         "every thread of the warp calls it with the same arguments (they share the transfer)",
-        "x_<T>_put_warp"
+        "x",
+        "_warp"
     );
 }
 
-/// Block-cooperative transfers (`nvshmemx_<T>_{put,get}[_nbi]_block`).
+/// Block-cooperative transfers (`nvshmemx_*_block`).
 pub mod block {
-    use crate::{Element, SymmetricPtr};
-    scoped_transfers!(
+    #[allow(unused_imports)]
+    use super::ptr;
+    use crate::{Element, SymmetricPtr, ffi};
+    use core::ffi::c_void;
+    super::scoped_transfers!(
         block,
         "every thread of the block calls it with the same arguments (they share the transfer)",
-        "x_<T>_put_block"
+        "x",
+        "_block"
     );
 }

@@ -39,6 +39,14 @@ impl<T> SymmetricPtr<T> {
         self.ptr
     }
 
+    /// The same address as a symmetric address of `U`s (for the byte functions, or to reinterpret
+    /// a buffer); alignment for `U` is the user's to keep.
+    pub const fn cast<U>(self) -> SymmetricPtr<U> {
+        SymmetricPtr {
+            ptr: self.ptr.cast(),
+        }
+    }
+
     /// The address `count` elements further on.
     ///
     /// # Safety

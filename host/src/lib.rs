@@ -41,6 +41,8 @@ mod launch;
 mod module;
 pub mod result;
 mod runtime;
+mod stream_ops;
+mod team;
 
 pub use bootstrap::{Bootstrap, Plugin};
 pub use buffer::SymmetricBuffer;
@@ -48,4 +50,8 @@ pub use error::Error;
 pub use launch::{KernelArg, LaunchConfig};
 pub use module::{Kernel, Module};
 pub use nvshmem_gpu::SymmetricPtr;
+pub use nvshmem_gpu::collective::op;
+pub use nvshmem_gpu::{Cmp, SignalOp, Team};
 pub use runtime::{Nvshmem, UNIQUE_ID_TIMEOUT};
+pub use stream_ops::StreamReduce;
+pub use team::{InitStatus, TeamHandle};

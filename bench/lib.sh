@@ -1,0 +1,30 @@
+# shellcheck shell=bash
+# Shared by bench/gpu-suite.sh and bench/run-bench.sh (sourced, not run): the NVSHMEM environment
+# of the GPU machine, and starting and stopping the MPS control daemon.
+
+# nvshmem_env: finds NVSHMEM (NVSHMEM_HOME, else Python's nvidia.nvshmem) and exports what every run
+# needs: one machine, no network transport, no NVLink multicast (NVLS), the unique-id bootstrap on
+# the loopback interface, and MPS folders of our own.
+nvshmem_env() {
+    NVSHMEM_HOME=${NVSHMEM_HOME:-$(python3 -c 'import nvidia.nvshmem as m; print(list(m.__path__)[0])' 2>/dev/null)}
+    export NVSHMEM_HOME NVSHMEM_REMOTE_TRANSPORT=none NVSHMEM_DISABLE_NVLS=1
+    export NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=${NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME:-lo}
+    export CUDA_MPS_PIPE_DIRECTORY=/tmp/nvshmem-rs-mps/pipe CUDA_MPS_LOG_DIRECTORY=/tmp/nvshmem-rs-mps/log
+}
+
+# nvshmem_version: NVSHMEM's x.y.z from its headers ("unknown" when they are not there).
+nvshmem_version() {
+    local header=$NVSHMEM_HOME/include/non_abi/nvshmem_version.h version
+    version=$(sed -n 's/#define NVSHMEM_VENDOR_\(MAJOR\|MINOR\|PATCH\)_VERSION //p' "$header" 2>/dev/null | paste -sd.)
+    echo "${version:-unknown}"
+}
+
+# start_mps: starts the MPS control daemon, so that several PEs on one GPU run at the same time
+# instead of time-slicing. Fails (status 1) when it cannot be started.
+start_mps() {
+    mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+    nvidia-cuda-mps-control -d && sleep 1
+}
+
+# stop_mps: asks the daemon to quit (no-op, with a message, when none runs).
+stop_mps() { echo quit | timeout 20 nvidia-cuda-mps-control; sleep 1; }

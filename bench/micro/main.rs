@@ -1,0 +1,520 @@
+//! Micro-benchmarks of NVSHMEM calls made from Rust kernels (`bench/micro/kernels`), modelled on
+//! what NVSHMEM's perftests measure. `bench/reference/micro.cu` is the same program in CUDA C++
+//! (same kernels, flags, order, timing and output), and `bench/run-bench.sh` runs the two side by
+//! side.
+//!
+//! ```text
+//! nvshmemrun -n 2 --pes-per-gpu 2 dist/micro [--bench put_bw,get_bw,...] [--sizes 4K,1M] ...
+//! cargo run --release --example micro -- -n 2 --pes-per-gpu 2     (relaunches itself)
+//! ```
+//!
+//! PE 0 measures; the other PEs take part in barriers (and in the two-sided cases). One line per
+//! measurement, from PE 0:
+//!
+//! ```text
+//! result: bench=put_bw impl=rust scope=block bytes=1048576 grid=8 pes=2 value=123.4567 unit=GB/s
+//! ```
+//!
+//! and after each bandwidth sweep one `check:` line from the PE whose buffer received the data.
+//!
+//! # Timing
+//! - One-sided cases (`put_bw`, `get_bw`, `p_lat`, `put_lat`): `--warmup` untimed launches, then
+//!   `--reps` timed ones, each between two CUDA events on the stream, right behind a 50 µs spinning
+//!   kernel so that the start event is not recorded on an idle GPU while the host is still
+//!   launching. The median launch time counts. Bandwidth = bytes × iterations ÷ time (GB/s =
+//!   10⁹ B/s; a launch repeats the transfer to move about 256 MiB, 2 to 1000 times); latency =
+//!   time ÷ iterations (µs; a put-latency launch does `--lat-iters` puts, but no more than 1 MiB of
+//!   them, and at least 10).
+//! - Two-sided cases (`barrier_lat`, `pingpong_p`, `pingpong_signal`): every PE launches
+//!   cooperatively; inside the kernel, 20 untimed barriers or round trips first line the PEs up,
+//!   then the GPU's nanosecond clock times `--lat-iters` of them (launch skew between PEs would
+//!   otherwise be counted). Median over `--reps` launches. Barrier latency is time ÷ barriers;
+//!   ping-pong latency is half a round trip (time ÷ round trips ÷ 2).
+
+mod options;
+
+use nvshmem_host::{Bootstrap, Kernel, KernelArg, LaunchConfig, Module, Nvshmem, SymmetricBuffer};
+use options::{Bench, Grid, Options, Scope};
+use std::process::ExitCode;
+
+const PTX: &str = include_str!(env!("MICRO_KERNELS_PTX"));
+
+/// How long the spinning kernel before each timed launch runs.
+const DELAY_NS: u64 = 50_000;
+/// Bandwidth launches repeat the transfer until about this many bytes have moved…
+const BW_BYTES_PER_LAUNCH: usize = 256 << 20;
+/// …but at least and at most this many times.
+const BW_ITERS: (usize, usize) = (2, 1000);
+/// Untimed barriers (or round trips) at the start of each two-sided launch.
+const TWO_SIDED_WARMUP: u32 = 20;
+/// What destination buffers hold before a sweep, so that unwritten elements show.
+const POISON: u64 = 0xDEAD_BEEF_DEAD_BEEF;
+
+/// A put-latency launch does `--lat-iters` puts, but fewer when they would move more than this
+/// (a single thread copies slowly), and at least 10.
+const PUT_LAT_BYTES_PER_LAUNCH: usize = 1 << 20;
+
+/// Puts per put-latency launch of `bytes` bytes.
+fn put_lat_iters(bytes: usize, lat_iters: u32) -> u32 {
+    let by_size = PUT_LAT_BYTES_PER_LAUNCH.div_ceil(bytes).max(10);
+    lat_iters.min(u32::try_from(by_size).unwrap_or(u32::MAX))
+}
+
+/// Transfers per bandwidth launch of `bytes` bytes.
+fn bw_iters(bytes: usize) -> u32 {
+    BW_BYTES_PER_LAUNCH
+        .div_ceil(bytes)
+        .clamp(BW_ITERS.0, BW_ITERS.1) as u32
+}
+
+/// The value PE `pe`'s source buffer holds at index `i`.
+fn pattern(pe: i32, i: usize) -> u64 {
+    (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (pe as u64 + 1)
+}
+
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        (values[n / 2 - 1] + values[n / 2]) / 2.0
+    }
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let options = match options::parse(&args) {
+        Ok(options) => options,
+        Err(problem) => {
+            eprintln!("micro: {problem}\n{}", options::USAGE);
+            return ExitCode::from(2);
+        }
+    };
+    match Bootstrap::detect() {
+        Ok(Bootstrap::SinglePe) => relaunch(&args, &options),
+        Ok(bootstrap) => match run_pe(bootstrap, &options) {
+            Ok(0) => ExitCode::SUCCESS,
+            Ok(failed) => {
+                eprintln!("micro: {failed} case(s) failed");
+                ExitCode::FAILURE
+            }
+            Err(error) => {
+                eprintln!("micro: {error}");
+                ExitCode::FAILURE
+            }
+        },
+        Err(error) => {
+            eprintln!("micro: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Starts this program on 2 PEs (default: both on one GPU) through the launcher.
+fn relaunch(args: &[String], options: &Options) -> ExitCode {
+    let two = std::num::NonZeroUsize::MIN.saturating_add(1);
+    let mut launch = match nvshmem_launch::Launch::current_program() {
+        Ok(launch) => launch.args(args),
+        Err(error) => {
+            eprintln!("micro: cannot find this program's path to relaunch it: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    launch = launch
+        .n_pes(options.n_pes.unwrap_or(two))
+        .pes_per_gpu(options.pes_per_gpu.unwrap_or(two));
+    if let Some(timeout) = options.timeout {
+        launch = launch.timeout(timeout);
+    }
+    ExitCode::from(launch.run_and_report().clamp(0, 255) as u8)
+}
+
+type Failure = Box<dyn std::error::Error>;
+
+/// One PE's run: every selected benchmark in the fixed order; returns the number of failed cases.
+fn run_pe(bootstrap: Bootstrap, options: &Options) -> Result<usize, Failure> {
+    let nvshmem = Nvshmem::init_with(bootstrap)?;
+    let module = nvshmem.load_module(PTX)?;
+    let failed = {
+        let mut runner = Runner::new(&nvshmem, &module, options)?;
+        for bench in Bench::ALL {
+            if options.benches.contains(&bench) {
+                runner.run(bench)?;
+            }
+        }
+        runner.failed
+    };
+    drop(module);
+    nvshmem.finalize()?;
+    Ok(failed)
+}
+
+struct Runner<'a> {
+    nvshmem: &'a Nvshmem,
+    module: &'a Module<'a>,
+    options: &'a Options,
+    me: i32,
+    n_pes: i32,
+    peer: i32,
+    sms: u32,
+    source: SymmetricBuffer<'a, u64>,
+    dest: SymmetricBuffer<'a, u64>,
+    elapsed: SymmetricBuffer<'a, u64>,
+    flags: SymmetricBuffer<'a, u64>,
+    failed: usize,
+}
+
+impl<'a> Runner<'a> {
+    /// Allocates (collectively, the same on every PE and in `micro.cu`): source and destination of
+    /// the largest size, one `u64` per two-sided launch for its time, two ping-pong words.
+    fn new(
+        nvshmem: &'a Nvshmem,
+        module: &'a Module<'a>,
+        options: &'a Options,
+    ) -> Result<Runner<'a>, Failure> {
+        let (me, n_pes) = (nvshmem.my_pe(), nvshmem.n_pes());
+        let largest = options
+            .sizes
+            .iter()
+            .chain(&options.lat_sizes)
+            .max()
+            .copied()
+            .unwrap_or(8);
+        let count = largest / 8;
+        let mut source = nvshmem.alloc::<u64>(count)?;
+        let dest = nvshmem.alloc::<u64>(count)?;
+        let elapsed = nvshmem.alloc_zeroed::<u64>((options.warmup + options.reps) as usize)?;
+        let flags = nvshmem.alloc_zeroed::<u64>(2)?;
+        let values: Vec<u64> = (0..count).map(|i| pattern(me, i)).collect();
+        source.copy_from_host(&values)?;
+        let probe = module.kernel("delay")?;
+        let (_, _, sms) = probe.max_cooperative_blocks(LaunchConfig::linear(1, 1))?;
+        nvshmem.barrier_all();
+        Ok(Runner {
+            nvshmem,
+            module,
+            options,
+            me,
+            n_pes,
+            peer: (me + 1) % n_pes,
+            sms,
+            source,
+            dest,
+            elapsed,
+            flags,
+            failed: 0,
+        })
+    }
+
+    fn run(&mut self, bench: Bench) -> Result<(), Failure> {
+        let options = self.options;
+        match bench {
+            Bench::PutBw | Bench::GetBw => self.bandwidth(bench),
+            Bench::PLat => {
+                let iters = self.options.lat_iters;
+                let dest = self.dest.as_symmetric_ptr();
+                self.one_sided_case(bench, Scope::Thread, 8, 1, |runner| {
+                    let kernel = runner.module.kernel("p_latency")?;
+                    let times = runner.time_launches(
+                        &kernel,
+                        LaunchConfig::linear(1, 1),
+                        &[&dest, &iters, &runner.peer],
+                    )?;
+                    Ok(median_time(times) * 1e6 / f64::from(iters))
+                });
+                Ok(())
+            }
+            Bench::PutLat => {
+                let (dest, source) = (self.dest.as_symmetric_ptr(), self.source.as_symmetric_ptr());
+                for &scope in &options.scopes {
+                    for &bytes in &options.lat_sizes {
+                        let (count, iters) = (bytes / 8, put_lat_iters(bytes, options.lat_iters));
+                        self.one_sided_case(bench, scope, bytes, 1, |runner| {
+                            let kernel = runner
+                                .module
+                                .kernel(&format!("put_latency_{}", scope.name()))?;
+                            let threads = runner.scope_threads(scope);
+                            let times = runner.time_launches(
+                                &kernel,
+                                LaunchConfig::linear(1, threads),
+                                &[&dest, &source, &count, &iters, &runner.peer],
+                            )?;
+                            Ok(median_time(times) * 1e6 / f64::from(iters))
+                        });
+                    }
+                }
+                Ok(())
+            }
+            Bench::BarrierLat => {
+                let iters = options.lat_iters;
+                for &scope in &options.scopes {
+                    let kernel = self
+                        .module
+                        .kernel(&format!("barrier_latency_{}", scope.name()))?;
+                    let config = LaunchConfig::linear(1, self.scope_threads(scope));
+                    self.two_sided_case(bench, scope, 0, f64::from(iters), |runner, launch| {
+                        let slot = runner.slot(launch);
+                        // SAFETY: barrier_latency_*(warmup: u32, iters: u32, elapsed_ns: *mut u64),
+                        // launched alike on every PE.
+                        unsafe {
+                            kernel.launch_cooperative(config, &[&TWO_SIDED_WARMUP, &iters, &slot])
+                        }
+                    });
+                }
+                Ok(())
+            }
+            Bench::PingpongP | Bench::PingpongSignal => {
+                let iters = options.lat_iters;
+                let per_launch = u64::from(TWO_SIDED_WARMUP + iters);
+                let kernel = self.module.kernel(bench.name())?;
+                let config = LaunchConfig::linear(1, 1);
+                let (dest, source) = (self.dest.as_symmetric_ptr(), self.source.as_symmetric_ptr());
+                // SAFETY: both words are inside the two-element flags buffer.
+                let (flag, sig) = unsafe {
+                    let flags = self.flags.as_symmetric_ptr();
+                    (flags, flags.add(1))
+                };
+                let count = 1usize;
+                let round_trips = f64::from(iters) * 2.0;
+                self.two_sided_case(bench, Scope::Thread, 8, round_trips, |runner, launch| {
+                    let slot = runner.slot(launch);
+                    let base = launch as u64 * per_launch;
+                    // SAFETY: pingpong_p(flag, warmup, iters, base, elapsed_ns) and
+                    // pingpong_signal(data, source, count, sig, warmup, iters, base, elapsed_ns),
+                    // launched alike on every PE; `base` grows past every value used before.
+                    unsafe {
+                        if bench == Bench::PingpongP {
+                            let args: [&dyn KernelArg; 5] =
+                                [&flag, &TWO_SIDED_WARMUP, &iters, &base, &slot];
+                            kernel.launch_cooperative(config, &args)
+                        } else {
+                            let args: [&dyn KernelArg; 8] = [
+                                &dest,
+                                &source,
+                                &count,
+                                &sig,
+                                &TWO_SIDED_WARMUP,
+                                &iters,
+                                &base,
+                                &slot,
+                            ];
+                            kernel.launch_cooperative(config, &args)
+                        }
+                    }
+                });
+                Ok(())
+            }
+        }
+    }
+
+    /// Threads of the one block a latency case launches.
+    fn scope_threads(&self, scope: Scope) -> u32 {
+        match scope {
+            Scope::Thread => 1,
+            Scope::Warp => 32,
+            Scope::Block => self.options.threads,
+        }
+    }
+
+    fn resolve(&self, grid: Grid) -> u32 {
+        match grid {
+            Grid::Blocks(blocks) => blocks,
+            Grid::Sms => self.sms,
+        }
+    }
+
+    /// One bandwidth sweep (scopes × sizes × grids), then the receiving PE checks its buffer.
+    fn bandwidth(&mut self, bench: Bench) -> Result<(), Failure> {
+        let options = self.options;
+        let count = self.dest.len();
+        self.dest.copy_from_host(&vec![POISON; count])?;
+        self.nvshmem.barrier_all();
+        let (dest, source) = (self.dest.as_symmetric_ptr(), self.source.as_symmetric_ptr());
+        let op = if bench == Bench::PutBw { "put" } else { "get" };
+        for &scope in &options.scopes {
+            for &bytes in &options.sizes {
+                for &grid in &options.grids {
+                    let blocks = self.resolve(grid);
+                    let (count, iters) = (bytes / 8, bw_iters(bytes));
+                    self.one_sided_case(bench, scope, bytes, blocks, |runner| {
+                        let kernel = runner.module.kernel(&format!("{op}_bw_{}", scope.name()))?;
+                        let times = runner.time_launches(
+                            &kernel,
+                            LaunchConfig::linear(blocks, runner.options.threads),
+                            &[&dest, &source, &count, &iters, &runner.peer],
+                        )?;
+                        Ok(bytes as f64 * f64::from(iters) / median_time(times) / 1e9)
+                    });
+                }
+            }
+        }
+        // The data went to the peer's buffer (put) or to PE 0's own (get).
+        let receiver = if bench == Bench::PutBw {
+            self.peer_of_0()
+        } else {
+            0
+        };
+        let sender = if bench == Bench::PutBw {
+            0
+        } else {
+            self.peer_of_0()
+        };
+        // The receiver checks the part the largest size covers (every case of it wrote there).
+        let largest = self.options.sizes.iter().max().copied().unwrap_or(0);
+        if self.me == receiver && largest > 0 {
+            let values = self.dest.to_vec()?;
+            let wrong = (0..largest / 8)
+                .filter(|&i| values[i] != pattern(sender, i))
+                .count();
+            let status = if wrong == 0 { "pass" } else { "fail" };
+            println!(
+                "check: bench={} impl=rust bytes={largest} status={status} mismatches={wrong}",
+                bench.name()
+            );
+            if wrong > 0 {
+                self.failed += 1;
+            }
+        }
+        self.nvshmem.barrier_all();
+        Ok(())
+    }
+
+    fn peer_of_0(&self) -> i32 {
+        1 % self.n_pes
+    }
+
+    /// Runs one case on PE 0 between two barriers and prints its line (or why it failed).
+    fn one_sided_case(
+        &mut self,
+        bench: Bench,
+        scope: Scope,
+        bytes: usize,
+        grid: u32,
+        measure: impl FnOnce(&Runner<'a>) -> Result<f64, Failure>,
+    ) {
+        self.nvshmem.barrier_all();
+        if self.me == 0 {
+            let unit = if bench.name().ends_with("_bw") {
+                "GB/s"
+            } else {
+                "us"
+            };
+            match measure(self) {
+                Ok(value) => println!(
+                    "result: bench={} impl=rust scope={} bytes={bytes} grid={grid} pes={} value={value:.4} unit={unit}",
+                    bench.name(),
+                    scope.name(),
+                    self.n_pes
+                ),
+                Err(error) => {
+                    println!(
+                        "skip: bench={} impl=rust scope={} bytes={bytes} grid={grid} reason={error}",
+                        bench.name(),
+                        scope.name()
+                    );
+                    self.failed += 1;
+                }
+            }
+        }
+        self.nvshmem.barrier_all();
+    }
+
+    /// `--warmup` untimed launches, then `--reps` timed ones; the seconds of each timed launch.
+    fn time_launches(
+        &self,
+        kernel: &Kernel<'_>,
+        config: LaunchConfig,
+        args: &[&dyn KernelArg],
+    ) -> Result<Vec<f64>, Failure> {
+        for _ in 0..self.options.warmup {
+            // SAFETY: the callers pass the arguments each kernel of this module declares, for
+            // buffers that hold what it touches.
+            unsafe { kernel.launch(config, args)? };
+        }
+        self.nvshmem.synchronize()?;
+        let delay = self.module.kernel("delay")?;
+        let context = self.nvshmem.context();
+        let stream = self.nvshmem.stream();
+        // CU_EVENT_DEFAULT (0): an event that records time. cudarc's flag type is not re-exported
+        // by the host crate, so the value is built from its `#[repr(u32)]` discriminant.
+        // SAFETY: CUevent_flags is a `#[repr(u32)]` enum and 0 is its CU_EVENT_DEFAULT variant.
+        let timing = || unsafe { std::mem::transmute::<u32, _>(0u32) };
+        let mut pairs = Vec::new();
+        for _ in 0..self.options.reps {
+            let (start, stop) = (
+                context.new_event(Some(timing()))?,
+                context.new_event(Some(timing()))?,
+            );
+            // SAFETY: delay(ns: u64) touches no memory; the timed kernel as above.
+            unsafe { delay.launch(LaunchConfig::linear(1, 1), &[&DELAY_NS])? };
+            start.record(stream)?;
+            // SAFETY: as above.
+            unsafe { kernel.launch(config, args)? };
+            stop.record(stream)?;
+            pairs.push((start, stop));
+        }
+        self.nvshmem.synchronize()?;
+        pairs
+            .iter()
+            .map(|(start, stop)| Ok(f64::from(start.elapsed_ms(stop)?) / 1e3))
+            .collect()
+    }
+
+    /// The device address where two-sided launch number `launch` stores its nanoseconds.
+    fn slot(&self, launch: usize) -> *mut u64 {
+        // SAFETY: callers pass launch < warmup + reps, the buffer's length.
+        unsafe { self.elapsed.as_symmetric_ptr().add(launch) }.as_ptr()
+    }
+
+    /// A case that every PE runs: `--warmup` + `--reps` launches by `launch(runner, number)`, each
+    /// timing itself on the GPU's clock; PE 0 reports the median of the timed ones ÷ `per_op`.
+    fn two_sided_case(
+        &mut self,
+        bench: Bench,
+        scope: Scope,
+        bytes: usize,
+        per_op: f64,
+        launch: impl Fn(&Runner<'a>, usize) -> Result<(), nvshmem_host::Error>,
+    ) {
+        let launches = (self.options.warmup + self.options.reps) as usize;
+        let name = bench.name();
+        let scope_name = scope.name();
+        self.nvshmem.barrier_all();
+        let outcome: Result<Vec<f64>, Failure> = if self.n_pes < 2 && bench != Bench::BarrierLat {
+            Err("needs 2 PEs".into())
+        } else {
+            (0..launches)
+                .try_for_each(|number| launch(self, number))
+                .map_err(Failure::from)
+                .and_then(|()| Ok(self.elapsed.to_vec()?))
+                .map(|nanos| {
+                    nanos[self.options.warmup as usize..launches]
+                        .iter()
+                        .map(|&ns| ns as f64 * 1e-9)
+                        .collect()
+                })
+        };
+        if self.me == 0 {
+            match outcome {
+                Ok(mut times) => println!(
+                    "result: bench={name} impl=rust scope={scope_name} bytes={bytes} grid=1 pes={} value={:.4} unit=us",
+                    self.n_pes,
+                    median(&mut times) * 1e6 / per_op
+                ),
+                Err(error) => {
+                    println!(
+                        "skip: bench={name} impl=rust scope={scope_name} bytes={bytes} grid=1 reason={error}"
+                    );
+                    self.failed += 1;
+                }
+            }
+        }
+        self.nvshmem.barrier_all();
+    }
+}
+
+/// The median of launch times, in seconds.
+fn median_time(mut times: Vec<f64>) -> f64 {
+    median(&mut times)
+}

@@ -1,0 +1,38 @@
+# The device API's GPU tests (tests/gpu_device_api.rs) at 2 and 4 PEs on one GPU, each test in its
+# own job. By name:
+# - full_mpg_*: team splits, team barriers, collectives and on-stream operations need NVSHMEM's full
+#   multi-PE-per-GPU mode, so they run in the MPS pass only, with CUDA_MPS_ACTIVE_THREAD_PERCENTAGE
+#   = 100 / PEs in every PE's environment (it is read per client process);
+# - trap_*: the debugging timeouts; each starts its own job of DEVICE_API_TRAP_PES PEs and passes when
+#   that job fails promptly with the device's message. Without MPS only: a trapping kernel must not
+#   take down the MPS server the later cases share;
+# - the others (RMA, signals, waits and tests, atomics, barriers over all PEs): in both passes.
+# The first test of a pass JIT-compiles the kernels (tens of seconds for the team kernels), hence the
+# longer limits.
+device_api_tests() {
+    "$DIST"/gpu_device_api --list --ignored --format terse 2>/dev/null | sed -n 's/: test$//p'
+}
+
+for pes in 2 4; do
+    for test in $(device_api_tests); do
+        case $test in
+        full_mpg_*)
+            [[ $MPS == on ]] || continue
+            run "gpu_device_api $test" $pes 300 \
+                env CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$((100 / pes)) NVSHMEM_DISABLE_NCCL=1 \
+                "$DIST"/nvshmemrun -n $pes --pes-per-gpu $pes --timeout 290 \
+                "$DIST"/gpu_device_api --ignored --exact "$test" --nocapture --test-threads 1
+            ;;
+        trap_*)
+            [[ $MPS == off ]] || continue
+            run "gpu_device_api $test" $pes 150 env DEVICE_API_TRAP_PES=$pes \
+                "$DIST"/gpu_device_api --ignored --exact "$test" --nocapture --test-threads 1
+            ;;
+        *)
+            run "gpu_device_api $test" $pes 180 \
+                "$DIST"/nvshmemrun -n $pes --pes-per-gpu $pes --timeout 170 \
+                "$DIST"/gpu_device_api --ignored --exact "$test" --nocapture --test-threads 1
+            ;;
+        esac
+    done
+done

@@ -1,0 +1,331 @@
+//! Buffer layouts, inputs and expected results shared by the kernels and their host-side checks
+//! (`tests/gpu_device_api.rs` includes this file with `#[path]`). Plain arithmetic, `no_std`.
+
+/// Threads per block; every kernel runs as one block of 4 warps (one sm_90 warpgroup).
+pub const THREADS: u32 = 128;
+/// Elements per region of the point-to-point kernels.
+pub const N: usize = 256;
+/// The most PEs the kernels handle (fixed-size local arrays).
+pub const MAX_PES: usize = 8;
+
+/// The next PE around the ring.
+pub const fn next(me: i32, n: i32) -> i32 {
+    (me + 1) % n
+}
+
+/// The previous PE around the ring.
+pub const fn prev(me: i32, n: i32) -> i32 {
+    (me + n - 1) % n
+}
+
+/// RMA: `put`/`get`/`p`/`g`/`iput`/`iget`/byte forms/`ptr`.
+pub mod rma {
+    use super::{N, next, prev};
+
+    /// Regions of `N` elements in the `out` buffer (`i32`): 0–3 puts from the previous PE (thread,
+    /// warp nbi, block, block nbi), 4–7 gets from the next PE (thread, warp, block nbi, thread nbi).
+    pub const OUT_REGIONS: usize = 8;
+    /// Regions of `N` in `strided` (`i32`): 0 thread iput, 1 warp iput, 2 block iget, 3 thread iget.
+    pub const STRIDED_REGIONS: usize = 4;
+    /// Regions of `N` in `bytes` (`u8`): 0 thread putmem, 1 warp putmem_nbi, 2 block putmem,
+    /// 3 block getmem.
+    pub const BYTE_REGIONS: usize = 4;
+    /// Regions of `N` in `reals` (`f64`): 0 `p` from the previous PE, 1 `g` of the next PE's
+    /// region 0, 2 stores through `ptr` by the previous PE.
+    pub const REAL_REGIONS: usize = 3;
+    /// Words of `reach` (`i32`): 0 whether `ptr` reached the next PE, 1 whether `ptr` to this PE
+    /// is the local address.
+    pub const REACH_WORDS: usize = 2;
+
+    /// Element `i` of PE `pe`'s `i32` source.
+    pub const fn source(pe: i32, i: usize) -> i32 {
+        pe * 100_000 + i as i32
+    }
+
+    /// Byte `i` of PE `pe`'s byte source.
+    pub const fn byte(pe: i32, i: usize) -> u8 {
+        (pe as usize * 37 + i) as u8
+    }
+
+    /// What PE `pe` writes with `p`.
+    pub fn p_value(pe: i32, i: usize) -> f64 {
+        pe as f64 + i as f64 * 0.25
+    }
+
+    /// What PE `pe` stores through `ptr`.
+    pub fn direct_value(pe: i32, i: usize) -> f64 {
+        -(pe as f64) - i as f64 * 0.5
+    }
+
+    /// Element `i` of region `region` of `out` on PE `me` of `n`.
+    pub const fn expected_out(me: i32, n: i32, region: usize, i: usize) -> i32 {
+        if region < 4 {
+            source(prev(me, n), i)
+        } else {
+            source(next(me, n), i)
+        }
+    }
+
+    /// Element `i` of region `region` of `strided` on PE `me` of `n`.
+    pub const fn expected_strided(me: i32, n: i32, region: usize, i: usize) -> i32 {
+        let (from_prev, from_next) = (prev(me, n), next(me, n));
+        match region {
+            0 if i.is_multiple_of(2) && i / 2 < N / 2 => source(from_prev, i / 2),
+            1 if i < N / 2 => source(from_prev, 2 * i),
+            2 if i.is_multiple_of(2) && i / 2 < N / 3 => source(from_next, 3 * (i / 2)),
+            3 if i < N / 2 => source(from_next, 2 * i),
+            _ => 0,
+        }
+    }
+
+    /// Byte `i` of region `region` of `bytes` on PE `me` of `n`.
+    pub const fn expected_byte(me: i32, n: i32, region: usize, i: usize) -> u8 {
+        if region < 3 {
+            byte(prev(me, n), i)
+        } else {
+            byte(next(me, n), i)
+        }
+    }
+
+    /// Element `i` of region `region` of `reals` on PE `me` of `n`.
+    pub fn expected_real(me: i32, n: i32, region: usize, i: usize) -> f64 {
+        match region {
+            0 => p_value(prev(me, n), i),
+            1 => p_value(me, i),
+            _ => direct_value(prev(me, n), i),
+        }
+    }
+}
+
+/// Signals: put-with-signal at every scope, `signal_op`, `signal_fetch`, `signal_wait_until`.
+pub mod signal {
+    use super::prev;
+
+    /// Regions of `N` in `data` (`u64`): 0 thread put_signal, 1 warp put_signal_nbi, 2 block
+    /// put_signal, 3 thread putmem_signal_nbi, 4 warp putmem_signal.
+    pub const DATA_REGIONS: usize = 5;
+    /// Signal words.
+    pub const SIGNALS: usize = 8;
+    /// Result words.
+    pub const RESULTS: usize = 6;
+
+    /// Element `i` of PE `pe`'s source.
+    pub const fn source(pe: i32, i: usize) -> u64 {
+        ((pe as u64) << 32) | i as u64
+    }
+
+    /// The results on PE `me` of `n`: what `signal_wait_until` returned for words 0, 2, 5, 6, and
+    /// `signal_fetch` of words 5 and 1.
+    pub const fn expected_results(me: i32, n: i32) -> [u64; RESULTS] {
+        [1, 1, n as u64, prev(me, n) as u64 + 100, n as u64, 7]
+    }
+}
+
+/// Point-to-point synchronisation: `wait_until*` and `test*`.
+pub mod p2p {
+    /// Result slots (`i64`).
+    pub const RESULTS: usize = 48;
+    /// First slot of the indices `wait_until_some` found.
+    pub const SOME_INDICES: usize = 20;
+    /// First slot of the indices `test_some_vector` found.
+    pub const SOME_VECTOR_INDICES: usize = 30;
+
+    /// The results on PE `me` of `n` (see the kernel for what each slot records).
+    pub fn expected_results(me: i32, n: i32) -> [i64; RESULTS] {
+        let _ = me;
+        let n = n as i64;
+        let mut expected = [0i64; RESULTS];
+        let head = [
+            n - 1,                      // wait_until_any, only the last not skipped
+            n - 1,                      // wait_until_any_vector, same
+            n,                          // wait_until_some: every flag
+            n,                          // wait_until_some_vector
+            1,                          // test, own flag
+            0,                          // test, > 1000
+            1,                          // test_all >= 1
+            0,                          // test_all >= 2
+            0,                          // test_any == 1: PE 0's flag
+            -1,                         // test_any == 999: none
+            n - 1,                      // test_some, PE 0 skipped
+            1,                          // test_all_vector
+            -1,                         // test_any_vector with wrong values: none
+            n,                          // test_some_vector
+            1,                          // test on i16 (`short`)
+            1,                          // test_all on i32
+            1,                          // wait_until_timeout returned
+            if n > 1 { 1 } else { -1 }, // first index test_some found with PE 0 skipped
+        ];
+        expected[..head.len()].copy_from_slice(&head);
+        for q in 0..n as usize {
+            expected[SOME_INDICES + q] = q as i64;
+            expected[SOME_VECTOR_INDICES + q] = q as i64;
+        }
+        expected
+    }
+}
+
+/// Atomics on PE 0's variables by every PE.
+pub mod atomic {
+    /// `i32` variables.
+    pub const INTS: usize = 12;
+    /// `i64` variables.
+    pub const LONGS: usize = 4;
+    /// `u32` variables.
+    pub const UINTS: usize = 2;
+    /// `u64` variables.
+    pub const ULONGS: usize = 3;
+    /// `usize` variables.
+    pub const SIZES: usize = 2;
+    /// `f32` variables.
+    pub const FLOATS: usize = 2;
+    /// `f64` variables.
+    pub const DOUBLES: usize = 1;
+    /// `isize` variables.
+    pub const ISIZES: usize = 2;
+    /// Ticket kinds: values fetched by each PE, gathered on PE 0 at `kind × MAX_PES + pe`.
+    pub const TICKETS: usize = 16;
+    /// Per-PE results of the fetches after the last barrier.
+    pub const RESULTS: usize = 8;
+
+    /// Ticket kinds.
+    pub mod ticket {
+        /// `fetch_add(1)` on `ints[0]`.
+        pub const INT_FETCH_ADD: usize = 0;
+        /// `fetch_inc` on `ints[2]`.
+        pub const INT_FETCH_INC: usize = 1;
+        /// `compare_swap(0, pe + 1)` on `ints[4]`.
+        pub const INT_COMPARE_SWAP: usize = 2;
+        /// `swap(pe + 1)` on `ints[5]`.
+        pub const INT_SWAP: usize = 3;
+        /// `fetch_or(1 << pe)` on `ints[7]`.
+        pub const INT_FETCH_OR: usize = 4;
+        /// `fetch_add(1 << 33)` on `longs[0]`, divided by `1 << 33`.
+        pub const LONG_FETCH_ADD: usize = 5;
+        /// `compare_swap(0, pe + 1)` on `longs[2]`.
+        pub const LONG_COMPARE_SWAP: usize = 6;
+        /// `fetch_add(3)` on `uints[0]`, divided by 3.
+        pub const UINT_FETCH_ADD: usize = 7;
+        /// `fetch_inc` on `ulongs[1]`.
+        pub const ULONG_FETCH_INC: usize = 8;
+        /// `compare_swap(0, pe + 1)` on `sizes[1]`.
+        pub const SIZE_COMPARE_SWAP: usize = 9;
+        /// `swap(pe + 1)` on `floats[1]`.
+        pub const FLOAT_SWAP: usize = 10;
+        /// `swap(-(pe + 1))` on `isizes[1]`.
+        pub const ISIZE_SWAP: usize = 11;
+        /// `fetch_and` on `ints[10]`.
+        pub const INT_FETCH_AND: usize = 12;
+        /// `fetch_xor(pe + 1)` on `ints[11]`.
+        pub const INT_FETCH_XOR: usize = 13;
+        /// `fetch_xor(1 << (40 + pe))` on `ulongs[2]`.
+        pub const ULONG_FETCH_XOR: usize = 14;
+        /// `compare_swap(0, -(pe + 1))` on `isizes[0]`.
+        pub const ISIZE_COMPARE_SWAP: usize = 15;
+    }
+
+    /// The bit mask of PEs `0..n`.
+    pub const fn mask(n: i32) -> i64 {
+        (1i64 << n) - 1
+    }
+
+    /// The final `ints` on PE 0, except the compare-swap and swap slots (4, 5), which depend on
+    /// the order the PEs ran in (checked with the tickets).
+    pub fn expected_ints(n: i32) -> [Option<i32>; INTS] {
+        let m = mask(n) as i32;
+        let xor_all = (1..=n).fold(0, |x, v| x ^ v);
+        [
+            Some(n),
+            Some(n),
+            Some(n),
+            Some(n * (n + 1) / 2),
+            None,
+            None,
+            Some(42),
+            Some(m),
+            Some(m),
+            Some(0xFF & !m),
+            Some(0xF0F0 & !(m << 4)),
+            Some(xor_all),
+        ]
+    }
+}
+
+/// Barriers and syncs over all PEs, and the team and PE queries that need no team creation.
+pub mod world {
+    /// Counters, one per barrier variant: barrier_all at thread, warp, block scope, sync_all at
+    /// thread, warp, block scope, barrier_all_timeout, barrier_all_block_timeout.
+    pub const VARIANTS: usize = 8;
+    /// Result slots (`i64`).
+    pub const RESULTS: usize = 32;
+    /// First slot of the team and version queries.
+    pub const QUERIES: usize = 10;
+
+    /// The results on PE `me` of `n`, with NVSHMEM release `version`.
+    pub fn expected_results(me: i32, n: i32, version: (i32, i32, i32)) -> [i64; RESULTS] {
+        let mut expected = [0i64; RESULTS];
+        for slot in expected.iter_mut().take(VARIANTS) {
+            *slot = n as i64;
+        }
+        let queries = [
+            me as i64,        // team::my_pe(WORLD)
+            n as i64,         // team::n_pes(WORLD)
+            me as i64,        // team::my_pe(NODE)
+            n as i64,         // team::n_pes(NODE)
+            me as i64,        // translate_pe(WORLD, me, WORLD)
+            -1,               // translate_pe(WORLD, n, WORLD)
+            1,                // info_version major
+            3,                // info_version minor
+            version.0 as i64, // vendor major
+            version.1 as i64, // vendor minor
+            version.2 as i64, // vendor patch
+            1,                // info_name starts with "NVSHMEM v"
+        ];
+        expected[QUERIES..QUERIES + queries.len()].copy_from_slice(&queries);
+        expected
+    }
+}
+
+/// Team barriers and collectives over a team (WORLD, or a team split on the host).
+pub mod collective {
+    /// Elements per PE of the collectives.
+    pub const COUNT: usize = 16;
+    /// Elements of a source buffer: a block of `COUNT` per possible team member.
+    pub const SOURCE: usize = COUNT * super::MAX_PES;
+    /// Regions of `SOURCE` elements in the `i32` destination: reduce with 0 `Sum`, 1 `Min`,
+    /// 2 `Max`, 3 `And` (block), 4 `Or`, 5 `Xor`, 6 `Prod`; 7 reduce-scatter `Sum`; 8 broadcast
+    /// from team PE `1 % n`; 9 fcollect (block); 10 alltoall of `ALLTOALL_INTS` (warp);
+    /// 11 broadcastmem from team PE 0 (block); 12 fcollectmem of `MEM_INTS`; 13 alltoallmem of
+    /// `MEM_INTS` (block); 14 reduce-scatter `Max` (block). Thread scope where not said.
+    pub const INT_REGIONS: usize = 15;
+    /// Regions of `SOURCE` elements in the `f64` destination: 0 reduce `Sum` (warp),
+    /// 1 reduce-scatter `Sum` (warp), 2 alltoall of `ALLTOALL_REALS`.
+    pub const REAL_REGIONS: usize = 3;
+    /// Barrier and sync variants over the team: barrier at thread, warp, block, warpgroup scope,
+    /// team_sync at thread, warp, block scope.
+    pub const VARIANTS: usize = 7;
+    /// Query slots: my_pe(team), n_pes(team), translate(team, 0, WORLD), translate(WORLD, my world
+    /// PE, team), translate(team, n_pes, WORLD), my_pe(SHARED) exists, n_pes(NODE).
+    pub const QUERIES: usize = 8;
+    /// Block size of the alltoall of `i32` (warp scope).
+    pub const ALLTOALL_INTS: usize = 4;
+    /// Block size of the byte forms, in `i32`s.
+    pub const MEM_INTS: usize = 2;
+    /// Block size of the alltoall of `f64`.
+    pub const ALLTOALL_REALS: usize = 2;
+
+    /// Element `i` of the `i32` source of world PE `pe`: 1..=5, so that products stay exact.
+    pub const fn int_source(pe: i32, i: usize) -> i32 {
+        ((pe as usize * 7 + i * 3) % 5) as i32 + 1
+    }
+
+    /// Element `i` of the `f64` source of world PE `pe`: multiples of 1/4, exact in sums and in
+    /// products of the first `COUNT` elements.
+    pub fn real_source(pe: i32, i: usize) -> f64 {
+        1.0 + pe as f64 * 0.5 + i as f64 * 0.25
+    }
+
+    /// The max-location input of world PE `pe`: `(value, location)`.
+    pub fn maxloc_source(pe: i32) -> (f64, f64) {
+        (((pe * 5) % 7) as f64, pe as f64)
+    }
+}

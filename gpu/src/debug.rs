@@ -1,0 +1,105 @@
+//! Device-side diagnostics for the opt-in timeouts ([`crate::p2p::wait_until_timeout`],
+//! [`crate::sync::barrier_all_timeout`]): the cycle counter, and a message through CUDA's `vprintf`
+//! followed by a trap.
+#![cfg(target_arch = "nvptx64")]
+
+use crate::Cmp;
+use core::ffi::{CStr, c_void};
+
+/// The SM's 64-bit cycle counter (`%clock64`).
+#[inline]
+pub(crate) fn clock64() -> u64 {
+    let cycles: u64;
+    // SAFETY: reading a PTX special register has no preconditions and touches no memory.
+    unsafe {
+        core::arch::asm!("mov.u64 {}, %clock64;", out(reg64) cycles, options(nomem, nostack));
+    }
+    cycles
+}
+
+/// Which PE, block and thread is speaking, as `vprintf` arguments.
+#[repr(C)]
+struct Who {
+    pe: i32,
+    block: u32,
+    thread: u32,
+}
+
+fn who() -> Who {
+    Who {
+        pe: crate::pe::my_pe(),
+        block: crate::thread::block_idx_x(),
+        thread: crate::thread::rank_in_block(),
+    }
+}
+
+/// Prints `format` with `args` (a `#[repr(C)]` struct laid out as `vprintf` expects: each argument
+/// at its natural alignment), then traps.
+fn fail<A>(format: &CStr, args: &A) -> ! {
+    // SAFETY: `format` is NUL-terminated and its conversions match `A`'s fields (callers below);
+    // `trap` ends the kernel with an error, which the host sees at its next synchronisation, after
+    // the driver has flushed the printf buffer.
+    unsafe {
+        core::arch::nvptx::vprintf(format.as_ptr().cast(), (args as *const A).cast::<c_void>());
+        core::arch::nvptx::trap()
+    }
+}
+
+#[repr(C)]
+struct WaitArgs {
+    who: Who,
+    what: *const u8,
+    cycles: u64,
+    ivar: *const c_void,
+    cmp: *const u8,
+    expected: i64,
+    now: i64,
+}
+
+/// Reports a wait whose budget ran out and traps.
+#[cold]
+pub(crate) fn wait_timed_out(
+    what: &CStr,
+    ivar: *const c_void,
+    cmp: Cmp,
+    expected: i64,
+    now: i64,
+    cycles: u64,
+) -> ! {
+    fail(
+        c"nvshmem-gpu: PE %d (block %u, thread %u): %s gave up after %llu cycles: waiting for *%p %s %lld, it is %lld\n",
+        &WaitArgs {
+            who: who(),
+            what: what.as_ptr().cast(),
+            cycles,
+            ivar,
+            cmp: cmp.c_symbol().as_ptr().cast(),
+            expected,
+            now,
+        },
+    )
+}
+
+#[repr(C)]
+struct BarrierArgs {
+    who: Who,
+    cycles: u64,
+    missing: i32,
+    n_pes: i32,
+    epoch: u64,
+}
+
+/// Reports a barrier whose budget ran out waiting for PE `missing` and traps.
+#[cold]
+pub(crate) fn barrier_timed_out(missing: i32, n_pes: i32, epoch: u64, cycles: u64) -> ! {
+    fail(
+        c"nvshmem-gpu: PE %d (block %u, thread %u): barrier_all_timeout gave up after %llu cycles: PE %d of %d has not arrived at barrier %llu\n",
+        &BarrierArgs {
+            who: who(),
+            cycles,
+            missing,
+            n_pes,
+            epoch,
+        },
+    )
+}

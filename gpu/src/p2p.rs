@@ -1,0 +1,458 @@
+//! Point-to-point synchronisation: wait until, or test whether, symmetric variables that other PEs
+//! write meet a condition (NVSHMEM: "Point-to-point synchronization routines").
+//!
+//! The variables (`ivars`) are [`WaitElement`]s in the symmetric heap, written by other PEs with
+//! `p`, puts, atomics or signals. The condition is a [`Cmp`] against a value (or, in the `_vector`
+//! forms, against one value per variable). The `_all`, `_any` and `_some` forms take an optional
+//! `skip` mask: entry `i` non-zero leaves `ivars[i]` out.
+//!
+//! A wait whose condition never becomes true hangs the kernel, and with it the job: while debugging,
+//! `wait_until_timeout` (GPU target only) polls with a cycle budget and, when it runs out, prints which PE waited for
+//! what and traps, so the launch fails instead of hanging.
+//!
+//! ```ignore
+//! use nvshmem_gpu::{p2p, Cmp};
+//! # unsafe fn example(flags: nvshmem_gpu::SymmetricPtr<u64>, n: usize) {
+//! // SAFETY: `flags` holds `n` symmetric words that the other PEs set to 1.
+//! unsafe { p2p::wait_until_all(flags, n, None, Cmp::Eq, 1) };
+//! # }
+//! ```
+//!
+//! Only the thread scope exists (NVSHMEM has no warp or block waits), so a scoped wait is a compile
+//! error:
+//!
+//! ```
+//! # unsafe fn f(flag: nvshmem_gpu::SymmetricPtr<u64>) {
+//! unsafe { nvshmem_gpu::p2p::wait_until(flag, nvshmem_gpu::Cmp::Eq, 1) };
+//! # }
+//! ```
+//!
+//! ```compile_fail,E0433
+//! # unsafe fn f(flag: nvshmem_gpu::SymmetricPtr<u64>) {
+//! unsafe { nvshmem_gpu::p2p::warp::wait_until(flag, nvshmem_gpu::Cmp::Eq, 1) };
+//! # }
+//! ```
+
+use crate::{SymmetricPtr, WaitElement};
+
+/// A comparison of NVSHMEM's wait, test and signal-wait calls (`nvshmemx_cmp_type_t`); the
+/// condition is `*ivar <cmp> value`.
+///
+/// ```
+/// use nvshmem_gpu::Cmp;
+/// assert_eq!(Cmp::Eq as i32, 0); // NVSHMEM_CMP_EQ
+/// assert_eq!(Cmp::Ge as i32, 5); // NVSHMEM_CMP_GE
+/// assert!(Cmp::Lt.holds(1, 2));
+/// ```
+#[repr(i32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Cmp {
+    /// Equal (`NVSHMEM_CMP_EQ`).
+    Eq = 0,
+    /// Not equal (`NVSHMEM_CMP_NE`).
+    Ne = 1,
+    /// Greater than (`NVSHMEM_CMP_GT`).
+    Gt = 2,
+    /// Less than or equal (`NVSHMEM_CMP_LE`).
+    Le = 3,
+    /// Less than (`NVSHMEM_CMP_LT`).
+    Lt = 4,
+    /// Greater than or equal (`NVSHMEM_CMP_GE`).
+    Ge = 5,
+}
+
+impl Cmp {
+    /// Whether `left <cmp> right`, as NVSHMEM evaluates it.
+    pub fn holds<T: PartialOrd>(self, left: T, right: T) -> bool {
+        match self {
+            Cmp::Eq => left == right,
+            Cmp::Ne => left != right,
+            Cmp::Gt => left > right,
+            Cmp::Le => left <= right,
+            Cmp::Lt => left < right,
+            Cmp::Ge => left >= right,
+        }
+    }
+
+    /// The operator as NUL-terminated C text (`"=="`, …), for device-side messages.
+    pub const fn c_symbol(self) -> &'static core::ffi::CStr {
+        match self {
+            Cmp::Eq => c"==",
+            Cmp::Ne => c"!=",
+            Cmp::Gt => c">",
+            Cmp::Le => c"<=",
+            Cmp::Lt => c"<",
+            Cmp::Ge => c">=",
+        }
+    }
+}
+
+fn skip_ptr(skip: Option<&[i32]>) -> *const i32 {
+    skip.map_or(core::ptr::null(), <[i32]>::as_ptr)
+}
+
+/// Index results: NVSHMEM's `SIZE_MAX` means "none".
+fn index(found: usize) -> Option<usize> {
+    (found != usize::MAX).then_some(found)
+}
+
+/// Waits until `*ivar <cmp> value` (`nvshmem_<T>_wait_until`).
+///
+/// # Safety
+/// `ivar` is a symmetric `T`; whoever must write it for the condition to hold runs concurrently
+/// (other PEs, or other blocks of a cooperative launch). Otherwise the kernel hangs.
+#[inline]
+pub unsafe fn wait_until<T: WaitElement>(ivar: SymmetricPtr<T>, cmp: Cmp, value: T) {
+    // SAFETY: the caller's contract above.
+    unsafe { (T::WAIT.wait_until)(ivar.as_ptr(), cmp as i32, value) }
+}
+
+/// Waits until `ivars[i] <cmp> value` for every `i` in `0..count` not skipped
+/// (`nvshmem_<T>_wait_until_all`).
+///
+/// # Safety
+/// `ivars` holds `count` symmetric `T`s, `skip` (if given) at least `count` entries; as for
+/// [`wait_until`].
+#[inline]
+pub unsafe fn wait_until_all<T: WaitElement>(
+    ivars: SymmetricPtr<T>,
+    count: usize,
+    skip: Option<&[i32]>,
+    cmp: Cmp,
+    value: T,
+) {
+    // SAFETY: the caller's contract above.
+    unsafe { (T::WAIT.wait_until_all)(ivars.as_ptr(), count, skip_ptr(skip), cmp as i32, value) }
+}
+
+/// Waits until `ivars[i] <cmp> value` for some `i` not skipped, and returns that `i`; `None` if
+/// every variable is skipped (`nvshmem_<T>_wait_until_any`).
+///
+/// # Safety
+/// As for [`wait_until_all`].
+#[inline]
+pub unsafe fn wait_until_any<T: WaitElement>(
+    ivars: SymmetricPtr<T>,
+    count: usize,
+    skip: Option<&[i32]>,
+    cmp: Cmp,
+    value: T,
+) -> Option<usize> {
+    // SAFETY: the caller's contract above.
+    index(unsafe {
+        (T::WAIT.wait_until_any)(ivars.as_ptr(), count, skip_ptr(skip), cmp as i32, value)
+    })
+}
+
+/// Waits until `ivars[i] <cmp> value` for at least one `i` not skipped, writes every such `i` to
+/// `indices` and returns how many (`nvshmem_<T>_wait_until_some`).
+///
+/// # Safety
+/// As for [`wait_until_all`], and `indices` has at least `count` entries.
+#[inline]
+pub unsafe fn wait_until_some<T: WaitElement>(
+    ivars: SymmetricPtr<T>,
+    count: usize,
+    indices: &mut [usize],
+    skip: Option<&[i32]>,
+    cmp: Cmp,
+    value: T,
+) -> usize {
+    // SAFETY: the caller's contract above.
+    unsafe {
+        (T::WAIT.wait_until_some)(
+            ivars.as_ptr(),
+            count,
+            indices.as_mut_ptr(),
+            skip_ptr(skip),
+            cmp as i32,
+            value,
+        )
+    }
+}
+
+/// Waits until `ivars[i] <cmp> values[i]` for every `i` not skipped
+/// (`nvshmem_<T>_wait_until_all_vector`).
+///
+/// # Safety
+/// As for [`wait_until_all`], and `values` has at least `count` entries.
+#[inline]
+pub unsafe fn wait_until_all_vector<T: WaitElement>(
+    ivars: SymmetricPtr<T>,
+    count: usize,
+    skip: Option<&[i32]>,
+    cmp: Cmp,
+    values: &[T],
+) {
+    // SAFETY: the caller's contract above; NVSHMEM only reads `values`.
+    unsafe {
+        (T::WAIT.wait_until_all_vector)(
+            ivars.as_ptr(),
+            count,
+            skip_ptr(skip),
+            cmp as i32,
+            values.as_ptr().cast_mut(),
+        )
+    }
+}
+
+/// Waits until `ivars[i] <cmp> values[i]` for some `i` not skipped and returns it
+/// (`nvshmem_<T>_wait_until_any_vector`).
+///
+/// # Safety
+/// As for [`wait_until_all_vector`].
+#[inline]
+pub unsafe fn wait_until_any_vector<T: WaitElement>(
+    ivars: SymmetricPtr<T>,
+    count: usize,
+    skip: Option<&[i32]>,
+    cmp: Cmp,
+    values: &[T],
+) -> Option<usize> {
+    // SAFETY: the caller's contract above; NVSHMEM only reads `values`.
+    index(unsafe {
+        (T::WAIT.wait_until_any_vector)(
+            ivars.as_ptr(),
+            count,
+            skip_ptr(skip),
+            cmp as i32,
+            values.as_ptr().cast_mut(),
+        )
+    })
+}
+
+/// Waits until `ivars[i] <cmp> values[i]` for at least one `i`, writes every such `i` to `indices`
+/// and returns how many (`nvshmem_<T>_wait_until_some_vector`).
+///
+/// # Safety
+/// As for [`wait_until_all_vector`], and `indices` has at least `count` entries.
+#[inline]
+pub unsafe fn wait_until_some_vector<T: WaitElement>(
+    ivars: SymmetricPtr<T>,
+    count: usize,
+    indices: &mut [usize],
+    skip: Option<&[i32]>,
+    cmp: Cmp,
+    values: &[T],
+) -> usize {
+    // SAFETY: the caller's contract above; NVSHMEM only reads `values`.
+    unsafe {
+        (T::WAIT.wait_until_some_vector)(
+            ivars.as_ptr(),
+            count,
+            indices.as_mut_ptr(),
+            skip_ptr(skip),
+            cmp as i32,
+            values.as_ptr().cast_mut(),
+        )
+    }
+}
+
+/// Whether `*ivar <cmp> value` now (`nvshmem_<T>_test`).
+///
+/// # Safety
+/// `ivar` is a symmetric `T`.
+#[inline]
+pub unsafe fn test<T: WaitElement>(ivar: SymmetricPtr<T>, cmp: Cmp, value: T) -> bool {
+    // SAFETY: the caller's contract above.
+    unsafe { (T::WAIT.test)(ivar.as_ptr(), cmp as i32, value) != 0 }
+}
+
+/// Whether `ivars[i] <cmp> value` now for every `i` not skipped (`nvshmem_<T>_test_all`).
+///
+/// # Safety
+/// `ivars` holds `count` symmetric `T`s and `skip` (if given) at least `count` entries.
+#[inline]
+pub unsafe fn test_all<T: WaitElement>(
+    ivars: SymmetricPtr<T>,
+    count: usize,
+    skip: Option<&[i32]>,
+    cmp: Cmp,
+    value: T,
+) -> bool {
+    // SAFETY: the caller's contract above.
+    unsafe { (T::WAIT.test_all)(ivars.as_ptr(), count, skip_ptr(skip), cmp as i32, value) != 0 }
+}
+
+/// Some `i` not skipped with `ivars[i] <cmp> value` now, if any (`nvshmem_<T>_test_any`).
+///
+/// # Safety
+/// As for [`test_all`].
+#[inline]
+pub unsafe fn test_any<T: WaitElement>(
+    ivars: SymmetricPtr<T>,
+    count: usize,
+    skip: Option<&[i32]>,
+    cmp: Cmp,
+    value: T,
+) -> Option<usize> {
+    // SAFETY: the caller's contract above.
+    index(unsafe { (T::WAIT.test_any)(ivars.as_ptr(), count, skip_ptr(skip), cmp as i32, value) })
+}
+
+/// Writes every `i` not skipped with `ivars[i] <cmp> value` now to `indices` and returns how many
+/// (`nvshmem_<T>_test_some`).
+///
+/// # Safety
+/// As for [`test_all`], and `indices` has at least `count` entries.
+#[inline]
+pub unsafe fn test_some<T: WaitElement>(
+    ivars: SymmetricPtr<T>,
+    count: usize,
+    indices: &mut [usize],
+    skip: Option<&[i32]>,
+    cmp: Cmp,
+    value: T,
+) -> usize {
+    // SAFETY: the caller's contract above.
+    unsafe {
+        (T::WAIT.test_some)(
+            ivars.as_ptr(),
+            count,
+            indices.as_mut_ptr(),
+            skip_ptr(skip),
+            cmp as i32,
+            value,
+        )
+    }
+}
+
+/// Whether `ivars[i] <cmp> values[i]` now for every `i` not skipped
+/// (`nvshmem_<T>_test_all_vector`).
+///
+/// # Safety
+/// As for [`test_all`], and `values` has at least `count` entries.
+#[inline]
+pub unsafe fn test_all_vector<T: WaitElement>(
+    ivars: SymmetricPtr<T>,
+    count: usize,
+    skip: Option<&[i32]>,
+    cmp: Cmp,
+    values: &[T],
+) -> bool {
+    // SAFETY: the caller's contract above; NVSHMEM only reads `values`.
+    unsafe {
+        (T::WAIT.test_all_vector)(
+            ivars.as_ptr(),
+            count,
+            skip_ptr(skip),
+            cmp as i32,
+            values.as_ptr().cast_mut(),
+        ) != 0
+    }
+}
+
+/// Some `i` not skipped with `ivars[i] <cmp> values[i]` now, if any
+/// (`nvshmem_<T>_test_any_vector`).
+///
+/// # Safety
+/// As for [`test_all_vector`].
+#[inline]
+pub unsafe fn test_any_vector<T: WaitElement>(
+    ivars: SymmetricPtr<T>,
+    count: usize,
+    skip: Option<&[i32]>,
+    cmp: Cmp,
+    values: &[T],
+) -> Option<usize> {
+    // SAFETY: the caller's contract above; NVSHMEM only reads `values`.
+    index(unsafe {
+        (T::WAIT.test_any_vector)(
+            ivars.as_ptr(),
+            count,
+            skip_ptr(skip),
+            cmp as i32,
+            values.as_ptr().cast_mut(),
+        )
+    })
+}
+
+/// Writes every `i` not skipped with `ivars[i] <cmp> values[i]` now to `indices` and returns how
+/// many (`nvshmem_<T>_test_some_vector`).
+///
+/// # Safety
+/// As for [`test_all_vector`], and `indices` has at least `count` entries.
+#[inline]
+pub unsafe fn test_some_vector<T: WaitElement>(
+    ivars: SymmetricPtr<T>,
+    count: usize,
+    indices: &mut [usize],
+    skip: Option<&[i32]>,
+    cmp: Cmp,
+    values: &[T],
+) -> usize {
+    // SAFETY: the caller's contract above; NVSHMEM only reads `values`.
+    unsafe {
+        (T::WAIT.test_some_vector)(
+            ivars.as_ptr(),
+            count,
+            indices.as_mut_ptr(),
+            skip_ptr(skip),
+            cmp as i32,
+            values.as_ptr().cast_mut(),
+        )
+    }
+}
+
+/// [`wait_until`] with a budget: polls `*ivar <cmp> value` with `nvshmem_<T>_test` and, when
+/// `budget_cycles` GPU clock cycles (`%clock64`, about 1.5–2 × 10⁹ per second) pass without the
+/// condition holding, prints
+///
+/// ```text
+/// nvshmem-gpu: PE 3 (block 0, thread 0): wait_until_timeout gave up after 2000000000 cycles: waiting for *0x7f…40 == 1, it is 0
+/// ```
+///
+/// and traps. The launch then fails on the host (CUDA reports an illegal instruction or an
+/// unspecified launch failure), so a dead or misbehaving peer ends the job with an error instead of
+/// hanging it. A debugging aid: it costs a clock read per poll, and the budget must exceed any
+/// legitimate wait.
+///
+/// # Safety
+/// As for [`wait_until`], except that a condition that never holds traps instead of hanging.
+#[cfg(target_arch = "nvptx64")]
+#[inline]
+pub unsafe fn wait_until_timeout<T: WaitElement>(
+    ivar: SymmetricPtr<T>,
+    cmp: Cmp,
+    value: T,
+    budget_cycles: u64,
+) {
+    let start = crate::debug::clock64();
+    loop {
+        // SAFETY: `ivar` is a symmetric `T` (caller's contract).
+        if unsafe { (T::WAIT.test)(ivar.as_ptr(), cmp as i32, value) } != 0 {
+            return;
+        }
+        if crate::debug::clock64().wrapping_sub(start) > budget_cycles {
+            // SAFETY: as above; a volatile read of the variable for the message.
+            let now = unsafe { core::ptr::read_volatile(ivar.as_ptr()) };
+            crate::debug::wait_timed_out(
+                c"wait_until_timeout",
+                ivar.as_ptr().cast(),
+                cmp,
+                value.widen(),
+                now.widen(),
+                budget_cycles,
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn comparisons_match_nvshmem_numbering_and_meaning() {
+        let all = [Cmp::Eq, Cmp::Ne, Cmp::Gt, Cmp::Le, Cmp::Lt, Cmp::Ge];
+        assert_eq!(all.map(|c| c as i32), [0, 1, 2, 3, 4, 5]);
+        assert!(Cmp::Ge.holds(3, 3) && !Cmp::Gt.holds(3, 3) && Cmp::Le.holds(2, 3));
+        assert_eq!(Cmp::Ne.c_symbol().to_bytes(), b"!=");
+    }
+
+    #[test]
+    fn none_found_is_size_max() {
+        assert_eq!(index(usize::MAX), None);
+        assert_eq!(index(3), Some(3));
+    }
+}

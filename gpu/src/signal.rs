@@ -1,0 +1,192 @@
+//! Signals: puts that update a 64-bit signal word at the destination once the data has arrived,
+//! and operations on signal words (NVSHMEM: "Signaling operations").
+//!
+//! A signal word is a `u64` in the symmetric heap. [`put_signal`] copies data to a peer and then
+//! applies [`SignalOp`] to the peer's signal word, so a peer that waits on the word
+//! ([`signal_wait_until`], or [`crate::p2p::wait_until`]) sees the data once the signal changes.
+//! [`warp`] and [`block`] hold the cooperative forms.
+//!
+//! ```ignore
+//! use nvshmem_gpu::{signal::{self, SignalOp}, Cmp};
+//! # unsafe fn example(data: nvshmem_gpu::SymmetricPtr<f32>, row: *const f32, n: usize, flag: nvshmem_gpu::SymmetricPtr<u64>, next: i32) {
+//! // SAFETY: buffers of `n` elements and a signal word on every PE; `next` is a PE.
+//! unsafe { signal::put_signal(data, row, n, flag, 1, SignalOp::Add, next) };
+//! // On the receiving PE: wait until one put has arrived.
+//! // SAFETY: `flag` is a symmetric signal word.
+//! unsafe { signal::signal_wait_until(flag, Cmp::Ge, 1) };
+//! # }
+//! ```
+
+use crate::{Cmp, Element, SymmetricPtr, ffi};
+
+/// What a signal operation does to the signal word (`nvshmemx_signal_op_t`).
+///
+/// ```
+/// use nvshmem_gpu::SignalOp;
+/// assert_eq!(SignalOp::Set as i32, 9); // NVSHMEM_SIGNAL_SET
+/// assert_eq!(SignalOp::Add as i32, 10); // NVSHMEM_SIGNAL_ADD
+/// ```
+#[repr(i32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SignalOp {
+    /// Stores the value (`NVSHMEM_SIGNAL_SET`).
+    Set = 9,
+    /// Adds the value atomically (`NVSHMEM_SIGNAL_ADD`).
+    Add = 10,
+}
+
+/// Applies `op` with `value` to the signal word `signal` on PE `pe` (`nvshmemx_signal_op`).
+///
+/// # Safety
+/// `signal` is a symmetric `u64` on every PE and `pe` is in `0..n_pes()`.
+#[inline]
+pub unsafe fn signal_op(signal: SymmetricPtr<u64>, value: u64, op: SignalOp, pe: i32) {
+    // SAFETY: the caller's contract above.
+    unsafe { ffi::nvshmemx_signal_op(signal.as_ptr(), value, op as i32, pe) }
+}
+
+/// Reads the local signal word atomically (`nvshmem_signal_fetch`).
+///
+/// # Safety
+/// `signal` is a symmetric `u64`.
+#[inline]
+pub unsafe fn signal_fetch(signal: SymmetricPtr<u64>) -> u64 {
+    // SAFETY: the caller's contract above.
+    unsafe { ffi::nvshmem_signal_fetch(signal.as_ptr()) }
+}
+
+/// Waits until the local signal word compares to `value` as `cmp` says, and returns the word
+/// (`nvshmem_signal_wait_until`).
+///
+/// # Safety
+/// `signal` is a symmetric `u64`; the kernel is launched cooperatively when another block or PE
+/// must run for the condition to become true. A condition that never becomes true hangs the kernel:
+/// see `p2p::wait_until_timeout` for a variant that traps instead.
+#[inline]
+pub unsafe fn signal_wait_until(signal: SymmetricPtr<u64>, cmp: Cmp, value: u64) -> u64 {
+    // SAFETY: the caller's contract above.
+    unsafe { ffi::nvshmem_signal_wait_until(signal.as_ptr(), cmp as i32, value) }
+}
+
+macro_rules! scoped_signals {
+    ($scope:ident, $who:literal, $x:literal, $suffix:literal) => {
+        paste::paste! {
+        /// Copies `count` elements from local `source` to `dest` on PE `pe`, then applies `op` with
+        /// `value` to `signal` on PE `pe`
+        #[doc = concat!("(`nvshmem", $x, "_<T>_put_signal", $suffix, "`); returns when `source` may be reused.")]
+        ///
+        /// # Safety
+        /// `dest` holds `count` elements on every PE, `signal` is a symmetric `u64`, `source` is
+        /// valid for `count` elements, `pe` is in `0..n_pes()`, and
+        #[doc = concat!($who, ".")]
+        #[inline]
+        pub unsafe fn put_signal<T: Element>(
+            dest: SymmetricPtr<T>,
+            source: *const T,
+            count: usize,
+            signal: SymmetricPtr<u64>,
+            value: u64,
+            op: SignalOp,
+            pe: i32,
+        ) {
+            // SAFETY: the caller upholds the contract restated above.
+            unsafe {
+                (T::RMA.put_signal.$scope)(dest.as_ptr(), source, count, signal.as_ptr(), value, op as i32, pe)
+            }
+        }
+
+        /// [`put_signal`] that returns at once
+        #[doc = concat!("(`nvshmem", $x, "_<T>_put_signal_nbi", $suffix, "`).")]
+        ///
+        /// # Safety
+        /// As for [`put_signal`], and `source` is not touched before the next [`crate::sync::quiet`].
+        #[inline]
+        pub unsafe fn put_signal_nbi<T: Element>(
+            dest: SymmetricPtr<T>,
+            source: *const T,
+            count: usize,
+            signal: SymmetricPtr<u64>,
+            value: u64,
+            op: SignalOp,
+            pe: i32,
+        ) {
+            // SAFETY: the caller upholds the contract restated above.
+            unsafe {
+                (T::RMA.put_signal_nbi.$scope)(dest.as_ptr(), source, count, signal.as_ptr(), value, op as i32, pe)
+            }
+        }
+
+        /// [`put_signal`] counted in bytes, for data of any type
+        #[doc = concat!("(`nvshmem", $x, "_putmem_signal", $suffix, "`).")]
+        ///
+        /// # Safety
+        /// As for [`put_signal`], with `bytes` bytes.
+        #[inline]
+        pub unsafe fn putmem_signal<T>(
+            dest: SymmetricPtr<T>,
+            source: *const T,
+            bytes: usize,
+            signal: SymmetricPtr<u64>,
+            value: u64,
+            op: SignalOp,
+            pe: i32,
+        ) {
+            // SAFETY: the caller upholds the contract restated above.
+            unsafe {
+                ffi::[<nvshmem $x _putmem_signal $suffix>](
+                    dest.as_ptr().cast(), source.cast(), bytes, signal.as_ptr(), value, op as i32, pe,
+                )
+            }
+        }
+
+        /// [`putmem_signal`] that returns at once
+        #[doc = concat!("(`nvshmem", $x, "_putmem_signal_nbi", $suffix, "`).")]
+        ///
+        /// # Safety
+        /// As for [`put_signal_nbi`], with `bytes` bytes.
+        #[inline]
+        pub unsafe fn putmem_signal_nbi<T>(
+            dest: SymmetricPtr<T>,
+            source: *const T,
+            bytes: usize,
+            signal: SymmetricPtr<u64>,
+            value: u64,
+            op: SignalOp,
+            pe: i32,
+        ) {
+            // SAFETY: the caller upholds the contract restated above.
+            unsafe {
+                ffi::[<nvshmem $x _putmem_signal_nbi $suffix>](
+                    dest.as_ptr().cast(), source.cast(), bytes, signal.as_ptr(), value, op as i32, pe,
+                )
+            }
+        }
+        }
+    };
+}
+
+scoped_signals!(thread, "each calling thread moves its own data", "", "");
+
+/// Warp-cooperative puts with signal (`nvshmemx_*_put_signal*_warp`).
+pub mod warp {
+    use super::SignalOp;
+    use crate::{Element, SymmetricPtr, ffi};
+    scoped_signals!(
+        warp,
+        "every thread of the warp calls it with the same arguments",
+        "x",
+        "_warp"
+    );
+}
+
+/// Block-cooperative puts with signal (`nvshmemx_*_put_signal*_block`).
+pub mod block {
+    use super::SignalOp;
+    use crate::{Element, SymmetricPtr, ffi};
+    scoped_signals!(
+        block,
+        "every thread of the block calls it with the same arguments",
+        "x",
+        "_block"
+    );
+}

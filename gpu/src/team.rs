@@ -1,0 +1,97 @@
+//! Teams: ordered subsets of the PEs that collectives and team barriers run over (NVSHMEM: "Team
+//! management routines").
+//!
+//! A [`Team`] is NVSHMEM's `nvshmem_team_t`, a small integer, so it is `Copy` and travels to kernels
+//! as a plain parameter. The predefined teams are constants; others are created on the host
+//! (`nvshmem_host`'s `Nvshmem::split_strided` and `split_2d`), which hands them to kernels as `Team`.
+//! A `Team` value always names a team that existed when it was made: there is no public constant for
+//! NVSHMEM's invalid team, and [`Team::from_raw`] is `unsafe`, so a split that leaves a PE out gives
+//! that PE no `Team` at all rather than one that fails at run time.
+//!
+//! ```ignore
+//! use nvshmem_gpu::{team, Team};
+//! let me = team::my_pe(Team::WORLD).unwrap(); // every PE is in WORLD
+//! let world_pe_of_0 = team::translate_pe(some_team, 0, Team::WORLD);
+//! ```
+
+use crate::ffi;
+
+/// An NVSHMEM team (`nvshmem_team_t`): the same value on host and device.
+///
+/// ```
+/// use nvshmem_gpu::Team;
+/// assert_eq!(Team::WORLD.raw(), 0); // NVSHMEM_TEAM_WORLD
+/// assert_eq!(Team::SHARED.raw(), 1); // NVSHMEM_TEAM_SHARED
+/// assert_eq!(Team::NODE.raw(), 2); // NVSHMEMX_TEAM_NODE
+/// assert_eq!(Team::SAME_MYPE_NODE.raw(), 3); // NVSHMEMX_TEAM_SAME_MYPE_NODE
+/// ```
+///
+/// A team cannot be made from an integer without `unsafe`:
+///
+/// ```compile_fail,E0133
+/// let team = nvshmem_gpu::Team::from_raw(7);
+/// ```
+///
+/// ```
+/// // SAFETY: for the example only; real ones come from the host crate's team splits.
+/// let team = unsafe { nvshmem_gpu::Team::from_raw(7) };
+/// assert_eq!(team.raw(), 7);
+/// ```
+#[repr(transparent)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Team(i32);
+
+impl Team {
+    /// All PEs of the job (`NVSHMEM_TEAM_WORLD`).
+    pub const WORLD: Team = Team(0);
+    /// The PEs that share memory with this PE, i.e. can reach each other with
+    /// [`crate::rma::ptr`] (`NVSHMEM_TEAM_SHARED`).
+    pub const SHARED: Team = Team(1);
+    /// The PEs on this PE's node (`NVSHMEMX_TEAM_NODE`).
+    pub const NODE: Team = Team(2);
+    /// The PEs with this PE's index in their node, one per node (`NVSHMEMX_TEAM_SAME_MYPE_NODE`).
+    pub const SAME_MYPE_NODE: Team = Team(3);
+
+    /// NVSHMEM's value of the team.
+    pub const fn raw(self) -> i32 {
+        self.0
+    }
+
+    /// Wraps NVSHMEM's value of a team.
+    ///
+    /// # Safety
+    /// `raw` names a team that exists (predefined, or created and not destroyed) on every PE that
+    /// uses the value, and is not `NVSHMEM_TEAM_INVALID` (-1).
+    pub const unsafe fn from_raw(raw: i32) -> Team {
+        Team(raw)
+    }
+}
+
+/// This PE's number in `team`, `None` if it is not a member (`nvshmem_team_my_pe`).
+#[inline]
+pub fn my_pe(team: Team) -> Option<i32> {
+    // SAFETY: `Team` values name existing teams (see `Team::from_raw`); the query reads device state
+    // that `nvshmemx_cumodule_init` set up.
+    let pe = unsafe { ffi::nvshmem_team_my_pe(team.raw()) };
+    (pe >= 0).then_some(pe)
+}
+
+/// The number of PEs in `team` (`nvshmem_team_n_pes`).
+#[inline]
+pub fn n_pes(team: Team) -> i32 {
+    // SAFETY: as for `my_pe`.
+    unsafe { ffi::nvshmem_team_n_pes(team.raw()) }
+}
+
+/// The number in `dest_team` of the PE that is `pe` in `src_team`, `None` if that PE is not in
+/// `dest_team` or `pe` is not in `0..n_pes(src_team)` (`nvshmem_team_translate_pe`; the range is
+/// checked here, as NVSHMEM 3.4.5's device code lets `pe == n_pes` and negative `pe` through).
+#[inline]
+pub fn translate_pe(src_team: Team, pe: i32, dest_team: Team) -> Option<i32> {
+    if !(0..n_pes(src_team)).contains(&pe) {
+        return None;
+    }
+    // SAFETY: as for `my_pe`, and `pe` indexes the source team's PE table (checked above).
+    let translated = unsafe { ffi::nvshmem_team_translate_pe(src_team.raw(), pe, dest_team.raw()) };
+    (translated >= 0).then_some(translated)
+}

@@ -1,0 +1,600 @@
+//! NVSHMEM operations enqueued on the handle's CUDA stream (NVSHMEM's `nvshmemx_*_on_stream`
+//! functions): they run in stream order with the kernels launched there, and are complete once
+//! [`Nvshmem::synchronize`] returns (or a later kernel on the stream starts).
+//!
+//! Every method checks what can be checked before enqueueing: buffer lengths, PE numbers and roots
+//! against the team's size. What cannot be checked is NVSHMEM's collective rule: every PE of the
+//! team enqueues the same collectives in the same order (a PE that does not deadlocks the others).
+//! With several PEs per GPU, the on-stream barriers, syncs and collectives need NVSHMEM's full
+//! multi-process-per-GPU mode ([`crate::InitStatus::FullMpg`]).
+//!
+//! ```no_run
+//! use nvshmem_host::{op, Nvshmem, Team};
+//! let nvshmem = Nvshmem::init()?;
+//! let mut partial = nvshmem.alloc::<f64>(1024)?;
+//! partial.copy_from_host(&vec![1.0; 1024])?;
+//! let total = nvshmem.alloc_zeroed::<f64>(1024)?;
+//! nvshmem.reduce_on_stream(Team::WORLD, op::Sum, &total, &partial, 1024)?;
+//! assert_eq!(total.to_vec()?[0], nvshmem.n_pes() as f64);
+//! # Ok::<(), nvshmem_host::Error>(())
+//! ```
+
+use crate::{Error, Nvshmem, SymmetricBuffer, result};
+use bytemuck::Pod;
+use nvshmem_gpu::collective::op;
+use nvshmem_gpu::{__for_each_arith_reduce_op, __for_each_bitwise_reduce_op, Cmp, SignalOp, Team};
+use nvshmem_sys::{NvshmemHost, cudaStream_t};
+use std::ffi::c_void;
+
+mod sealed {
+    pub trait Sealed<T> {}
+}
+
+/// A reduction operator of [`op`] that NVSHMEM's host library implements on a stream for element
+/// type `T` (the same pairs as on the device: `Sum`, `Prod`, `Min`, `Max` for `f32`, `f64`,
+/// `i8`…`i64`, `u8`…`u64`, `usize`; `And`, `Or`, `Xor` for the integers).
+#[diagnostic::on_unimplemented(
+    message = "NVSHMEM has no on-stream `{Self}` reduction for `{T}`",
+    note = "Sum, Prod, Min and Max take f32, f64, i8..i64, u8..u64 and usize; And, Or and Xor take \
+            the integer types only"
+)]
+pub trait StreamReduce<T>: sealed::Sealed<T> + Copy {
+    /// `nvshmemx_<T>_<op>_reduce_on_stream`.
+    ///
+    /// # Safety
+    /// NVSHMEM's contract for that function.
+    #[doc(hidden)]
+    unsafe fn reduce(
+        lib: &NvshmemHost,
+        team: i32,
+        dest: *mut T,
+        source: *const T,
+        count: usize,
+        stream: cudaStream_t,
+    ) -> i32;
+
+    /// `nvshmemx_<T>_<op>_reducescatter_on_stream`.
+    ///
+    /// # Safety
+    /// NVSHMEM's contract for that function.
+    #[doc(hidden)]
+    unsafe fn reducescatter(
+        lib: &NvshmemHost,
+        team: i32,
+        dest: *mut T,
+        source: *const T,
+        count: usize,
+        stream: cudaStream_t,
+    ) -> i32;
+}
+
+macro_rules! implement_stream_reduce_op {
+    ($rust:ty, $c:ident; $($op:ident => $Op:ident),* $(,)?) => { nvshmem_gpu::__paste::paste! { $(
+        impl sealed::Sealed<$rust> for op::$Op {}
+        impl StreamReduce<$rust> for op::$Op {
+            unsafe fn reduce(
+                lib: &NvshmemHost,
+                team: i32,
+                dest: *mut $rust,
+                source: *const $rust,
+                count: usize,
+                stream: cudaStream_t,
+            ) -> i32 {
+                // SAFETY: the caller's contract (NVSHMEM's).
+                unsafe { lib.[<nvshmemx_ $c _ $op _reduce_on_stream>](team, dest, source, count, stream) }
+            }
+
+            unsafe fn reducescatter(
+                lib: &NvshmemHost,
+                team: i32,
+                dest: *mut $rust,
+                source: *const $rust,
+                count: usize,
+                stream: cudaStream_t,
+            ) -> i32 {
+                // SAFETY: the caller's contract (NVSHMEM's).
+                unsafe { lib.[<nvshmemx_ $c _ $op _reducescatter_on_stream>](team, dest, source, count, stream) }
+            }
+        }
+    )* } };
+}
+
+macro_rules! implement_stream_reduce_type {
+    ($ops:ident; $($rust:ty => $c:ident),* $(,)?) => {
+        $( $ops!(implement_stream_reduce_op $rust, $c;); )*
+    };
+}
+nvshmem_gpu::__for_each_arith_reduce_element!(implement_stream_reduce_type __for_each_arith_reduce_op;);
+nvshmem_gpu::__for_each_bitwise_reduce_element!(implement_stream_reduce_type __for_each_bitwise_reduce_op;);
+
+/// An error unless `len ≥ needed`.
+fn need(buffer: &'static str, len: usize, needed: usize) -> Result<(), Error> {
+    if len >= needed {
+        Ok(())
+    } else {
+        Err(Error::BufferTooShort {
+            buffer,
+            len,
+            needed,
+        })
+    }
+}
+
+/// An error unless `pe` is in `0..n_pes`.
+fn check_pe(pe: i32, n_pes: i32) -> Result<(), Error> {
+    if (0..n_pes).contains(&pe) {
+        Ok(())
+    } else {
+        Err(Error::InvalidPe { pe, n_pes })
+    }
+}
+
+fn bytes<T>(count: usize) -> usize {
+    count * std::mem::size_of::<T>()
+}
+
+fn cast_mut<T: Pod>(buffer: &SymmetricBuffer<'_, T>) -> *mut c_void {
+    buffer.as_symmetric_ptr().as_ptr().cast()
+}
+
+fn cast<T: Pod>(buffer: &SymmetricBuffer<'_, T>) -> *const c_void {
+    buffer.as_symmetric_ptr().as_ptr().cast_const().cast()
+}
+
+/// The address of word `index` of a signal buffer.
+fn signal_word(signal: &SymmetricBuffer<'_, u64>, index: usize) -> Result<*mut u64, Error> {
+    need("signal", signal.len(), index + 1)?;
+    // SAFETY: `index < len` (checked above), so the word is inside the allocation.
+    Ok(unsafe { signal.as_symmetric_ptr().add(index) }.as_ptr())
+}
+
+impl Nvshmem {
+    fn cu_stream(&self) -> cudaStream_t {
+        self.stream().cu_stream().cast()
+    }
+
+    /// Enqueues a barrier over all PEs: completes this PE's outstanding operations, then waits for
+    /// every PE (`nvshmemx_barrier_all_on_stream`). Every PE calls it.
+    pub fn barrier_all_on_stream(&self) {
+        // SAFETY: NVSHMEM is initialised; the stream belongs to its context.
+        unsafe { self.lib().nvshmemx_barrier_all_on_stream(self.cu_stream()) }
+    }
+
+    /// Enqueues a wait for every PE, without completing operations (`nvshmemx_sync_all_on_stream`).
+    /// Every PE calls it.
+    pub fn sync_all_on_stream(&self) {
+        // SAFETY: as for `barrier_all_on_stream`.
+        unsafe { self.lib().nvshmemx_sync_all_on_stream(self.cu_stream()) }
+    }
+
+    /// Enqueues a barrier over `team` (`nvshmemx_barrier_on_stream`). Every PE of the team calls
+    /// it.
+    pub fn team_barrier_on_stream(&self, team: Team) -> Result<(), Error> {
+        // SAFETY: `team` exists and this PE is in it (see `Team`).
+        let code = unsafe {
+            self.lib()
+                .nvshmemx_barrier_on_stream(team.raw(), self.cu_stream())
+        };
+        result::status(
+            "nvshmemx_barrier_on_stream",
+            code,
+            "every PE of the team must call it; with several PEs per GPU it needs MPS",
+        )
+    }
+
+    /// Enqueues a sync over `team` (`nvshmemx_team_sync_on_stream`). Every PE of the team calls it.
+    pub fn team_sync_on_stream(&self, team: Team) -> Result<(), Error> {
+        // SAFETY: as for `team_barrier_on_stream`.
+        let code = unsafe {
+            self.lib()
+                .nvshmemx_team_sync_on_stream(team.raw(), self.cu_stream())
+        };
+        result::status(
+            "nvshmemx_team_sync_on_stream",
+            code,
+            "every PE of the team must call it; with several PEs per GPU it needs MPS",
+        )
+    }
+
+    /// Enqueues the completion of this PE's outstanding operations (`nvshmemx_quiet_on_stream`).
+    pub fn quiet_on_stream(&self) {
+        // SAFETY: as for `barrier_all_on_stream`.
+        unsafe { self.lib().nvshmemx_quiet_on_stream(self.cu_stream()) }
+    }
+
+    /// Enqueues a copy of the first `count` elements of `source` into `dest` on PE `pe`
+    /// (`nvshmemx_putmem_on_stream`).
+    pub fn put_on_stream<T: Pod>(
+        &self,
+        dest: &SymmetricBuffer<'_, T>,
+        source: &SymmetricBuffer<'_, T>,
+        count: usize,
+        pe: i32,
+    ) -> Result<(), Error> {
+        self.check_transfer(dest, source, count, pe)?;
+        // SAFETY: both buffers are symmetric and hold `count` elements (checked), `pe` is valid.
+        unsafe {
+            self.lib().nvshmemx_putmem_on_stream(
+                cast_mut(dest),
+                cast(source),
+                bytes::<T>(count),
+                pe,
+                self.cu_stream(),
+            )
+        };
+        Ok(())
+    }
+
+    /// [`Nvshmem::put_on_stream`] that does not wait for delivery; complete after
+    /// [`Nvshmem::quiet_on_stream`] or a barrier (`nvshmemx_putmem_nbi_on_stream`).
+    pub fn put_nbi_on_stream<T: Pod>(
+        &self,
+        dest: &SymmetricBuffer<'_, T>,
+        source: &SymmetricBuffer<'_, T>,
+        count: usize,
+        pe: i32,
+    ) -> Result<(), Error> {
+        self.check_transfer(dest, source, count, pe)?;
+        // SAFETY: as for `put_on_stream`.
+        unsafe {
+            self.lib().nvshmemx_putmem_nbi_on_stream(
+                cast_mut(dest),
+                cast(source),
+                bytes::<T>(count),
+                pe,
+                self.cu_stream(),
+            )
+        };
+        Ok(())
+    }
+
+    /// Enqueues a copy of the first `count` elements of `source` on PE `pe` into `dest`
+    /// (`nvshmemx_getmem_on_stream`).
+    pub fn get_on_stream<T: Pod>(
+        &self,
+        dest: &SymmetricBuffer<'_, T>,
+        source: &SymmetricBuffer<'_, T>,
+        count: usize,
+        pe: i32,
+    ) -> Result<(), Error> {
+        self.check_transfer(dest, source, count, pe)?;
+        // SAFETY: as for `put_on_stream`.
+        unsafe {
+            self.lib().nvshmemx_getmem_on_stream(
+                cast_mut(dest),
+                cast(source),
+                bytes::<T>(count),
+                pe,
+                self.cu_stream(),
+            )
+        };
+        Ok(())
+    }
+
+    /// [`Nvshmem::get_on_stream`] completed only by [`Nvshmem::quiet_on_stream`] or a barrier
+    /// (`nvshmemx_getmem_nbi_on_stream`).
+    pub fn get_nbi_on_stream<T: Pod>(
+        &self,
+        dest: &SymmetricBuffer<'_, T>,
+        source: &SymmetricBuffer<'_, T>,
+        count: usize,
+        pe: i32,
+    ) -> Result<(), Error> {
+        self.check_transfer(dest, source, count, pe)?;
+        // SAFETY: as for `put_on_stream`.
+        unsafe {
+            self.lib().nvshmemx_getmem_nbi_on_stream(
+                cast_mut(dest),
+                cast(source),
+                bytes::<T>(count),
+                pe,
+                self.cu_stream(),
+            )
+        };
+        Ok(())
+    }
+
+    /// Enqueues a put of `count` elements to PE `pe` followed by `op` with `value` on word
+    /// `signal_index` of `signal` there (`nvshmemx_putmem_signal_on_stream`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn put_signal_on_stream<T: Pod>(
+        &self,
+        dest: &SymmetricBuffer<'_, T>,
+        source: &SymmetricBuffer<'_, T>,
+        count: usize,
+        signal: &SymmetricBuffer<'_, u64>,
+        signal_index: usize,
+        value: u64,
+        op: SignalOp,
+        pe: i32,
+    ) -> Result<(), Error> {
+        self.check_transfer(dest, source, count, pe)?;
+        let word = signal_word(signal, signal_index)?;
+        // SAFETY: buffers and signal word are symmetric and in range (checked), `pe` is valid.
+        unsafe {
+            self.lib().nvshmemx_putmem_signal_on_stream(
+                cast_mut(dest),
+                cast(source),
+                bytes::<T>(count),
+                word,
+                value,
+                op as i32,
+                pe,
+                self.cu_stream(),
+            )
+        };
+        Ok(())
+    }
+
+    /// [`Nvshmem::put_signal_on_stream`] that does not wait for delivery
+    /// (`nvshmemx_putmem_signal_nbi_on_stream`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn put_signal_nbi_on_stream<T: Pod>(
+        &self,
+        dest: &SymmetricBuffer<'_, T>,
+        source: &SymmetricBuffer<'_, T>,
+        count: usize,
+        signal: &SymmetricBuffer<'_, u64>,
+        signal_index: usize,
+        value: u64,
+        op: SignalOp,
+        pe: i32,
+    ) -> Result<(), Error> {
+        self.check_transfer(dest, source, count, pe)?;
+        let word = signal_word(signal, signal_index)?;
+        // SAFETY: as for `put_signal_on_stream`.
+        unsafe {
+            self.lib().nvshmemx_putmem_signal_nbi_on_stream(
+                cast_mut(dest),
+                cast(source),
+                bytes::<T>(count),
+                word,
+                value,
+                op as i32,
+                pe,
+                self.cu_stream(),
+            )
+        };
+        Ok(())
+    }
+
+    /// Enqueues `op` with `value` on word `index` of `signal` on PE `pe`
+    /// (`nvshmemx_signal_op_on_stream`).
+    pub fn signal_op_on_stream(
+        &self,
+        signal: &SymmetricBuffer<'_, u64>,
+        index: usize,
+        value: u64,
+        op: SignalOp,
+        pe: i32,
+    ) -> Result<(), Error> {
+        check_pe(pe, self.n_pes())?;
+        let word = signal_word(signal, index)?;
+        // SAFETY: the word is symmetric and in range, `pe` is valid (checked).
+        unsafe {
+            self.lib()
+                .nvshmemx_signal_op_on_stream(word, value, op as i32, pe, self.cu_stream())
+        };
+        Ok(())
+    }
+
+    /// Makes the stream wait until word `index` of the local `signal` compares to `value` as `cmp`
+    /// says (`nvshmemx_signal_wait_until_on_stream`).
+    pub fn signal_wait_until_on_stream(
+        &self,
+        signal: &SymmetricBuffer<'_, u64>,
+        index: usize,
+        cmp: Cmp,
+        value: u64,
+    ) -> Result<(), Error> {
+        let word = signal_word(signal, index)?;
+        // SAFETY: the word is symmetric and in range (checked).
+        unsafe {
+            self.lib().nvshmemx_signal_wait_until_on_stream(
+                word,
+                cmp as i32,
+                value,
+                self.cu_stream(),
+            )
+        };
+        Ok(())
+    }
+
+    /// Enqueues a reduction over `team`: `count` elements of `source` of every PE combined with `op`
+    /// into `dest` on every PE (`nvshmemx_<T>_<op>_reduce_on_stream`). Every PE of the team calls
+    /// it.
+    pub fn reduce_on_stream<T: Pod, O: StreamReduce<T>>(
+        &self,
+        team: Team,
+        op: O,
+        dest: &SymmetricBuffer<'_, T>,
+        source: &SymmetricBuffer<'_, T>,
+        count: usize,
+    ) -> Result<(), Error> {
+        let _ = op;
+        need("dest", dest.len(), count)?;
+        need("source", source.len(), count)?;
+        // SAFETY: `team` exists with this PE in it; both buffers are symmetric and long enough.
+        let code = unsafe {
+            O::reduce(
+                self.lib(),
+                team.raw(),
+                dest.as_symmetric_ptr().as_ptr(),
+                source.as_symmetric_ptr().as_ptr(),
+                count,
+                self.cu_stream(),
+            )
+        };
+        result::status(
+            "nvshmemx_<T>_<op>_reduce_on_stream",
+            code,
+            "every PE of the team must call it; with several PEs per GPU it needs MPS",
+        )
+    }
+
+    /// Enqueues a reduce-scatter over `team`: `count × n` elements of `source` of every PE (`n` the
+    /// team's size) combined with `op`, block `i` of `count` elements left in `dest` on the team's
+    /// PE `i` (`nvshmemx_<T>_<op>_reducescatter_on_stream`). Every PE of the team calls it.
+    pub fn reducescatter_on_stream<T: Pod, O: StreamReduce<T>>(
+        &self,
+        team: Team,
+        op: O,
+        dest: &SymmetricBuffer<'_, T>,
+        source: &SymmetricBuffer<'_, T>,
+        count: usize,
+    ) -> Result<(), Error> {
+        let _ = op;
+        let n = self.team_n_pes(team).max(0) as usize;
+        need("dest", dest.len(), count)?;
+        need("source", source.len(), count * n)?;
+        // SAFETY: as for `reduce_on_stream`, with the lengths of a reduce-scatter.
+        let code = unsafe {
+            O::reducescatter(
+                self.lib(),
+                team.raw(),
+                dest.as_symmetric_ptr().as_ptr(),
+                source.as_symmetric_ptr().as_ptr(),
+                count,
+                self.cu_stream(),
+            )
+        };
+        result::status(
+            "nvshmemx_<T>_<op>_reducescatter_on_stream",
+            code,
+            "every PE of the team must call it; with several PEs per GPU it needs MPS",
+        )
+    }
+
+    /// Enqueues a broadcast over `team`: `count` elements of `source` on the team's PE `root` into
+    /// `dest` on every PE of the team (`nvshmemx_broadcastmem_on_stream`). Every PE of the team
+    /// calls it.
+    pub fn broadcast_on_stream<T: Pod>(
+        &self,
+        team: Team,
+        dest: &SymmetricBuffer<'_, T>,
+        source: &SymmetricBuffer<'_, T>,
+        count: usize,
+        root: i32,
+    ) -> Result<(), Error> {
+        check_pe(root, self.team_n_pes(team))?;
+        need("dest", dest.len(), count)?;
+        need("source", source.len(), count)?;
+        // SAFETY: `team` exists with this PE in it, `root` is in it, the buffers are long enough.
+        let code = unsafe {
+            self.lib().nvshmemx_broadcastmem_on_stream(
+                team.raw(),
+                cast_mut(dest),
+                cast(source),
+                bytes::<T>(count),
+                root,
+                self.cu_stream(),
+            )
+        };
+        result::status(
+            "nvshmemx_broadcastmem_on_stream",
+            code,
+            "every PE of the team must call it with the same root; with several PEs per GPU it needs MPS",
+        )
+    }
+
+    /// Enqueues an all-gather over `team`: the `count` elements of `source` of every PE, in team
+    /// order, into `dest` (`count × n` elements) on every PE (`nvshmemx_fcollectmem_on_stream`).
+    /// Every PE of the team calls it.
+    pub fn fcollect_on_stream<T: Pod>(
+        &self,
+        team: Team,
+        dest: &SymmetricBuffer<'_, T>,
+        source: &SymmetricBuffer<'_, T>,
+        count: usize,
+    ) -> Result<(), Error> {
+        let n = self.team_n_pes(team).max(0) as usize;
+        need("dest", dest.len(), count * n)?;
+        need("source", source.len(), count)?;
+        // SAFETY: `team` exists with this PE in it, the buffers are long enough.
+        let code = unsafe {
+            self.lib().nvshmemx_fcollectmem_on_stream(
+                team.raw(),
+                cast_mut(dest),
+                cast(source),
+                bytes::<T>(count),
+                self.cu_stream(),
+            )
+        };
+        result::status(
+            "nvshmemx_fcollectmem_on_stream",
+            code,
+            "every PE of the team must call it; with several PEs per GPU it needs MPS",
+        )
+    }
+
+    /// Enqueues an alltoall over `team`: block `j` (`count` elements) of `source` goes to the
+    /// team's PE `j`, which stores it as block `i` of `dest`, `i` being this PE's number in the team
+    /// (`nvshmemx_alltoallmem_on_stream`). Every PE of the team calls it.
+    pub fn alltoall_on_stream<T: Pod>(
+        &self,
+        team: Team,
+        dest: &SymmetricBuffer<'_, T>,
+        source: &SymmetricBuffer<'_, T>,
+        count: usize,
+    ) -> Result<(), Error> {
+        let n = self.team_n_pes(team).max(0) as usize;
+        need("dest", dest.len(), count * n)?;
+        need("source", source.len(), count * n)?;
+        // SAFETY: `team` exists with this PE in it, the buffers are long enough.
+        let code = unsafe {
+            self.lib().nvshmemx_alltoallmem_on_stream(
+                team.raw(),
+                cast_mut(dest),
+                cast(source),
+                bytes::<T>(count),
+                self.cu_stream(),
+            )
+        };
+        result::status(
+            "nvshmemx_alltoallmem_on_stream",
+            code,
+            "every PE of the team must call it; with several PEs per GPU it needs MPS",
+        )
+    }
+
+    fn check_transfer<T: Pod>(
+        &self,
+        dest: &SymmetricBuffer<'_, T>,
+        source: &SymmetricBuffer<'_, T>,
+        count: usize,
+        pe: i32,
+    ) -> Result<(), Error> {
+        check_pe(pe, self.n_pes())?;
+        need("dest", dest.len(), count)?;
+        need("source", source.len(), count)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checks_name_the_buffer_and_the_pe() {
+        let error = need("source", 3, 8).unwrap_err().to_string();
+        assert!(
+            error.contains("`source` buffer has 3 element(s)"),
+            "{error}"
+        );
+        assert!(need("dest", 8, 8).is_ok());
+        let error = check_pe(4, 4).unwrap_err().to_string();
+        assert!(
+            error.contains("PE 4 does not exist in a team of 4"),
+            "{error}"
+        );
+        assert!(check_pe(0, 1).is_ok() && check_pe(-1, 4).is_err());
+    }
+
+    #[test]
+    fn reductions_exist_for_the_device_pairs_only() {
+        fn reduces<T, O: StreamReduce<T>>(_: O) {}
+        reduces::<f64, _>(op::Sum);
+        reduces::<u8, _>(op::Xor);
+        reduces::<usize, _>(op::Max);
+    }
+}

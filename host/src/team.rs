@@ -1,0 +1,312 @@
+//! Teams on the host: queries on NVSHMEM's predefined teams, and teams split from them, which this
+//! PE owns and destroys on drop.
+//!
+//! A [`Team`] (from `nvshmem-gpu`, the same value on host and device) is NVSHMEM's team number, so
+//! it travels to kernels as a plain argument. The predefined teams are [`Team::WORLD`],
+//! [`Team::SHARED`], [`Team::NODE`] and [`Team::SAME_MYPE_NODE`]. A split ([`Nvshmem::split_strided`],
+//! [`Nvshmem::split_2d`]) gives each PE either a [`TeamHandle`], when it is a member of the new team,
+//! or `None`: a PE left out of a team has no value to pass to a team operation, which is the wrong
+//! use the type system can rule out.
+//!
+//! With several PEs per GPU, creating teams (and team barriers and collectives) needs NVSHMEM's
+//! full multi-process-per-GPU mode: MPS running, and `CUDA_MPS_ACTIVE_THREAD_PERCENTAGE` at most
+//! 100 / PEs per GPU in each PE's environment ([`Nvshmem::init_status`] says which mode NVSHMEM is
+//! in).
+//!
+//! ```no_run
+//! use nvshmem_host::{Nvshmem, Team};
+//! let nvshmem = Nvshmem::init()?;
+//! let n = nvshmem.n_pes();
+//! // The even PEs: 0, 2, 4, …
+//! if let Some(even) = nvshmem.split_strided(Team::WORLD, 0, 2, (n + 1) / 2)? {
+//!     assert_eq!(even.my_pe(), nvshmem.my_pe() / 2);
+//!     // Pass `even.team()` to kernels as a `Team` argument.
+//! }
+//! # Ok::<(), nvshmem_host::Error>(())
+//! ```
+
+use crate::{Error, KernelArg, Nvshmem, result};
+use nvshmem_gpu::Team;
+
+// SAFETY: `Team` is `#[repr(transparent)]` over `i32`, NVSHMEM's `nvshmem_team_t`, the kernel
+// parameter type of the same `Team`.
+unsafe impl KernelArg for Team {}
+
+/// NVSHMEM's state (`nvshmemx_init_status`), in particular how it handles several PEs per GPU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InitStatus {
+    /// Not initialised (`NVSHMEM_STATUS_NOT_INITIALIZED`).
+    NotInitialized,
+    /// Bootstrapped, not yet initialised (`NVSHMEM_STATUS_IS_BOOTSTRAPPED`).
+    Bootstrapped,
+    /// Initialised, one PE per GPU (`NVSHMEM_STATUS_IS_INITIALIZED`).
+    Initialized,
+    /// Several PEs per GPU without MPS (or without `CUDA_MPS_ACTIVE_THREAD_PERCENTAGE` ≤ 100 / PEs
+    /// per GPU): RMA, atomics, signals and `barrier_all` work; team creation, team barriers and
+    /// collectives do not (`NVSHMEM_STATUS_LIMITED_MPG`).
+    LimitedMpg,
+    /// Several PEs per GPU with MPS: everything works (`NVSHMEM_STATUS_FULL_MPG`).
+    FullMpg,
+    /// A value this crate does not know.
+    Other(i32),
+}
+
+impl InitStatus {
+    fn from_raw(raw: i32) -> InitStatus {
+        match raw {
+            0 => InitStatus::NotInitialized,
+            1 => InitStatus::Bootstrapped,
+            2 => InitStatus::Initialized,
+            3 => InitStatus::LimitedMpg,
+            4 => InitStatus::FullMpg,
+            other => InitStatus::Other(other),
+        }
+    }
+
+    /// Whether team creation, team barriers and collectives are available.
+    pub fn supports_teams_and_collectives(self) -> bool {
+        matches!(self, InitStatus::Initialized | InitStatus::FullMpg)
+    }
+}
+
+/// A team this PE is a member of, created by a split; destroyed (`nvshmem_team_destroy`) on drop.
+///
+/// Destroying a team is collective: every member must drop its handle (or call
+/// [`TeamHandle::destroy`]) in the same order relative to other team creations and destructions,
+/// after the kernels that use the team have finished (the drop waits for the handle's stream).
+/// The handle borrows [`Nvshmem`], so it cannot outlive NVSHMEM.
+pub struct TeamHandle<'nv> {
+    nvshmem: &'nv Nvshmem,
+    team: Team,
+}
+
+impl std::fmt::Debug for TeamHandle<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TeamHandle")
+            .field("team", &self.team)
+            .field("my_pe", &self.my_pe())
+            .field("n_pes", &self.n_pes())
+            .finish()
+    }
+}
+
+impl TeamHandle<'_> {
+    /// The team, to pass to kernels and team operations.
+    pub fn team(&self) -> Team {
+        self.team
+    }
+
+    /// This PE's number in the team (`nvshmem_team_my_pe`).
+    pub fn my_pe(&self) -> i32 {
+        self.nvshmem
+            .team_my_pe(self.team)
+            .expect("a TeamHandle exists only on members of its team")
+    }
+
+    /// The number of PEs in the team (`nvshmem_team_n_pes`).
+    pub fn n_pes(&self) -> i32 {
+        self.nvshmem.team_n_pes(self.team)
+    }
+
+    /// Destroys the team now (`nvshmem_team_destroy`); as dropping it, but returns the error of
+    /// waiting for the stream instead of keeping it in the [`Nvshmem`] handle.
+    pub fn destroy(self) -> Result<(), Error> {
+        let waited = self.nvshmem.synchronize();
+        let this = std::mem::ManuallyDrop::new(self);
+        // SAFETY: the team was created by a split on this PE and is destroyed once (the handle is
+        // not dropped again); its kernels have finished (above).
+        unsafe { this.nvshmem.lib().nvshmem_team_destroy(this.team.raw()) };
+        waited
+    }
+}
+
+impl Drop for TeamHandle<'_> {
+    fn drop(&mut self) {
+        if let Err(error) = self.nvshmem.synchronize() {
+            self.nvshmem.defer_error(error);
+        }
+        // SAFETY: the team was created by a split on this PE and is destroyed once; its kernels have
+        // finished (above); every member destroys it in the same order (the type's contract).
+        unsafe { self.nvshmem.lib().nvshmem_team_destroy(self.team.raw()) }
+    }
+}
+
+impl Nvshmem {
+    /// NVSHMEM's state (`nvshmemx_init_status`): whether several PEs share a GPU in full or limited
+    /// mode.
+    pub fn init_status(&self) -> InitStatus {
+        // SAFETY: NVSHMEM is initialised (`self` exists); the call only reads its state.
+        InitStatus::from_raw(unsafe { self.lib().nvshmemx_init_status() })
+    }
+
+    /// This PE's number in `team`, `None` if it is not a member (`nvshmem_team_my_pe`).
+    pub fn team_my_pe(&self, team: Team) -> Option<i32> {
+        // SAFETY: `team` names an existing team (predefined, or held by a live `TeamHandle`).
+        let pe = unsafe { self.lib().nvshmem_team_my_pe(team.raw()) };
+        (pe >= 0).then_some(pe)
+    }
+
+    /// The number of PEs in `team` (`nvshmem_team_n_pes`).
+    pub fn team_n_pes(&self, team: Team) -> i32 {
+        // SAFETY: as for `team_my_pe`.
+        unsafe { self.lib().nvshmem_team_n_pes(team.raw()) }
+    }
+
+    /// The number in `dest_team` of the PE that is `pe` in `src_team`; `None` if that PE is not in
+    /// `dest_team` (`nvshmem_team_translate_pe`). A `pe` outside `src_team` is an error.
+    pub fn team_translate_pe(
+        &self,
+        src_team: Team,
+        pe: i32,
+        dest_team: Team,
+    ) -> Result<Option<i32>, Error> {
+        let n_pes = self.team_n_pes(src_team);
+        if !(0..n_pes).contains(&pe) {
+            return Err(Error::InvalidPe { pe, n_pes });
+        }
+        // SAFETY: both teams exist, `pe` is in range (checked above).
+        let translated = unsafe {
+            self.lib()
+                .nvshmem_team_translate_pe(src_team.raw(), pe, dest_team.raw())
+        };
+        Ok((translated >= 0).then_some(translated))
+    }
+
+    /// Creates the team of the PEs `start + stride × i` (`i < size`) of `parent`, numbered by `i`
+    /// (`nvshmem_team_split_strided`); collective over `parent`. `Some` on the members, `None` on
+    /// the other PEs of `parent`.
+    ///
+    /// Every PE of `parent` calls it with the same arguments, in the same order relative to other
+    /// collective calls on `parent`. With several PEs per GPU it needs [`InitStatus::FullMpg`].
+    pub fn split_strided(
+        &self,
+        parent: Team,
+        start: i32,
+        stride: i32,
+        size: i32,
+    ) -> Result<Option<TeamHandle<'_>>, Error> {
+        let parent_size = self.team_n_pes(parent);
+        let last = i64::from(start) + i64::from(stride) * (i64::from(size) - 1);
+        if start < 0 || stride < 1 || size < 1 || last >= i64::from(parent_size) {
+            return Err(Error::InvalidTeamSplit {
+                request: format!("start {start}, stride {stride}, size {size}"),
+                parent_size,
+            });
+        }
+        let mut new_team = -1;
+        // SAFETY: `parent` exists and this PE is in it (callers hold it as a predefined team or a
+        // handle); no configuration is passed (null, mask 0); `new_team` is a valid out-pointer.
+        let code = unsafe {
+            self.lib().nvshmem_team_split_strided(
+                parent.raw(),
+                start,
+                stride,
+                size,
+                std::ptr::null(),
+                0,
+                &mut new_team,
+            )
+        };
+        result::status(
+            "nvshmem_team_split_strided",
+            code,
+            "every PE of the parent team must call it with the same arguments; with several PEs per GPU, run under MPS with CUDA_MPS_ACTIVE_THREAD_PERCENTAGE ≤ 100 / PEs per GPU",
+        )?;
+        Ok(self.adopt(new_team))
+    }
+
+    /// Splits `parent` into a 2-D grid with rows of `x_range` PEs (`nvshmem_team_split_2d`):
+    /// returns this PE's row team (the x axis: PEs `y × x_range .. (y + 1) × x_range`) and column
+    /// team (the y axis: PEs `x, x + x_range, …`); collective over `parent`. Either is `None` where
+    /// NVSHMEM gives this PE no team.
+    ///
+    /// Every PE of `parent` calls it with the same arguments, in the same order relative to other
+    /// collective calls on `parent`. With several PEs per GPU it needs [`InitStatus::FullMpg`].
+    pub fn split_2d(
+        &self,
+        parent: Team,
+        x_range: i32,
+    ) -> Result<(Option<TeamHandle<'_>>, Option<TeamHandle<'_>>), Error> {
+        let parent_size = self.team_n_pes(parent);
+        if x_range < 1 {
+            return Err(Error::InvalidTeamSplit {
+                request: format!("rows of {x_range} PE(s)"),
+                parent_size,
+            });
+        }
+        let (mut x_team, mut y_team) = (-1, -1);
+        // SAFETY: `parent` exists and this PE is in it; no configurations (null, masks 0); both
+        // out-pointers are valid.
+        let code = unsafe {
+            self.lib().nvshmem_team_split_2d(
+                parent.raw(),
+                x_range,
+                std::ptr::null(),
+                0,
+                &mut x_team,
+                std::ptr::null(),
+                0,
+                &mut y_team,
+            )
+        };
+        result::status(
+            "nvshmem_team_split_2d",
+            code,
+            "every PE of the parent team must call it with the same arguments; with several PEs per GPU, run under MPS with CUDA_MPS_ACTIVE_THREAD_PERCENTAGE ≤ 100 / PEs per GPU",
+        )?;
+        Ok((self.adopt(x_team), self.adopt(y_team)))
+    }
+
+    /// Completes this PE's outstanding operations and waits until every PE of `team` arrives
+    /// (`nvshmem_barrier` from the host). Every PE of the team calls it.
+    pub fn team_barrier(&self, team: Team) -> Result<(), Error> {
+        // SAFETY: `team` exists and this PE is in it (see `Team`); NVSHMEM is initialised.
+        let code = unsafe { self.lib().nvshmem_barrier(team.raw()) };
+        result::status(
+            "nvshmem_barrier",
+            code,
+            "every PE of the team must call it; team barriers with several PEs per GPU need MPS",
+        )
+    }
+
+    /// Waits until every PE of `team` arrives, without completing operations (`nvshmem_team_sync`
+    /// from the host). Every PE of the team calls it.
+    pub fn team_sync(&self, team: Team) -> Result<(), Error> {
+        // SAFETY: as for `team_barrier`.
+        let code = unsafe { self.lib().nvshmem_team_sync(team.raw()) };
+        result::status(
+            "nvshmem_team_sync",
+            code,
+            "every PE of the team must call it; team syncs with several PEs per GPU need MPS",
+        )
+    }
+
+    /// A handle for a team a split returned, `None` for NVSHMEM's invalid team.
+    fn adopt(&self, raw: i32) -> Option<TeamHandle<'_>> {
+        (raw >= 0).then(|| TeamHandle {
+            nvshmem: self,
+            // SAFETY: NVSHMEM just created this team, and the handle destroys it before NVSHMEM is
+            // finalised (it borrows the `Nvshmem` handle).
+            team: unsafe { Team::from_raw(raw) },
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::InitStatus;
+
+    #[test]
+    fn init_status_follows_nvshmems_numbering() {
+        assert_eq!(InitStatus::from_raw(3), InitStatus::LimitedMpg);
+        assert_eq!(InitStatus::from_raw(4), InitStatus::FullMpg);
+        assert_eq!(InitStatus::from_raw(9), InitStatus::Other(9));
+        assert!(!InitStatus::LimitedMpg.supports_teams_and_collectives());
+        assert!(InitStatus::FullMpg.supports_teams_and_collectives());
+        assert_eq!(
+            nvshmem_sys::NVSHMEM_STATUS_FULL_MPG as i32,
+            4,
+            "NVSHMEM renumbered its init status"
+        );
+    }
+}
