@@ -1,0 +1,253 @@
+//! The 2-D Jacobi solver of NVIDIA's multi-GPU programming models, on NVSHMEM from Rust: a 5-point
+//! stencil in `f32` on `nx × ny` cells, rows split over PEs, one halo row exchanged with each
+//! neighbour per iteration, the residual norm every `--norm-every` iterations.
+//!
+//! ```text
+//! cargo run --release --example jacobi -- [-n PES] [--pes-per-gpu K] [--timeout S]
+//!     [--variant put-block|p|signal|overlap|persistent] [--nx N] [--ny N] [--iters K]
+//!     [--norm-every M] [--check] [--block-x T] [--rows-per-thread R] [--append-result FILE]
+//! ```
+//!
+//! The variants differ in how halos travel and how PEs synchronise (the kernels are in
+//! `examples/jacobi/kernels`):
+//!
+//! | variant | halo rows travel by | PEs meet by |
+//! |---|---|---|
+//! | `put-block` | `nvshmemx_float_put_nbi_block`, one piece per block | `nvshmemx_barrier_all_on_stream` each iteration |
+//! | `p` | `nvshmem_float_p`, one per edge cell, as it is computed | `nvshmemx_barrier_all_on_stream` each iteration |
+//! | `signal` | `put_nbi_block` | neighbour signals: `quiet`, `signal_op` SET, `wait_until_all` |
+//! | `overlap` | `put_nbi_block`, edge rows computed first, interior while halos fly | neighbour signals |
+//! | `persistent` | as `overlap`, all iterations in one cooperative launch | neighbour signals, a grid barrier inside |
+//!
+//! The norm's PE totals meet in a barrier on norm iterations only. The run prints the time per
+//! iteration, the bytes a bandwidth-bound solver must move per iteration (`2 · nx · ny · 4`: each
+//! cell read once and written once), the rate achieved, the GPU's device-to-device copy rate
+//! (measured in the same run) and the fraction of that memory floor reached; its last line, from
+//! PE 0, is machine-readable:
+//!
+//! ```text
+//! result: variant=put-block pes=2 nx=16384 ny=16384 iters=200 norm_every=10 seconds_per_iter=… bytes_per_iter=… gbps=… copy_gbps=… floor_fraction=… check=pass norm=…
+//! ```
+//!
+//! `--check` runs the whole problem again on each PE's GPU alone and compares every PE's cells with
+//! it (max |diff| ≤ 1e-6 relative to the largest value; final norm within 1e-4), and on small
+//! problems (`nx · ny · iters ≤ 2^28`) with a CPU run too; the job exits non-zero on a mismatch.
+//! Started directly, it relaunches itself on `PES` processes through `nvshmem-launch`, as the ring
+//! example does. Shared with `jacobi2d-grid`: `solver.rs`.
+
+mod solver;
+
+use nvshmem_halo::host::{DeviceBuffer, HaloGrids, HaloSignals, NormBuffers, resident_blocks};
+use nvshmem_halo::{Boundary, Decomposition1d, Decomposition2d, Tiling};
+use nvshmem_host::{Kernel, LaunchConfig, Nvshmem};
+use solver::{CommonKernels, Iterations, Meeting, Options, Program, Verdict};
+use std::error::Error;
+use std::process::ExitCode;
+
+const PTX: &str = include_str!(env!("JACOBI_KERNELS_PTX"));
+
+const PROGRAM: Program = Program {
+    name: "jacobi",
+    usage: "usage: jacobi [-n PES] [--pes-per-gpu K] [--timeout SECONDS] \
+            [--variant put-block|p|signal|overlap|persistent] [--nx N] [--ny N] [--iters K] \
+            [--norm-every M] [--check] [--block-x THREADS] [--rows-per-thread R] \
+            [--append-result FILE]",
+    variants: &["put-block", "p", "signal", "overlap", "persistent"],
+    takes_grid: false,
+    decompose,
+    run,
+};
+
+fn main() -> ExitCode {
+    solver::main(&PROGRAM)
+}
+
+/// The interior rows split over `n_pes` PEs.
+fn decompose(options: &Options, n_pes: usize) -> Result<Decomposition2d, String> {
+    Decomposition1d::new(options.nx - 2, options.ny - 2, n_pes, Boundary::Open)
+        .map(|rows| rows.as_2d())
+        .map_err(|error| {
+            format!(
+                "{error} (a {} x {} grid has {} interior rows to split over {n_pes} PEs)",
+                options.nx,
+                options.ny,
+                options.ny - 2
+            )
+        })
+}
+
+fn run(
+    nvshmem: &Nvshmem,
+    options: &Options,
+    decomposition: &Decomposition2d,
+) -> Result<Verdict, Box<dyn Error>> {
+    let module = nvshmem.load_module(PTX)?;
+    let common = CommonKernels::load(&module)?;
+    let variant = match options.variant {
+        "put-block" => Variant::PutBlock,
+        "p" => Variant::P,
+        "signal" => Variant::Signal,
+        "overlap" => Variant::Overlap,
+        _ => Variant::Persistent,
+    };
+    let mut iterations = JacobiIterations {
+        variant,
+        stencil: module.kernel(variant.kernel())?,
+        tiling: options.tiling,
+        signals: HaloSignals::new(nvshmem)?,
+        grid_counter: DeviceBuffer::zeroed(1)?,
+    };
+    solver::solve(nvshmem, &common, options, decomposition, &mut iterations)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Variant {
+    P,
+    PutBlock,
+    Signal,
+    Overlap,
+    Persistent,
+}
+
+impl Variant {
+    fn kernel(self) -> &'static str {
+        match self {
+            Variant::P => "jacobi_p",
+            Variant::PutBlock => "jacobi_put_block",
+            Variant::Signal => "jacobi_signal",
+            Variant::Overlap => "jacobi_overlap",
+            Variant::Persistent => "jacobi_persistent",
+        }
+    }
+}
+
+/// One variant's iterations.
+struct JacobiIterations<'m, 'nv> {
+    variant: Variant,
+    stencil: Kernel<'m>,
+    tiling: Tiling,
+    signals: HaloSignals<'nv>,
+    grid_counter: DeviceBuffer<u32>,
+}
+
+impl Iterations for JacobiIterations<'_, '_> {
+    fn reset(&mut self) -> Result<(), Box<dyn Error>> {
+        self.signals.reset()?;
+        Ok(())
+    }
+
+    fn run(
+        &self,
+        nvshmem: &Nvshmem,
+        common: &CommonKernels<'_>,
+        grids: &mut HaloGrids<'_, f32>,
+        norms: &NormBuffers<'_>,
+    ) -> Result<(), Box<dyn Error>> {
+        let patch = *grids.patch();
+        let tiling = self.tiling;
+        let schedule = norms.schedule();
+        if self.variant == Variant::Persistent {
+            let pes_per_gpu = std::env::var(nvshmem_launch::pe_env::PES_PER_GPU)
+                .ok()
+                .and_then(|k| k.parse().ok())
+                .unwrap_or(1);
+            let blocks = resident_blocks(&self.stencil, tiling.block_x, pes_per_gpu)?;
+            self.grid_counter.zero()?;
+            let config = LaunchConfig {
+                grid: (blocks, 1, 1),
+                block: (tiling.block_x, 1, 1),
+                shared_mem_bytes: 0,
+            };
+            // SAFETY: jacobi_persistent's parameters, in order; the arrays are symmetric and laid
+            // out as `patch` says; two slot sets, `schedule.count()` totals and norms; a zeroed
+            // counter; the signals were reset before the run; the grid is within the cooperative
+            // limit, shared among the PEs of a GPU.
+            unsafe {
+                self.stencil.launch_cooperative(
+                    config,
+                    &[
+                        &grids.current(),
+                        &grids.next(),
+                        &patch,
+                        &tiling,
+                        &schedule,
+                        &norms.all_slots(),
+                        &norms.totals(),
+                        &norms.norms_squared(),
+                        &self.signals.words(),
+                        &self.grid_counter.as_ptr(),
+                    ],
+                )?;
+            }
+            for _ in 0..schedule.iterations {
+                grids.swap();
+            }
+            return Ok(());
+        }
+        let grid = if self.variant == Variant::Overlap {
+            tiling.boundary_first_grid(&patch)
+        } else {
+            tiling.grid(&patch)
+        };
+        let config = solver::stencil_config(tiling, grid);
+        let signalled = matches!(self.variant, Variant::Signal | Variant::Overlap);
+        let meeting = if signalled {
+            Meeting::NormOnly
+        } else {
+            Meeting::Barrier
+        };
+        for k in 0..schedule.iterations {
+            let slots = solver::norm_slots(norms, k);
+            let (current, next) = (grids.current(), grids.next());
+            // SAFETY: the stencil kernels take (a, a_new, patch, tiling, norm_slots), the
+            // signalled ones (signals, iteration) after them; the arrays are symmetric and laid
+            // out as `patch` says; the grid is the tiling's for the kernel's band order; `slots`
+            // is null or a slot set; iterations count from 0 since the signals were reset.
+            unsafe {
+                if signalled {
+                    self.stencil.launch(
+                        config,
+                        &[
+                            &current,
+                            &next,
+                            &patch,
+                            &tiling,
+                            &slots,
+                            &self.signals.words(),
+                            &k,
+                        ],
+                    )?;
+                } else {
+                    self.stencil
+                        .launch(config, &[&current, &next, &patch, &tiling, &slots])?;
+                }
+            }
+            solver::end_iteration(nvshmem, common, norms, k, meeting, || Ok(()))?;
+            grids.swap();
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_parse_and_bad_ones_are_usage_errors() {
+        solver::tests::shared_flags_parse_and_bad_ones_are_usage_errors(&PROGRAM);
+        let error = solver::parse(&PROGRAM, &solver::tests::args("-n 5 --ny 6")).unwrap_err();
+        assert!(error.contains("5 PEs cannot split 4 cells"), "{error}");
+        let error = solver::parse(&PROGRAM, &solver::tests::args("--grid 2x2")).unwrap_err();
+        assert!(error.contains("unknown argument `--grid`"), "{error}");
+    }
+
+    #[test]
+    fn rows_are_split_over_the_pes() {
+        let options = solver::parse(&PROGRAM, &solver::tests::args("--nx 66 --ny 12")).unwrap();
+        let split = decompose(&options, 3).unwrap();
+        assert_eq!((split.grid().px, split.grid().py), (1, 3));
+        let patch = split.patch(1);
+        assert_eq!((patch.nx, patch.ny, patch.y0, patch.pitch), (64, 3, 4, 96));
+    }
+}

@@ -1,0 +1,937 @@
+//! What the two Jacobi runners share (`examples/jacobi` and, included by path,
+//! `examples/jacobi2d-grid`): flags, relaunching through the launcher, the problem's initial state,
+//! the norm bookkeeping of an iteration, the timed run, the checks against a single-GPU and a CPU
+//! run, and the report with its machine-readable `result:` line.
+//!
+//! The problem (NVIDIA's multi-GPU Jacobi): `nx × ny` cells of `f32`; the left and right columns
+//! hold `sin(2π y / (ny - 1))` for global row `y` and stay fixed, as do the top and bottom rows; the
+//! `(nx - 2) × (ny - 2)` interior starts at zero and is split over the PEs.
+
+use nvshmem_halo::host::{
+    DeviceBuffer, HaloGrids, NormBuffers, StreamTimer, barrier_all_on_stream, copy_rate,
+};
+use nvshmem_halo::{Decomposition2d, NormSchedule, Patch, ProcessGrid, Tiling};
+use nvshmem_host::{Bootstrap, Kernel, KernelArg, LaunchConfig, Module, Nvshmem, SymmetricBuffer};
+use std::error::Error;
+use std::io::Write;
+use std::num::NonZeroUsize;
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// Largest `nx · ny · iters` also checked against the CPU.
+pub const CPU_CHECK_LIMIT: u64 = 1 << 28;
+/// Largest difference of the cells, relative to the largest value, that passes.
+pub const CELL_TOLERANCE: f64 = 1e-6;
+/// Largest relative difference of the final norm that passes (its sums are grouped differently).
+pub const NORM_TOLERANCE: f64 = 1e-4;
+/// Bytes per copy of the copy-rate measurement.
+const COPY_BYTES: usize = 512 << 20;
+
+/// The flags both runners take.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// `-n`: PEs to relaunch on.
+    pub n_pes: Option<NonZeroUsize>,
+    /// `--pes-per-gpu`.
+    pub pes_per_gpu: Option<NonZeroUsize>,
+    /// `--timeout`.
+    pub timeout: Option<Duration>,
+    /// `--variant`, one of the runner's.
+    pub variant: &'static str,
+    /// `--nx`: cells per row, fixed edges included.
+    pub nx: usize,
+    /// `--ny`: rows, fixed edges included.
+    pub ny: usize,
+    /// `--iters`.
+    pub iters: u32,
+    /// `--norm-every`.
+    pub norm_every: u32,
+    /// `--check`.
+    pub check: bool,
+    /// `--block-x`, `--rows-per-thread`.
+    pub tiling: Tiling,
+    /// `--grid PXxPY` (only where the runner accepts it).
+    pub grid: Option<ProcessGrid>,
+    /// `--append-result FILE`.
+    pub append_result: Option<String>,
+}
+
+/// A runner's part of one PE's run: loads its kernels and calls [`solve`].
+pub type RunPe = fn(&Nvshmem, &Options, &Decomposition2d) -> Result<Verdict, Box<dyn Error>>;
+
+/// What a runner passes to [`main`].
+pub struct Program {
+    /// Its name, for messages.
+    pub name: &'static str,
+    /// Its usage line.
+    pub usage: &'static str,
+    /// Its variants; the first is the default.
+    pub variants: &'static [&'static str],
+    /// Whether it takes `--grid`.
+    pub takes_grid: bool,
+    /// Splits the interior over `n_pes` PEs.
+    pub decompose: fn(&Options, usize) -> Result<Decomposition2d, String>,
+    /// Runs one PE: the runner's part of [`solve`].
+    pub run: RunPe,
+}
+
+/// Parses the flags; `Err` is a usage error.
+pub fn parse(program: &Program, args: &[String]) -> Result<Options, String> {
+    let mut options = Options {
+        n_pes: None,
+        pes_per_gpu: None,
+        timeout: None,
+        variant: program.variants[0],
+        nx: 16384,
+        ny: 16384,
+        iters: 1000,
+        norm_every: 1,
+        check: false,
+        tiling: Tiling {
+            block_x: 128,
+            rows_per_band: 16,
+        },
+        grid: None,
+        append_result: None,
+    };
+    let mut args = args.iter();
+    while let Some(flag) = args.next() {
+        let mut value = || args.next().ok_or(format!("{flag} needs a value"));
+        let positive = |text: &String| -> Result<NonZeroUsize, String> {
+            text.parse()
+                .map_err(|_| format!("{flag} takes a whole number ≥ 1, not `{text}`"))
+        };
+        let positive_u32 = |text: &String| -> Result<u32, String> {
+            text.parse::<u32>().ok().filter(|&v| v > 0).ok_or(format!(
+                "{flag} takes a whole number from 1 to {}, not `{text}`",
+                u32::MAX
+            ))
+        };
+        match flag.as_str() {
+            "-n" => options.n_pes = Some(positive(value()?)?),
+            "--pes-per-gpu" => options.pes_per_gpu = Some(positive(value()?)?),
+            "--timeout" => {
+                let text = value()?;
+                let seconds: f64 = text.parse().ok().filter(|s: &f64| *s > 0.0).ok_or(format!(
+                    "--timeout takes a number of seconds > 0, not `{text}`"
+                ))?;
+                options.timeout = Some(Duration::from_secs_f64(seconds));
+            }
+            "--variant" => {
+                let text = value()?;
+                options.variant = program
+                    .variants
+                    .iter()
+                    .find(|v| **v == text.as_str())
+                    .ok_or(format!(
+                        "unknown variant `{text}`; the variants are {}",
+                        program.variants.join(", ")
+                    ))?;
+            }
+            "--nx" => options.nx = positive(value()?)?.get(),
+            "--ny" => options.ny = positive(value()?)?.get(),
+            "--iters" => options.iters = positive_u32(value()?)?,
+            "--norm-every" => options.norm_every = positive_u32(value()?)?,
+            "--check" => options.check = true,
+            "--block-x" => options.tiling.block_x = positive_u32(value()?)?,
+            "--rows-per-thread" => options.tiling.rows_per_band = positive_u32(value()?)?,
+            "--append-result" => options.append_result = Some(value()?.clone()),
+            "--grid" if program.takes_grid => {
+                let text = value()?;
+                let parsed = text
+                    .split_once('x')
+                    .and_then(|(px, py)| Some((px.parse().ok()?, py.parse().ok()?)))
+                    .filter(|&(px, py): &(usize, usize)| px > 0 && py > 0);
+                let Some((px, py)) = parsed else {
+                    return Err(format!(
+                        "--grid takes PXxPY (PEs along x and y), not `{text}`"
+                    ));
+                };
+                options.grid = Some(ProcessGrid { px, py });
+            }
+            other => return Err(format!("unknown argument `{other}`")),
+        }
+    }
+    if options.nx < 3 || options.ny < 3 {
+        return Err(format!(
+            "--nx and --ny must be at least 3 (one interior cell between fixed edges), not {} x {}",
+            options.nx, options.ny
+        ));
+    }
+    if !options.tiling.block_x.is_multiple_of(32) || options.tiling.block_x > 1024 {
+        return Err(format!(
+            "--block-x must be a multiple of 32 up to 1024, not {}",
+            options.tiling.block_x
+        ));
+    }
+    if let Some(n) = options.n_pes {
+        (program.decompose)(&options, n.get())?;
+    }
+    Ok(options)
+}
+
+/// How a PE's run ended.
+pub enum Verdict {
+    /// Everything passed.
+    Pass,
+    /// A check failed (PE 0 said where).
+    Fail,
+    /// The flags do not fit the job (only known once the PE count is).
+    Usage(String),
+}
+
+/// The whole program: parses, relaunches through the launcher when started directly, or runs this
+/// PE.
+pub fn main(program: &Program) -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let name = program.name;
+    let options = match parse(program, &args) {
+        Ok(options) => options,
+        Err(problem) => {
+            eprintln!("{name}: {problem}\n{}", program.usage);
+            return ExitCode::from(2);
+        }
+    };
+    match Bootstrap::detect() {
+        Ok(Bootstrap::SinglePe) => relaunch(name, &args, &options),
+        Ok(bootstrap) => match run_pe(program, bootstrap, &options) {
+            Ok(Verdict::Pass) => ExitCode::SUCCESS,
+            Ok(Verdict::Usage(problem)) => {
+                eprintln!("{name}: {problem}\n{}", program.usage);
+                ExitCode::from(2)
+            }
+            Ok(Verdict::Fail) => ExitCode::FAILURE,
+            Err(error) => {
+                eprintln!("{name}: {error}");
+                ExitCode::FAILURE
+            }
+        },
+        Err(error) => {
+            eprintln!("{name}: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Starts this program once per PE through the launcher and returns the job's exit status.
+fn relaunch(name: &str, args: &[String], options: &Options) -> ExitCode {
+    let mut launch = match nvshmem_launch::Launch::current_program() {
+        Ok(launch) => launch.args(args),
+        Err(error) => {
+            eprintln!("{name}: cannot find this program's path to relaunch it: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Some(n) = options.n_pes {
+        launch = launch.n_pes(n);
+    }
+    if let Some(k) = options.pes_per_gpu {
+        launch = launch.pes_per_gpu(k);
+    }
+    if let Some(timeout) = options.timeout {
+        launch = launch.timeout(timeout);
+    }
+    ExitCode::from(launch.run_and_report().clamp(0, 255) as u8)
+}
+
+fn run_pe(
+    program: &Program,
+    bootstrap: Bootstrap,
+    options: &Options,
+) -> Result<Verdict, Box<dyn Error>> {
+    size_symmetric_heap(program, options, &bootstrap);
+    let nvshmem = Nvshmem::init_with(bootstrap)?;
+    let decomposition = match (program.decompose)(options, nvshmem.n_pes() as usize) {
+        Ok(decomposition) => decomposition,
+        Err(problem) => return Ok(Verdict::Usage(problem)),
+    };
+    let verdict = (program.run)(&nvshmem, options, &decomposition)?;
+    nvshmem.finalize()?;
+    Ok(verdict)
+}
+
+/// The symmetric heap one PE needs, with room to spare: its two arrays, the reference's two with
+/// `--check`, and small buffers.
+pub fn symmetric_heap_bytes(options: &Options, patch: &Patch) -> usize {
+    let mut bytes = 2 * patch.len() * 4;
+    if options.check {
+        bytes += 2 * Patch::whole(options.nx - 2, options.ny - 2).len() * 4;
+    }
+    bytes + (256 << 20)
+}
+
+/// Sets `NVSHMEM_SYMMETRIC_SIZE` for this run unless the user did.
+fn size_symmetric_heap(program: &Program, options: &Options, bootstrap: &Bootstrap) {
+    if std::env::var_os("NVSHMEM_SYMMETRIC_SIZE").is_some() {
+        return;
+    }
+    let n_pes = match bootstrap {
+        Bootstrap::Launcher(identity) => identity.n_pes,
+        _ => 1,
+    };
+    let Ok(decomposition) = (program.decompose)(options, n_pes.max(1)) else {
+        return;
+    };
+    let mib = symmetric_heap_bytes(options, &decomposition.patch(0)).div_ceil(1 << 20);
+    // SAFETY: no other thread runs yet; NVSHMEM reads the variable during init, just after.
+    unsafe { std::env::set_var("NVSHMEM_SYMMETRIC_SIZE", format!("{mib}M")) };
+}
+
+/// The kernels of the shared stencil module (`examples/jacobi/kernels/src/stencil.rs`).
+pub struct CommonKernels<'m> {
+    initialize: Kernel<'m>,
+    reference: Kernel<'m>,
+    norm_local: Kernel<'m>,
+    norm_global: Kernel<'m>,
+    gather: Kernel<'m>,
+}
+
+impl<'m> CommonKernels<'m> {
+    /// Finds them in `module`.
+    pub fn load(module: &'m Module<'m>) -> Result<CommonKernels<'m>, nvshmem_host::Error> {
+        Ok(CommonKernels {
+            initialize: module.kernel("initialize")?,
+            reference: module.kernel("jacobi_put_block")?,
+            norm_local: module.kernel("norm_local")?,
+            norm_global: module.kernel("norm_global")?,
+            gather: module.kernel("gather")?,
+        })
+    }
+}
+
+/// The boundary value of each local row of `patch` (global rows `y0 ..`, counting the fixed top
+/// row as 0) in a grid of `ny` rows: `sin(2π y / (ny - 1))`, computed in `f64` as NVIDIA's
+/// reference does.
+pub fn boundary_values(patch: &Patch, ny: usize) -> Vec<f32> {
+    (0..patch.rows as usize)
+        .map(|row| {
+            let y = patch.y0 as usize + row;
+            if y < ny {
+                (2.0 * std::f64::consts::PI * y as f64 / (ny - 1) as f64).sin() as f32
+            } else {
+                0.0
+            }
+        })
+        .collect()
+}
+
+/// Sets both arrays of `grids` to the initial state.
+pub fn initialize(
+    nvshmem: &Nvshmem,
+    kernels: &CommonKernels<'_>,
+    grids: &HaloGrids<'_, f32>,
+    ny: usize,
+) -> Result<(), Box<dyn Error>> {
+    let patch = *grids.patch();
+    let mut boundary = DeviceBuffer::<f32>::zeroed(patch.rows as usize)?;
+    boundary.copy_from_host(&boundary_values(&patch, ny))?;
+    // SAFETY: initialize(a, a_new, patch, boundary) writes `patch.len()` elements of both arrays
+    // and reads `patch.rows` boundary values.
+    unsafe {
+        kernels.initialize.launch(
+            LaunchConfig::linear(1024, 256),
+            &[
+                &grids.current(),
+                &grids.next(),
+                &patch,
+                &boundary.as_ptr().cast_const(),
+            ],
+        )?;
+    }
+    nvshmem.synchronize()?;
+    Ok(())
+}
+
+/// The launch of a stencil kernel covering `grid` blocks of `tiling.block_x` threads.
+pub fn stencil_config(tiling: Tiling, (x, y): (u32, u32)) -> LaunchConfig {
+    LaunchConfig {
+        grid: (x, y, 1),
+        block: (tiling.block_x, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+/// What a runner's iterations are: launching `schedule.iterations` iterations of its variant from
+/// `grids.current()`, leaving the result there and the norms in `norms`.
+pub trait Iterations {
+    /// Zeroes whatever a run numbers by iteration (signal words), before a fresh run; the caller
+    /// then makes every PE pass a barrier.
+    fn reset(&mut self) -> Result<(), Box<dyn Error>>;
+
+    /// Launches the iterations (returns without waiting for them).
+    fn run(
+        &self,
+        nvshmem: &Nvshmem,
+        common: &CommonKernels<'_>,
+        grids: &mut HaloGrids<'_, f32>,
+        norms: &NormBuffers<'_>,
+    ) -> Result<(), Box<dyn Error>>;
+}
+
+/// How the PEs meet at the end of an iteration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Meeting {
+    /// `nvshmemx_barrier_all_on_stream` every iteration (skipped on one PE).
+    Barrier,
+    /// Only on norm iterations (the halos are synchronised by signals).
+    NormOnly,
+}
+
+/// The norm slots iteration `k` adds to (null when it computes no norm).
+pub fn norm_slots(norms: &NormBuffers<'_>, k: u32) -> *mut f64 {
+    let schedule = norms.schedule();
+    if schedule.computes(k) {
+        norms.slots(schedule.index(k))
+    } else {
+        std::ptr::null_mut()
+    }
+}
+
+/// The end of iteration `k` after its stencil kernel: this PE's norm total, the meeting, then
+/// every PE's totals summed. `between` runs after the barrier, before the norm is summed (the
+/// unpacking of received columns).
+pub fn end_iteration(
+    nvshmem: &Nvshmem,
+    common: &CommonKernels<'_>,
+    norms: &NormBuffers<'_>,
+    k: u32,
+    meeting: Meeting,
+    between: impl FnOnce() -> Result<(), Box<dyn Error>>,
+) -> Result<(), Box<dyn Error>> {
+    let schedule = norms.schedule();
+    let computes_norm = schedule.computes(k);
+    let j = schedule.index(k);
+    if computes_norm {
+        let slots = norms.slots(j);
+        // SAFETY: norm_local(slots, totals, j): the slot set the stencil just added to, and
+        // `j < schedule.count()`.
+        unsafe { launch_one(&common.norm_local, &[&slots, &norms.totals(), &j])? };
+    }
+    if nvshmem.n_pes() > 1 && (meeting == Meeting::Barrier || computes_norm) {
+        barrier_all_on_stream(nvshmem)?;
+    }
+    between()?;
+    if computes_norm {
+        // SAFETY: norm_global(totals, norms, j), after the barrier that follows every PE's
+        // norm_local for `j` (with one PE, its own norm_local is earlier on the stream).
+        unsafe {
+            launch_one(
+                &common.norm_global,
+                &[&norms.totals(), &norms.norms_squared(), &j],
+            )?
+        };
+    }
+    Ok(())
+}
+
+/// Launches `kernel` as one block of 32 threads (the norm bookkeeping).
+///
+/// # Safety
+/// `args` match the kernel's parameters and the pointers are valid.
+pub unsafe fn launch_one(
+    kernel: &Kernel<'_>,
+    args: &[&dyn KernelArg],
+) -> Result<(), Box<dyn Error>> {
+    // SAFETY: the caller's contract.
+    unsafe { kernel.launch(LaunchConfig::linear(1, 32), args)? };
+    Ok(())
+}
+
+/// What one PE found, gathered by PE 0.
+#[derive(Debug, Clone, Copy)]
+struct PeReport {
+    seconds: f64,
+    /// Largest |diff| against the single-GPU run, relative; -1 if not checked.
+    gpu_error: f64,
+    /// The same against the CPU; -1 if not checked.
+    cpu_error: f64,
+    /// Relative difference of the final norm against the single-GPU run's; -1 if not checked.
+    norm_error: f64,
+}
+
+impl PeReport {
+    const LEN: usize = 4;
+
+    fn to_array(self) -> [f64; Self::LEN] {
+        [
+            self.seconds,
+            self.gpu_error,
+            self.cpu_error,
+            self.norm_error,
+        ]
+    }
+
+    fn from_slice(values: &[f64]) -> PeReport {
+        PeReport {
+            seconds: values[0],
+            gpu_error: values[1],
+            cpu_error: values[2],
+            norm_error: values[3],
+        }
+    }
+
+    fn failed(&self) -> bool {
+        self.gpu_error > CELL_TOLERANCE
+            || self.cpu_error > CELL_TOLERANCE
+            || self.norm_error > NORM_TOLERANCE
+    }
+}
+
+/// The whole run of one PE: copy rate (PE 0), a short warm-up, the timed run, the checks, the
+/// report. `iterations` is the runner's variant.
+pub fn solve(
+    nvshmem: &Nvshmem,
+    common: &CommonKernels<'_>,
+    options: &Options,
+    decomposition: &Decomposition2d,
+    iterations: &mut dyn Iterations,
+) -> Result<Verdict, Box<dyn Error>> {
+    let (me, n_pes) = (nvshmem.my_pe() as usize, nvshmem.n_pes() as usize);
+    let patch = decomposition.patch(me);
+    let schedule = NormSchedule::new(options.iters, options.norm_every).expect("both ≥ 1");
+
+    // The floor's yardstick, measured by PE 0 while the others wait.
+    let copy = if me == 0 {
+        copy_rate(nvshmem, COPY_BYTES, 10, 3)?
+    } else {
+        0.0
+    };
+    nvshmem.barrier_all();
+
+    let mut grids = HaloGrids::<f32>::new(nvshmem, patch)?;
+    let mut norms = NormBuffers::new(nvshmem, schedule)?;
+    let mut report_buffer: SymmetricBuffer<'_, f64> = nvshmem.alloc_zeroed(PeReport::LEN)?;
+
+    // A short warm-up (first launches, first touches), then the timed run from a fresh start.
+    {
+        let warm_up = NormSchedule::new(options.iters.min(4), options.norm_every).expect("≥ 1");
+        let warm_norms = NormBuffers::new(nvshmem, warm_up)?;
+        initialize(nvshmem, common, &grids, options.ny)?;
+        iterations.reset()?;
+        nvshmem.barrier_all();
+        iterations.run(nvshmem, common, &mut grids, &warm_norms)?;
+        nvshmem.synchronize()?;
+        nvshmem.barrier_all();
+    }
+    initialize(nvshmem, common, &grids, options.ny)?;
+    iterations.reset()?;
+    norms.reset()?;
+    nvshmem.barrier_all();
+
+    let timer = StreamTimer::new()?;
+    timer.start(nvshmem)?;
+    iterations.run(nvshmem, common, &mut grids, &norms)?;
+    timer.stop(nvshmem)?;
+    let seconds = timer.seconds()?;
+    nvshmem.synchronize()?;
+    nvshmem.barrier_all();
+    let final_norm = *norms.norms(nvshmem)?.last().expect("at least one norm");
+    let mine = grids.owned_cells()?;
+
+    let mut report = PeReport {
+        seconds,
+        gpu_error: -1.0,
+        cpu_error: -1.0,
+        norm_error: -1.0,
+    };
+    if options.check {
+        let (gpu_error, norm_error) =
+            check_against_gpu(nvshmem, common, options, &patch, &mine, final_norm)?;
+        report.gpu_error = gpu_error;
+        report.norm_error = norm_error;
+        let updates = (options.nx as u64) * (options.ny as u64) * u64::from(options.iters);
+        if updates <= CPU_CHECK_LIMIT {
+            report.cpu_error = check_against_cpu(options, &patch, &mine, final_norm);
+        }
+    }
+
+    // Every PE's report, to every PE (all learn the verdict; PE 0 prints).
+    report_buffer.copy_from_host(&report.to_array())?;
+    nvshmem.barrier_all();
+    let gathered = DeviceBuffer::<f64>::zeroed(PeReport::LEN * n_pes)?;
+    // SAFETY: gather(source, count, dest): `source` holds LEN values on every PE, written before
+    // the barrier above; `dest` holds LEN × n_pes.
+    unsafe {
+        common.gather.launch(
+            LaunchConfig::linear(1, 128),
+            &[
+                &report_buffer.as_symmetric_ptr(),
+                &(PeReport::LEN as u32),
+                &gathered.as_ptr(),
+            ],
+        )?;
+    }
+    let reports: Vec<PeReport> = gathered
+        .to_vec()?
+        .chunks(PeReport::LEN)
+        .map(PeReport::from_slice)
+        .collect();
+    nvshmem.barrier_all();
+    let failed = reports.iter().any(PeReport::failed);
+    if me == 0 {
+        print_results(options, decomposition, copy, final_norm, &reports, failed)?;
+    }
+    nvshmem.barrier_all();
+    Ok(if failed { Verdict::Fail } else { Verdict::Pass })
+}
+
+/// Runs the whole problem on this PE's GPU alone (the plain stencil kernel, no neighbours) and
+/// compares. Returns the largest cell difference relative to the largest reference value, and the
+/// final norm's relative difference.
+fn check_against_gpu(
+    nvshmem: &Nvshmem,
+    common: &CommonKernels<'_>,
+    options: &Options,
+    patch: &Patch,
+    mine: &[f32],
+    final_norm: f64,
+) -> Result<(f64, f64), Box<dyn Error>> {
+    let whole = Patch::whole(options.nx - 2, options.ny - 2);
+    let mut grids = HaloGrids::<f32>::new(nvshmem, whole)?;
+    let schedule = NormSchedule::new(options.iters, options.norm_every).expect("both ≥ 1");
+    let norms = NormBuffers::new(nvshmem, schedule)?;
+    initialize(nvshmem, common, &grids, options.ny)?;
+    let config = stencil_config(options.tiling, options.tiling.grid(&whole));
+    for k in 0..schedule.iterations {
+        let slots = norm_slots(&norms, k);
+        // SAFETY: jacobi_put_block(a, a_new, patch, tiling, norm_slots) on a whole-problem patch
+        // (no neighbours: no NVSHMEM transfers), with the tiling's grid.
+        unsafe {
+            common.reference.launch(
+                config,
+                &[
+                    &grids.current(),
+                    &grids.next(),
+                    &whole,
+                    &options.tiling,
+                    &slots,
+                ],
+            )?;
+        }
+        if schedule.computes(k) {
+            // SAFETY: norm_local(slots, totals, j) for this iteration's slot set.
+            unsafe {
+                launch_one(
+                    &common.norm_local,
+                    &[&slots, &norms.totals(), &schedule.index(k)],
+                )?
+            };
+        }
+        grids.swap();
+    }
+    nvshmem.synchronize()?;
+    let reference = grids.owned_cells()?;
+    let reference_norm = norms
+        .local_totals()?
+        .last()
+        .expect("at least one norm")
+        .sqrt();
+    let expected = owned_part(&reference, options.nx - 2, patch);
+    Ok((
+        relative_difference(mine, &expected),
+        relative(final_norm, reference_norm),
+    ))
+}
+
+/// The cells of `patch` out of the whole interior (`nx` cells per row), row by row.
+fn owned_part(interior: &[f32], nx: usize, patch: &Patch) -> Vec<f32> {
+    let (x0, y0) = (patch.x0 as usize, patch.y0 as usize);
+    (y0..y0 + patch.ny as usize)
+        .flat_map(|y| {
+            interior[y * nx + x0..y * nx + x0 + patch.nx as usize]
+                .iter()
+                .copied()
+        })
+        .collect()
+}
+
+/// Runs the whole problem on the CPU and compares this PE's cells and the final norm; returns the
+/// cell error, or infinity when the norm differs.
+fn check_against_cpu(options: &Options, patch: &Patch, mine: &[f32], final_norm: f64) -> f64 {
+    let (nx, ny) = (options.nx, options.ny);
+    let (cells, norm) = cpu_jacobi(nx, ny, options.iters);
+    let interior: Vec<f32> = (1..ny - 1)
+        .flat_map(|y| cells[y * nx + 1..y * nx + nx - 1].iter().copied())
+        .collect();
+    let cell_error = relative_difference(mine, &owned_part(&interior, nx - 2, patch));
+    if relative(final_norm, norm) > NORM_TOLERANCE {
+        f64::INFINITY
+    } else {
+        cell_error
+    }
+}
+
+/// The CPU reference: the whole `nx × ny` grid after `iters` iterations, and the last iteration's
+/// residual norm. The update sums in the kernels' order, so the cells agree bit for bit.
+pub fn cpu_jacobi(nx: usize, ny: usize, iters: u32) -> (Vec<f32>, f64) {
+    let boundary = boundary_values(&Patch::whole(nx - 2, ny - 2), ny);
+    let mut a = vec![0.0f32; nx * ny];
+    for y in 0..ny {
+        a[y * nx] = boundary[y];
+        a[y * nx + nx - 1] = boundary[y];
+    }
+    let mut a_new = a.clone();
+    let mut norm = 0.0f64;
+    for _ in 0..iters {
+        norm = 0.0;
+        for y in 1..ny - 1 {
+            for x in 1..nx - 1 {
+                let i = y * nx + x;
+                // The kernels' `update`: 0.25 (east + west + south + north).
+                let new = 0.25 * (a[i + 1] + a[i - 1] + a[i + nx] + a[i - nx]);
+                a_new[i] = new;
+                let change = f64::from(new - a[i]);
+                norm += change * change;
+            }
+        }
+        std::mem::swap(&mut a, &mut a_new);
+    }
+    (a, norm.sqrt())
+}
+
+/// Largest |got - expected| over the largest |expected| (absolute where that is zero); infinity
+/// on a NaN or a length mismatch.
+pub fn relative_difference(got: &[f32], expected: &[f32]) -> f64 {
+    if got.len() != expected.len() {
+        return f64::INFINITY;
+    }
+    let mut largest_difference = 0.0f64;
+    let mut largest_value = 0.0f64;
+    for (&g, &e) in got.iter().zip(expected) {
+        let difference = (f64::from(g) - f64::from(e)).abs();
+        if difference.is_nan() {
+            return f64::INFINITY;
+        }
+        largest_difference = largest_difference.max(difference);
+        largest_value = largest_value.max(f64::from(e).abs());
+    }
+    if largest_value > 0.0 {
+        largest_difference / largest_value
+    } else {
+        largest_difference
+    }
+}
+
+/// |got - expected| / |expected| (absolute where `expected` is zero); infinity on a NaN.
+pub fn relative(got: f64, expected: f64) -> f64 {
+    let difference = (got - expected).abs();
+    if difference.is_nan() {
+        f64::INFINITY
+    } else if expected != 0.0 {
+        difference / expected.abs()
+    } else {
+        difference
+    }
+}
+
+fn print_results(
+    options: &Options,
+    decomposition: &Decomposition2d,
+    copy: f64,
+    final_norm: f64,
+    reports: &[PeReport],
+    failed: bool,
+) -> Result<(), Box<dyn Error>> {
+    let n_pes = reports.len();
+    let (nx, ny) = (options.nx, options.ny);
+    let seconds = reports.iter().map(|r| r.seconds).fold(0.0, f64::max);
+    let per_iter = seconds / f64::from(options.iters);
+    let bytes = 2 * nx * ny * 4;
+    let halo_bytes: usize = (0..n_pes).map(|pe| decomposition.halo_cells(pe) * 4).sum();
+    let rate = bytes as f64 / per_iter;
+    let fraction = rate / copy;
+    let grid = decomposition.grid();
+    println!(
+        "{}: variant {} on {n_pes} PE(s) as a {} x {} process grid, {nx} x {ny} cells, {} \
+         iterations, norm every {}; patches of up to {} x {} cells; blocks of {} threads x {} rows",
+        program_name(),
+        options.variant,
+        grid.px,
+        grid.py,
+        options.iters,
+        options.norm_every,
+        decomposition.columns().max_len(),
+        decomposition.rows().max_len(),
+        options.tiling.block_x,
+        options.tiling.rows_per_band
+    );
+    println!(
+        "{}: {:.3} ms per iteration (slowest PE); {:.3} GB to move per iteration (+{halo_bytes} \
+         halo bytes) = {:.1} GB/s; device-to-device copy {:.1} GB/s; {:.1} % of the memory floor",
+        program_name(),
+        per_iter * 1e3,
+        bytes as f64 / 1e9,
+        rate / 1e9,
+        copy / 1e9,
+        100.0 * fraction
+    );
+    println!(
+        "{}: norm after {} iterations: {final_norm:.6e}",
+        program_name(),
+        options.iters
+    );
+    let check = if !options.check {
+        "skipped"
+    } else if failed {
+        "fail"
+    } else {
+        "pass"
+    };
+    if options.check {
+        let worst = |f: fn(&PeReport) -> f64| reports.iter().map(f).fold(-1.0, f64::max);
+        let cpu = worst(|r| r.cpu_error);
+        println!(
+            "{}: check against a single-GPU run: max relative |diff| {:.3e} (limit {CELL_TOLERANCE:e}), \
+             norm {:.3e} (limit {NORM_TOLERANCE:e}); against the CPU: {}; {check}",
+            program_name(),
+            worst(|r| r.gpu_error),
+            worst(|r| r.norm_error),
+            if cpu < 0.0 {
+                "skipped (problem too large)".to_string()
+            } else {
+                format!("max relative |diff| {cpu:.3e}")
+            }
+        );
+        for (pe, r) in reports.iter().enumerate().filter(|(_, r)| r.failed()) {
+            println!(
+                "{}: PE {pe} differs: single-GPU {:.3e}, CPU {:.3e}, norm {:.3e}",
+                program_name(),
+                r.gpu_error,
+                r.cpu_error,
+                r.norm_error
+            );
+        }
+    }
+    let line = format!(
+        "result: variant={} pes={n_pes} nx={nx} ny={ny} iters={} norm_every={} \
+         seconds_per_iter={per_iter:.9} bytes_per_iter={bytes} gbps={:.1} copy_gbps={:.1} \
+         floor_fraction={fraction:.3} check={check} norm={final_norm:.6e}",
+        options.variant,
+        options.iters,
+        options.norm_every,
+        rate / 1e9,
+        copy / 1e9,
+    );
+    println!("{line}");
+    if let Some(path) = &options.append_result {
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)?;
+        writeln!(file, "{line}")?;
+    }
+    Ok(())
+}
+
+/// This program's file name, for messages.
+fn program_name() -> String {
+    std::env::args()
+        .next()
+        .and_then(|path| {
+            std::path::Path::new(&path)
+                .file_name()
+                .map(|name| name.to_string_lossy().into_owned())
+        })
+        .unwrap_or_else(|| "jacobi".to_string())
+}
+
+/// The shared part of both runners' tests.
+#[cfg(test)]
+pub mod tests {
+    use super::*;
+
+    /// Splits a command line.
+    pub fn args(text: &str) -> Vec<String> {
+        text.split_whitespace().map(String::from).collect()
+    }
+
+    /// Checks the flags every runner shares against `program`.
+    pub fn shared_flags_parse_and_bad_ones_are_usage_errors(program: &Program) {
+        let variant = program.variants[program.variants.len() - 1];
+        let o = parse(
+            program,
+            &args(&format!(
+                "--variant {variant} --nx 64 --ny 40 --iters 7 --norm-every 3 --check"
+            )),
+        )
+        .unwrap();
+        assert_eq!(o.variant, variant);
+        assert_eq!(
+            (o.nx, o.ny, o.iters, o.norm_every, o.check),
+            (64, 40, 7, 3, true)
+        );
+        assert_eq!(parse(program, &[]).unwrap().variant, program.variants[0]);
+        for bad in [
+            "--nx 0",
+            "--ny -5",
+            "--nx 2",
+            "--iters 0",
+            "--norm-every 0",
+            "--variant nope",
+            "--block-x 100",
+            "-n 5 --ny 6 --nx 3",
+            "--frobnicate",
+            "--nx",
+        ] {
+            assert!(parse(program, &args(bad)).is_err(), "{bad} was accepted");
+        }
+        let error = parse(program, &args("--variant nope")).unwrap_err();
+        assert!(error.contains(&program.variants.join(", ")), "{error}");
+    }
+
+    #[test]
+    fn the_cpu_reference_matches_a_hand_computed_step() {
+        // 5 × 4: interior 3 × 2; after one step only the cells next to the left and right
+        // boundary columns change: 0.25 × the boundary value of their row.
+        let (cells, norm) = cpu_jacobi(5, 4, 1);
+        let b1 = (2.0 * std::f64::consts::PI / 3.0).sin() as f32;
+        let b2 = (4.0 * std::f64::consts::PI / 3.0).sin() as f32;
+        assert_eq!(cells[5 + 1], 0.25 * b1);
+        assert_eq!(cells[5 + 2], 0.0);
+        assert_eq!(cells[5 + 3], 0.25 * b1);
+        assert_eq!(cells[10 + 1], 0.25 * b2);
+        let expected =
+            (2.0 * f64::from(0.25 * b1).powi(2) + 2.0 * f64::from(0.25 * b2).powi(2)).sqrt();
+        assert!((norm - expected).abs() < 1e-12);
+    }
+
+    #[test]
+    fn differences_are_relative_to_the_largest_value() {
+        assert_eq!(relative_difference(&[1.0, 2.0], &[1.0, 2.0]), 0.0);
+        assert_eq!(relative_difference(&[1.0, 3.0], &[1.0, 2.0]), 0.5);
+        assert_eq!(relative_difference(&[f32::NAN], &[1.0]), f64::INFINITY);
+        assert_eq!(relative_difference(&[1.0], &[1.0, 2.0]), f64::INFINITY);
+        assert!((relative(1.1, 1.0) - 0.1).abs() < 1e-12);
+        assert_eq!(relative(f64::NAN, 1.0), f64::INFINITY);
+    }
+
+    #[test]
+    fn owned_parts_are_cut_from_the_interior() {
+        // A 4 × 3 interior numbered row by row; the patch of columns 1..3, rows 1..3.
+        let interior: Vec<f32> = (0..12).map(|v| v as f32).collect();
+        let patch = Patch {
+            nx: 2,
+            ny: 2,
+            x0: 1,
+            y0: 1,
+            ..Patch::whole(2, 2)
+        };
+        assert_eq!(owned_part(&interior, 4, &patch), [5.0, 6.0, 9.0, 10.0]);
+    }
+
+    #[test]
+    fn the_heap_fits_the_arrays() {
+        let program = Program {
+            name: "test",
+            usage: "",
+            variants: &["a"],
+            takes_grid: false,
+            decompose: |_, _| unreachable!(),
+            run: |_, _, _| unreachable!(),
+        };
+        let o = parse(&program, &args("--nx 16384 --ny 16384 --check")).unwrap();
+        let whole = Patch::whole(16382, 16382);
+        let bytes = symmetric_heap_bytes(&o, &whole);
+        assert!(bytes >= 4 * whole.len() * 4, "{bytes}");
+    }
+}

@@ -1,0 +1,167 @@
+//! Kernels of the jacobi2d-grid example: the Jacobi stencil of `examples/jacobi` (its
+//! `stencil.rs`, included here) on a 2-D process grid ([`nvshmem_halo::Decomposition2d`]), where a
+//! PE has up to four neighbours and its left and right edges are columns, strided in its array.
+//!
+//! | kernel | rows (up, down) | columns (left, right) |
+//! |---|---|---|
+//! | [`grid_p`] | `nvshmem_float_p` per edge cell | `nvshmem_float_p` per edge cell, straight into the neighbour's halo column |
+//! | [`grid_pack`] + [`push_columns`] + [`unpack_columns`] | `put_nbi_block` per block | packed: edge cells into a contiguous send column, one `put_nbi_block` per side into the neighbour's receive column, unpacked into the halo column after the barrier |
+//!
+//! Both are synchronised by `nvshmemx_barrier_all_on_stream` between iterations.
+#![cfg_attr(target_arch = "nvptx64", no_std)]
+#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
+// On the host (`cargo test` of the plain stencil code) the kernels do not exist, and with them
+// go the uses of most imports.
+#![cfg_attr(not(target_arch = "nvptx64"), allow(unused_imports, dead_code))]
+
+#[path = "../../../jacobi/kernels/src/stencil.rs"]
+mod stencil;
+
+pub use stencil::*;
+
+#[cfg(target_arch = "nvptx64")]
+use nvshmem_gpu::thread;
+use nvshmem_gpu::{SymmetricPtr, kernel};
+#[cfg(target_arch = "nvptx64")]
+use nvshmem_halo::device;
+use nvshmem_halo::packing::ColumnPacking;
+use nvshmem_halo::{Direction, Patch, Tiling};
+
+/// One iteration; every edge cell goes to its neighbour with `nvshmem_float_p` as it is computed
+/// (a corner cell to two neighbours). Grid [`Tiling::grid`]; the host puts a barrier after it.
+///
+/// # Safety
+/// `a`, `a_new` are symmetric arrays laid out as `patch` says (every PE's patch of one
+/// decomposition); the block size is `tiling.block_x` (a multiple of 32), the grid
+/// `tiling.grid(&patch)`; `norm_slots` is null or one set of norm slots.
+#[kernel]
+pub unsafe fn grid_p(
+    a: SymmetricPtr<f32>,
+    a_new: SymmetricPtr<f32>,
+    patch: Patch,
+    tiling: Tiling,
+    norm_slots: *mut f64,
+) {
+    let column = column_of(thread::block_idx_x());
+    let rows = tiling.band(&patch, thread::block_idx_y());
+    // SAFETY: the launch matches `patch` and `tiling` (the caller's contract); each edge value
+    // goes to the neighbour's halo cell of the same column (up, down) or row (left, right).
+    unsafe {
+        let residual = sweep(
+            a.as_ptr(),
+            a_new.as_ptr(),
+            &patch,
+            column,
+            rows,
+            |row, value| {
+                if row == 1 {
+                    device::put_edge_element(a_new, &patch, Direction::Up, column, value);
+                }
+                if row == patch.ny {
+                    device::put_edge_element(a_new, &patch, Direction::Down, column, value);
+                }
+                if column == 1 {
+                    device::put_edge_element(a_new, &patch, Direction::Left, row, value);
+                }
+                if column == patch.nx {
+                    device::put_edge_element(a_new, &patch, Direction::Right, row, value);
+                }
+            },
+        );
+        add_norm(norm_slots, residual);
+    }
+}
+
+/// One iteration; each block that computed a piece of an edge row puts it with `put_nbi_block`,
+/// and the threads of the edge columns store their new values into this PE's send columns of
+/// `packed` ([`ColumnPacking`]) for [`push_columns`]. Grid [`Tiling::grid`].
+///
+/// # Safety
+/// As for [`grid_p`], and `packed` is this PE's packed-column buffer (symmetric,
+/// `ColumnPacking::new(&patch).len()` elements).
+#[kernel]
+pub unsafe fn grid_pack(
+    a: SymmetricPtr<f32>,
+    a_new: SymmetricPtr<f32>,
+    patch: Patch,
+    tiling: Tiling,
+    norm_slots: *mut f64,
+    packed: SymmetricPtr<f32>,
+) {
+    let column_block = thread::block_idx_x();
+    let column = column_of(column_block);
+    let rows = tiling.band(&patch, thread::block_idx_y());
+    let packing = ColumnPacking::new(&patch);
+    let send_left = (column == 1 && patch.left >= 0).then(|| packing.send(Direction::Left));
+    let send_right =
+        (column == patch.nx && patch.right >= 0).then(|| packing.send(Direction::Right));
+    // SAFETY: as for `grid_p`; the send columns hold `patch.rows` elements, indexed by local row;
+    // the whole block reaches `push_edges` and `add_norm`.
+    unsafe {
+        let residual = sweep(
+            a.as_ptr(),
+            a_new.as_ptr(),
+            &patch,
+            column,
+            rows.clone(),
+            |row, value| {
+                if let Some(start) = send_left {
+                    *packed.as_ptr().add(start + row as usize) = value;
+                }
+                if let Some(start) = send_right {
+                    *packed.as_ptr().add(start + row as usize) = value;
+                }
+            },
+        );
+        push_edges(a_new, &patch, &tiling, column_block, &rows);
+        add_norm(norm_slots, residual);
+    }
+}
+
+/// Puts the packed edge columns to the neighbours: block 0 the left one, block 1 the right one,
+/// into their receive columns of parity `parity` (the iteration number modulo 2). Launch 2 blocks
+/// after [`grid_pack`]; the host puts a barrier after it.
+///
+/// # Safety
+/// `packed` is the symmetric packed-column buffer of every PE's patch of one decomposition.
+#[kernel]
+pub unsafe fn push_columns(patch: Patch, packed: SymmetricPtr<f32>, parity: u32) {
+    let packing = ColumnPacking::new(&patch);
+    let direction = if thread::block_idx_x() == 0 {
+        Direction::Left
+    } else {
+        Direction::Right
+    };
+    // SAFETY: every thread of the block calls it with the same arguments; the send columns were
+    // filled by the previous kernel on the stream.
+    unsafe { device::put_packed_column_nbi_block(packed, &packing, &patch, direction, parity) };
+}
+
+/// Copies the received columns of parity `parity` into the halo columns of `a_new`, where there
+/// is a neighbour on that side. One thread per local row; launch after the barrier that follows
+/// every PE's [`push_columns`].
+///
+/// # Safety
+/// `a_new` is the array the iteration wrote, laid out as `patch` says; `packed` the packed-column
+/// buffer.
+#[kernel]
+pub unsafe fn unpack_columns(
+    a_new: SymmetricPtr<f32>,
+    patch: Patch,
+    packed: SymmetricPtr<f32>,
+    parity: u32,
+) {
+    let row = thread::global_index_x() as u32;
+    if row == 0 || row > patch.ny {
+        return;
+    }
+    let packing = ColumnPacking::new(&patch);
+    for direction in [Direction::Left, Direction::Right] {
+        if patch.neighbour(direction).is_some() {
+            let from = packing.receive(direction, parity) + row as usize;
+            let to = patch.index(row, patch.halo(direction));
+            // SAFETY: `row` is an owned row; both indices are inside their buffers.
+            unsafe { *a_new.as_ptr().add(to) = *packed.as_ptr().add(from) };
+        }
+    }
+}

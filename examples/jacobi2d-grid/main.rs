@@ -1,0 +1,197 @@
+//! The 2-D Jacobi of `examples/jacobi` on a 2-D process grid: the interior is split into
+//! rectangles ([`nvshmem_halo::Decomposition2d`], grid chosen by
+//! [`nvshmem_halo::ProcessGrid::choose`] or given with `--grid PXxPY`), so a PE exchanges halos with
+//! up to four neighbours, and its left and right edges are columns, strided in its array.
+//!
+//! ```text
+//! cargo run --release --example jacobi2d-grid -- [-n PES] [--pes-per-gpu K] [--timeout S]
+//!     [--variant grid-pack|grid-p] [--grid PXxPY] [--nx N] [--ny N] [--iters K] [--norm-every M] [--check]
+//!     [--block-x T] [--rows-per-thread R] [--append-result FILE]
+//! ```
+//!
+//! | variant | rows | columns |
+//! |---|---|---|
+//! | `grid-pack` | `put_nbi_block` per block | packed into a contiguous column, one `put_nbi_block` per side, unpacked after the barrier |
+//! | `grid-p` | `nvshmem_float_p` per edge cell | `nvshmem_float_p` per edge cell |
+//!
+//! Both meet in `nvshmemx_barrier_all_on_stream` every iteration. Flags, checks (`--check` against
+//! a single-GPU and, on small problems, a CPU run) and output (the `result:` line) are those of
+//! `examples/jacobi`, whose `solver.rs` this runner includes.
+
+// Shared with `examples/jacobi`, which uses all of it; this runner does not (no signals).
+#[allow(dead_code)]
+#[path = "../jacobi/solver.rs"]
+mod solver;
+
+use nvshmem_halo::host::{HaloGrids, NormBuffers};
+use nvshmem_halo::packing::ColumnPacking;
+use nvshmem_halo::{Boundary, Decomposition2d, Tiling};
+use nvshmem_host::{Kernel, LaunchConfig, Nvshmem, SymmetricBuffer};
+use solver::{CommonKernels, Iterations, Meeting, Options, Program, Verdict};
+use std::error::Error;
+use std::process::ExitCode;
+
+const PTX: &str = include_str!(env!("JACOBI2D_GRID_KERNELS_PTX"));
+
+const PROGRAM: Program = Program {
+    name: "jacobi2d-grid",
+    usage: "usage: jacobi2d-grid [-n PES] [--pes-per-gpu K] [--timeout SECONDS] \
+            [--variant grid-pack|grid-p] [--grid PXxPY] [--nx N] [--ny N] [--iters K] [--norm-every M] \
+            [--check] [--block-x THREADS] [--rows-per-thread R] [--append-result FILE]",
+    variants: &["grid-pack", "grid-p"],
+    takes_grid: true,
+    decompose,
+    run,
+};
+
+fn main() -> ExitCode {
+    solver::main(&PROGRAM)
+}
+
+/// The interior split over `n_pes` PEs on `--grid` or the chosen process grid.
+fn decompose(options: &Options, n_pes: usize) -> Result<Decomposition2d, String> {
+    let (nx, ny, open) = (options.nx - 2, options.ny - 2, Boundary::Open);
+    let decomposition = match options.grid {
+        Some(grid) if grid.n_pes() != n_pes => {
+            Err(nvshmem_halo::DecompositionError::GridMismatch {
+                px: grid.px,
+                py: grid.py,
+                n_pes,
+            })
+        }
+        Some(grid) => Decomposition2d::new(nx, ny, grid, open, open),
+        None => Decomposition2d::for_pes(nx, ny, n_pes, open, open),
+    };
+    decomposition.map_err(|error| {
+        format!(
+            "{error} (the {} x {} grid has {nx} x {ny} interior cells)",
+            options.nx, options.ny
+        )
+    })
+}
+
+fn run(
+    nvshmem: &Nvshmem,
+    options: &Options,
+    decomposition: &Decomposition2d,
+) -> Result<Verdict, Box<dyn Error>> {
+    let module = nvshmem.load_module(PTX)?;
+    let common = CommonKernels::load(&module)?;
+    let patch = decomposition.patch(nvshmem.my_pe() as usize);
+    let pack = options.variant == "grid-pack";
+    let mut iterations = GridIterations {
+        pack,
+        stencil: module.kernel(if pack { "grid_pack" } else { "grid_p" })?,
+        push_columns: module.kernel("push_columns")?,
+        unpack_columns: module.kernel("unpack_columns")?,
+        tiling: options.tiling,
+        packed: nvshmem.alloc_zeroed(ColumnPacking::new(&patch).len())?,
+    };
+    solver::solve(nvshmem, &common, options, decomposition, &mut iterations)
+}
+
+/// One variant's iterations.
+struct GridIterations<'m, 'nv> {
+    pack: bool,
+    stencil: Kernel<'m>,
+    push_columns: Kernel<'m>,
+    unpack_columns: Kernel<'m>,
+    tiling: Tiling,
+    packed: SymmetricBuffer<'nv, f32>,
+}
+
+impl Iterations for GridIterations<'_, '_> {
+    fn reset(&mut self) -> Result<(), Box<dyn Error>> {
+        Ok(())
+    }
+
+    fn run(
+        &self,
+        nvshmem: &Nvshmem,
+        common: &CommonKernels<'_>,
+        grids: &mut HaloGrids<'_, f32>,
+        norms: &NormBuffers<'_>,
+    ) -> Result<(), Box<dyn Error>> {
+        let patch = *grids.patch();
+        let tiling = self.tiling;
+        let config = solver::stencil_config(tiling, tiling.grid(&patch));
+        let packed = self.packed.as_symmetric_ptr();
+        for k in 0..norms.schedule().iterations {
+            let slots = solver::norm_slots(norms, k);
+            let (current, next) = (grids.current(), grids.next());
+            let parity = k % 2;
+            // SAFETY: grid_p(a, a_new, patch, tiling, norm_slots) and grid_pack(…, packed) on
+            // symmetric arrays laid out as `patch` says, with the tiling's grid; push_columns(patch,
+            // packed, parity) as 2 blocks after it.
+            unsafe {
+                if self.pack {
+                    self.stencil
+                        .launch(config, &[&current, &next, &patch, &tiling, &slots, &packed])?;
+                    self.push_columns.launch(
+                        LaunchConfig::linear(2, tiling.block_x),
+                        &[&patch, &packed, &parity],
+                    )?;
+                } else {
+                    self.stencil
+                        .launch(config, &[&current, &next, &patch, &tiling, &slots])?;
+                }
+            }
+            let unpack = || -> Result<(), Box<dyn Error>> {
+                if self.pack && (patch.left >= 0 || patch.right >= 0) {
+                    let blocks = (patch.ny + 1).div_ceil(128);
+                    // SAFETY: unpack_columns(a_new, patch, packed, parity), after the barrier
+                    // that follows every PE's push_columns of this iteration.
+                    unsafe {
+                        self.unpack_columns.launch(
+                            LaunchConfig::linear(blocks, 128),
+                            &[&next, &patch, &packed, &parity],
+                        )?
+                    };
+                }
+                Ok(())
+            };
+            solver::end_iteration(nvshmem, common, norms, k, Meeting::Barrier, unpack)?;
+            grids.swap();
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use solver::tests::args;
+
+    #[test]
+    fn flags_parse_and_bad_ones_are_usage_errors() {
+        solver::tests::shared_flags_parse_and_bad_ones_are_usage_errors(&PROGRAM);
+        let options = solver::parse(&PROGRAM, &args("--grid 2x3")).unwrap();
+        assert_eq!(options.grid.map(|g| (g.px, g.py)), Some((2, 3)));
+        for bad in ["--grid 2", "--grid 0x2", "--grid axb", "-n 5 --grid 2x2"] {
+            assert!(solver::parse(&PROGRAM, &args(bad)).is_err(), "{bad}");
+        }
+        let error = solver::parse(&PROGRAM, &args("-n 3 --grid 2x2")).unwrap_err();
+        assert!(
+            error.contains("2 x 2 process grid does not hold 3 PEs"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn four_pes_make_a_two_by_two_grid() {
+        let options = solver::parse(&PROGRAM, &args("--nx 1026 --ny 1026")).unwrap();
+        let grid = decompose(&options, 4).unwrap();
+        assert_eq!((grid.grid().px, grid.grid().py), (2, 2));
+        let patch = grid.patch(3);
+        assert_eq!(
+            (patch.nx, patch.ny, patch.x0, patch.y0),
+            (512, 512, 512, 512)
+        );
+        assert_eq!(
+            (patch.left, patch.up, patch.right, patch.down),
+            (2, 1, -1, -1)
+        );
+        let options = solver::parse(&PROGRAM, &args("--nx 1026 --ny 1026 --grid 4x1")).unwrap();
+        assert_eq!(decompose(&options, 4).unwrap().grid().px, 4);
+    }
+}

@@ -1,0 +1,358 @@
+//! The device side of the halo exchange (GPU target only): pushing edge cells into neighbours'
+//! halos, the signal handshake, norm reductions and a grid-wide barrier.
+//!
+//! ```ignore
+//! use nvshmem_halo::{device, Direction, Patch, SignalWords, Sides};
+//! # unsafe fn example(a_new: nvshmem_gpu::SymmetricPtr<f32>, patch: Patch, signals: SignalWords, k: u32) {
+//! // Block-cooperatively, after this block computed columns 0..128 of its first owned row:
+//! // SAFETY: every thread of the block calls these with the same arguments.
+//! unsafe {
+//!     device::put_edge_row_nbi_block(a_new, &patch, Direction::Up, 0, 128);
+//!     device::arrive_block(signals, &patch, Direction::Up, 128, k); // the 128th block signals
+//! }
+//! // In the next iteration, before reading the top halo:
+//! // SAFETY: the whole block calls it; the PE above signals every iteration.
+//! unsafe { device::wait_block(signals, Sides::NONE.with(Direction::Up), k + 1) };
+//! # }
+//! ```
+//!
+//! Memory ordering: a push is a put (remote stores); [`arrive_block`] completes this PE's pushes
+//! (`nvshmem_quiet`) before the last block sets the neighbour's word, and [`wait_block`] orders the
+//! block's later loads after the word was seen (an acquire fence, which also drops stale lines
+//! from the SM's L1 cache). Persistent kernels need the same for the cells other blocks of the same
+//! PE wrote: [`GridBarrier`] provides it.
+
+use crate::packing::ColumnPacking;
+use crate::{Direction, NORM_SLOT_STRIDE, NORM_SLOTS, Patch, Sides, SignalWords};
+use core::arch::asm;
+use nvshmem_gpu::signal::{self, SignalOp};
+use nvshmem_gpu::{Cmp, Element, SymmetricPtr, p2p, rma, sync, thread};
+
+/// Sends `value`, this PE's cell at position `along` of its edge towards `direction`, into the
+/// neighbour's halo in `grid` (`nvshmem_<T>_p`); does nothing where there is no neighbour.
+/// `along` is the local column for up and down, the local row for left and right.
+///
+/// # Safety
+/// `grid` is a symmetric array of [`Patch::len`] elements on every PE, laid out as `patch` says,
+/// and `along` is inside the edge. Delivery is complete after `quiet` or a barrier.
+#[inline]
+pub unsafe fn put_edge_element<T: Element>(
+    grid: SymmetricPtr<T>,
+    patch: &Patch,
+    direction: Direction,
+    along: u32,
+    value: T,
+) {
+    if let Some((pe, index)) = patch.remote_index(direction, along) {
+        // SAFETY: `index` is inside the neighbour's array, which has the same length as ours
+        // (symmetric allocation); `pe` is the neighbour's number.
+        unsafe { rma::p(grid.add(index), value, pe) };
+    }
+}
+
+/// Sends `count` cells of this PE's edge row towards `direction` ([`Direction::Up`] or
+/// [`Direction::Down`]), from local column `first_column` on, into the neighbour's halo row in
+/// `grid`, block-cooperatively and without waiting (`nvshmemx_<T>_put_nbi_block`); does nothing
+/// where there is no neighbour. Complete after `quiet` (as [`arrive_block`] does) or a barrier.
+///
+/// # Safety
+/// Every thread of the block calls it with the same arguments; `grid` is as for
+/// [`put_edge_element`]; `first_column + count <= patch.pitch`; the row is not written again before
+/// the transfer is complete.
+#[inline]
+pub unsafe fn put_edge_row_nbi_block<T: Element>(
+    grid: SymmetricPtr<T>,
+    patch: &Patch,
+    direction: Direction,
+    first_column: u32,
+    count: u32,
+) {
+    if let Some((pe, index)) = patch.remote_index(direction, first_column) {
+        let source = patch.index(patch.edge(direction), first_column);
+        // SAFETY: both ranges lie inside the arrays (`first_column + count <= pitch`); the block
+        // calls it collectively (the caller's contract).
+        unsafe {
+            rma::block::put_nbi(
+                grid.add(index),
+                grid.as_ptr().add(source),
+                count as usize,
+                pe,
+            )
+        };
+    }
+}
+
+/// Puts this PE's packed edge column towards `direction` ([`Direction::Left`] or
+/// [`Direction::Right`], rows `1..=ny` of its send column in `packed`) into the neighbour's receive
+/// column for the opposite side and `parity`, block-cooperatively and without waiting
+/// (`nvshmemx_<T>_put_nbi_block`); does nothing where there is no neighbour. Left and right
+/// neighbours own the same rows, so the rows line up.
+///
+/// # Safety
+/// Every thread of the block calls it with the same arguments; `packed` is a symmetric buffer of
+/// `packing.len()` elements on every PE whose send column was filled before (an earlier kernel, or
+/// before a block barrier); complete after `quiet` or a barrier.
+#[inline]
+pub unsafe fn put_packed_column_nbi_block<T: Element>(
+    packed: SymmetricPtr<T>,
+    packing: &ColumnPacking,
+    patch: &Patch,
+    direction: Direction,
+    parity: u32,
+) {
+    if let Some(pe) = patch.neighbour(direction) {
+        let to = packing.receive(direction.opposite(), parity) + 1;
+        let from = packing.send(direction) + 1;
+        // SAFETY: both columns hold `rows > ny` elements inside the buffer; the block calls it
+        // together (the caller's contract).
+        unsafe {
+            rma::block::put_nbi(
+                packed.add(to),
+                packed.as_ptr().add(from),
+                patch.ny as usize,
+                pe,
+            )
+        };
+    }
+}
+
+/// Waits until this PE's halos on `sides` hold the neighbours' cells of iteration `iteration - 1`:
+/// until their signal words are at least `iteration`. Thread 0 of the block waits
+/// (`nvshmem_uint64_wait_until_all`), then the whole block continues, with its later loads ordered
+/// after the words were seen.
+///
+/// # Safety
+/// Every thread of the block calls it (it synchronises the block); `signals` are this PE's words;
+/// the neighbours on `sides` raise them (with [`arrive_block`]) or the kernel waits forever.
+#[inline]
+pub unsafe fn wait_block(signals: SignalWords, sides: Sides, iteration: u32) {
+    if thread::rank_in_block() == 0 && !sides.is_empty() {
+        let skip = sides.skip_mask();
+        // SAFETY: `words` holds four symmetric u64 and `skip` four entries (the caller's contract).
+        unsafe {
+            p2p::wait_until_all(signals.words, 4, Some(&skip), Cmp::Ge, u64::from(iteration));
+        }
+        fence_acq_rel_system();
+    }
+    // SAFETY: the whole block calls this function (the caller's contract).
+    unsafe { thread::sync_threads() };
+}
+
+/// Counts this block as done pushing towards `direction` in iteration `iteration`; the last of
+/// the `blocks` blocks that push that way completes this PE's transfers (`nvshmem_quiet`) and sets
+/// the neighbour's word for this side to `iteration + 1` (`nvshmemx_signal_op`, SET). Does nothing
+/// where there is no neighbour.
+///
+/// # Safety
+/// Every thread of the block calls it, after its pushes; exactly `blocks` blocks call it per
+/// iteration and direction, and iterations are numbered from 0 since the counters were zeroed.
+#[inline]
+pub unsafe fn arrive_block(
+    signals: SignalWords,
+    patch: &Patch,
+    direction: Direction,
+    blocks: u32,
+    iteration: u32,
+) {
+    let Some(pe) = patch.neighbour(direction) else {
+        return;
+    };
+    // SAFETY: the whole block calls this function (the caller's contract).
+    unsafe { thread::sync_threads() };
+    if thread::rank_in_block() == 0 {
+        // SAFETY: completes the pushes of this thread, which the barrier above ordered after those
+        // of the other threads of the block (the fence is cumulative).
+        unsafe { sync::quiet() };
+        // SAFETY: `arrivals` holds four local counters (the caller's contract).
+        let counter = unsafe { signals.arrivals.add(direction as usize) };
+        // SAFETY: a device address of a u32 only touched atomically.
+        let before = unsafe { atomic_add_acq_rel(counter, 1) };
+        if before.wrapping_add(1) == blocks.wrapping_mul(iteration.wrapping_add(1)) {
+            // SAFETY: the other blocks' pushes completed before their increments, which this one
+            // acquired; `words` is symmetric and `pe` the neighbour.
+            unsafe {
+                sync::quiet();
+                signal::signal_op(
+                    signals.words.add(direction.opposite() as usize),
+                    u64::from(iteration) + 1,
+                    SignalOp::Set,
+                    pe,
+                );
+            }
+        }
+    }
+}
+
+/// The sum of `value` over the 32 lanes of the warp, in every lane.
+///
+/// # Safety
+/// All 32 lanes of the warp call it together (converged).
+#[inline]
+pub unsafe fn warp_sum(mut value: f32) -> f32 {
+    for lane_mask in [16u32, 8, 4, 2, 1] {
+        let other: f32;
+        // SAFETY: a butterfly shuffle among the 32 converged lanes (the caller's contract).
+        unsafe {
+            asm!(
+                "shfl.sync.bfly.b32 {out}, {value}, {lane_mask}, 31, -1;",
+                out = out(reg32) other,
+                value = in(reg32) value,
+                lane_mask = in(reg32) lane_mask,
+                options(nostack, nomem, pure),
+            )
+        };
+        value += other;
+    }
+    value
+}
+
+/// Adds `value` atomically to the `f64` at `address`, without reading it back
+/// (`red.add.f64`).
+///
+/// # Safety
+/// `address` is a valid, 8-byte aligned device address of an `f64`.
+#[inline]
+pub unsafe fn atomic_add_f64(address: *mut f64, value: f64) {
+    // SAFETY: the caller's contract above.
+    unsafe {
+        asm!(
+            "red.add.f64 [{address}], {value};",
+            address = in(reg64) address,
+            value = in(reg64) value,
+            options(nostack),
+        )
+    };
+}
+
+/// Adds every calling thread's `value` into one of the [`NORM_SLOTS`] slots of `slots`: each warp
+/// sums its lanes and lane 0 adds the sum to the slot its warp number picks. [`sum_norm_slots`]
+/// gives the total.
+///
+/// # Safety
+/// Every thread of the block calls it (warps converged; block size a multiple of 32); `slots`
+/// holds [`crate::NORM_SLOTS_LEN`] `f64`.
+#[inline]
+pub unsafe fn add_to_norm_slots(slots: *mut f64, value: f32) {
+    // SAFETY: converged warps (the caller's contract).
+    let sum = unsafe { warp_sum(value) };
+    let rank = thread::rank_in_block();
+    if rank.is_multiple_of(32) {
+        let block = thread::block_idx_x() + thread::grid_dim_x() * thread::block_idx_y();
+        let warps_per_block = (thread::block_dim_x() * thread::block_dim_y()).div_ceil(32);
+        let warp = block.wrapping_mul(warps_per_block).wrapping_add(rank / 32);
+        let slot = warp as usize % NORM_SLOTS * NORM_SLOT_STRIDE;
+        // SAFETY: the slot is inside `slots` (the caller's contract).
+        unsafe { atomic_add_f64(slots.add(slot), f64::from(sum)) };
+    }
+}
+
+/// The total of the norm slots, which it also sets back to zero. Called by one thread, after every
+/// block that added to them has finished (a later kernel, or after a grid barrier).
+///
+/// # Safety
+/// `slots` holds [`crate::NORM_SLOTS_LEN`] `f64` that nothing else touches meanwhile.
+#[inline]
+pub unsafe fn sum_norm_slots(slots: *mut f64) -> f64 {
+    let mut total = 0.0;
+    for slot in 0..NORM_SLOTS {
+        // SAFETY: inside `slots` (the caller's contract).
+        unsafe {
+            let address = slots.add(slot * NORM_SLOT_STRIDE);
+            total += address.read_volatile();
+            address.write_volatile(0.0);
+        }
+    }
+    total
+}
+
+/// A barrier for all blocks of a cooperatively launched grid: when [`wait`](Self::wait) returns in
+/// any block, every block has called it as many times, and the writes each block made before are
+/// visible to all (release on arrival, acquire on departure).
+///
+/// Every block makes its own `GridBarrier` on the same zeroed counter and calls `wait` the same
+/// number of times.
+#[derive(Debug)]
+pub struct GridBarrier {
+    counter: *mut u32,
+    passed: u32,
+}
+
+impl GridBarrier {
+    /// A barrier over `counter`, a device `u32` that was zero when the kernel started.
+    ///
+    /// # Safety
+    /// `counter` is valid for the whole kernel and used by nothing else; the kernel is launched
+    /// cooperatively (all blocks resident), or blocks wait for blocks that never start.
+    pub unsafe fn new(counter: *mut u32) -> GridBarrier {
+        GridBarrier { counter, passed: 0 }
+    }
+
+    /// Waits until every block of the grid has arrived here.
+    ///
+    /// # Safety
+    /// Every thread of every block calls it, the same number of times.
+    #[inline]
+    pub unsafe fn wait(&mut self) {
+        self.passed = self.passed.wrapping_add(1);
+        // SAFETY: the whole block calls it (the caller's contract).
+        unsafe { thread::sync_threads() };
+        if thread::rank_in_block() == 0 {
+            let blocks = thread::grid_dim_x() * thread::grid_dim_y() * thread::grid_dim_z();
+            let target = blocks.wrapping_mul(self.passed);
+            // SAFETY: `counter` is the barrier's zero-initialised u32 (the caller's contract).
+            unsafe {
+                atomic_add_acq_rel(self.counter, 1);
+                while (load_acquire(self.counter).wrapping_sub(target) as i32) < 0 {}
+            }
+        }
+        // SAFETY: as above.
+        unsafe { thread::sync_threads() };
+    }
+}
+
+/// `atom.add.acq_rel.gpu.u32`: adds `value`, returns the previous value.
+///
+/// # Safety
+/// `address` is a valid, aligned device address of a `u32`.
+#[inline]
+unsafe fn atomic_add_acq_rel(address: *mut u32, value: u32) -> u32 {
+    let before: u32;
+    // SAFETY: the caller's contract above.
+    unsafe {
+        asm!(
+            "atom.acq_rel.gpu.add.u32 {before}, [{address}], {value};",
+            before = out(reg32) before,
+            address = in(reg64) address,
+            value = in(reg32) value,
+            options(nostack),
+        )
+    };
+    before
+}
+
+/// `ld.acquire.gpu.u32`.
+///
+/// # Safety
+/// `address` is a valid, aligned device address of a `u32`.
+#[inline]
+unsafe fn load_acquire(address: *const u32) -> u32 {
+    let value: u32;
+    // SAFETY: the caller's contract above.
+    unsafe {
+        asm!(
+            "ld.acquire.gpu.u32 {value}, [{address}];",
+            value = out(reg32) value,
+            address = in(reg64) address,
+            options(nostack, readonly),
+        )
+    };
+    value
+}
+
+/// `fence.acq_rel.sys`: orders this thread's earlier reads before its (and, through a block
+/// barrier, its block's) later ones, system-wide.
+#[inline]
+fn fence_acq_rel_system() {
+    // SAFETY: a fence has no preconditions.
+    unsafe { asm!("fence.acq_rel.sys;", options(nostack)) };
+}

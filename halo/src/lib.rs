@@ -1,0 +1,126 @@
+//! Halo exchange for stencil codes on NVSHMEM.
+//!
+//! A stencil code splits a grid over PEs; each PE updates its own cells and, every iteration,
+//! copies the cells along its edges into the *halo* (a frame of ghost cells) of the PEs next to it.
+//! This crate is that layer:
+//!
+//! | module | side | what |
+//! |---|---|---|
+//! | [`decomposition`] | both | [`Decomposition1d`] (rows) and [`Decomposition2d`] (a [`ProcessGrid`]): owned cells, neighbours (open or periodic), and each PE's [`Patch`], the layout its kernels see |
+//! | [`packing`] | both | the layout of packed column halos (strided edges sent through a contiguous buffer) |
+//! | [`tiling`] | both | how stencil kernels cover a patch with blocks, top-to-bottom or boundary rows first |
+//! | [`schedule`] | both | which iterations compute the residual norm, and where each norm is kept |
+//! | `device` | GPU | pushing halos to neighbours (element `p`, block `put_nbi`), the signal handshake that replaces a global barrier, norm reductions, a grid-wide barrier for persistent kernels |
+//! | `host` (feature `host`) | CPU | symmetric grids with halos, the on-stream barrier, the iteration loop's norm bookkeeping, timing and the device-to-device copy rate |
+//!
+//! Everything in `decomposition`, `tiling` and `schedule` is plain integer arithmetic, `no_std`
+//! (the crate is `no_std` unless the `host` feature is on),
+//! shared by host and kernels and unit-tested on the CPU. The `device` module exists only when
+//! compiling for `nvptx64` (document it with `--target nvptx64-nvidia-cuda -Zbuild-std=core`).
+//! Kernel crates depend on this crate with default features; host programs enable `host`.
+//!
+//! # The exchange, and who may write what when
+//! Each PE keeps two symmetric arrays (`a`, `a_new`) of [`Patch::len`] elements. Iteration `k` reads
+//! `a` (owned cells and halo), writes `a_new`, and pushes the new edge cells into the neighbours'
+//! `a_new` halos; then the arrays swap. Two things must hold before a PE pushes in iteration `k`:
+//! the neighbour has finished reading that halo in iteration `k - 1` (it is the same array), and
+//! before it computes its edges, the neighbours' pushes of iteration `k - 1` have arrived. A global
+//! barrier between iterations gives both. The signal handshake gives both with neighbours only:
+//! after its last push of iteration `k`, a PE sets the neighbour's signal word for that side to
+//! `k + 1` (after `quiet`); in iteration `k` a PE waits until the words of the sides it needs are at
+//! least `k`. Since the blocks that compute a PE's edge rows are the only readers of its halo and
+//! also the ones that push, the signal also says the halo has been read.
+#![cfg_attr(not(any(test, feature = "host")), no_std)]
+#![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch))]
+#![warn(missing_docs)]
+
+pub mod decomposition;
+#[cfg(target_arch = "nvptx64")]
+pub mod device;
+#[cfg(feature = "host")]
+pub mod host;
+pub mod packing;
+pub mod schedule;
+pub mod tiling;
+
+pub use decomposition::{
+    Boundary, Box2d, Decomposition1d, Decomposition2d, DecompositionError, Direction, Neighbours,
+    Patch, ProcessGrid, Split,
+};
+pub use schedule::NormSchedule;
+pub use tiling::Tiling;
+
+use nvshmem_gpu::SymmetricPtr;
+
+/// Slots that partial norms are spread over, so that blocks adding their partial sums do not all
+/// contend for one address. Each slot is [`NORM_SLOT_STRIDE`] `f64` apart (one 128-byte line).
+pub const NORM_SLOTS: usize = 64;
+
+/// Distance between two norm slots, in `f64`.
+pub const NORM_SLOT_STRIDE: usize = 16;
+
+/// The `f64` elements of one set of norm slots.
+pub const NORM_SLOTS_LEN: usize = NORM_SLOTS * NORM_SLOT_STRIDE;
+
+/// The signal words and arrival counters of one PE's halo exchange, as a kernel parameter.
+///
+/// `words` holds four symmetric `u64`, one per [`Direction`] (in the order of their numbers): word
+/// `d` is set by the neighbour on side `d` once this PE's halo on that side holds the neighbour's
+/// cells of an iteration (to that iteration's number plus one). `arrivals` holds four local `u32`
+/// counters, one per direction, that the blocks pushing towards that side increment, so that the
+/// last one to finish raises the neighbour's word. Both start at zero (`host::HaloSignals` allocates
+/// them with `calloc` and resets them before a run).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(C)]
+pub struct SignalWords {
+    /// Four symmetric signal words.
+    pub words: SymmetricPtr<u64>,
+    /// Four local arrival counters.
+    pub arrivals: *mut u32,
+}
+
+/// A set of sides, as a bit mask of [`Direction`] numbers.
+///
+/// ```
+/// use nvshmem_halo::{Direction, Sides};
+/// let sides = Sides::NONE.with(Direction::Up).with(Direction::Left);
+/// assert!(sides.contains(Direction::Left) && !sides.contains(Direction::Down));
+/// assert_eq!(sides.skip_mask(), [0, 1, 0, 1]);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[repr(transparent)]
+pub struct Sides(pub u32);
+
+impl Sides {
+    /// No side.
+    pub const NONE: Sides = Sides(0);
+
+    /// These sides and `direction`.
+    pub const fn with(self, direction: Direction) -> Sides {
+        Sides(self.0 | 1 << direction as u32)
+    }
+
+    /// Whether `direction` is one of them.
+    pub const fn contains(self, direction: Direction) -> bool {
+        self.0 & (1 << direction as u32) != 0
+    }
+
+    /// Whether there is no side.
+    pub const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// NVSHMEM's skip array for `wait_until_all` over the four words: 1 for every side *not* in the
+    /// set.
+    pub const fn skip_mask(self) -> [i32; 4] {
+        let mut mask = [1; 4];
+        let mut d = 0;
+        while d < 4 {
+            if self.0 & (1 << d) != 0 {
+                mask[d] = 0;
+            }
+            d += 1;
+        }
+        mask
+    }
+}
