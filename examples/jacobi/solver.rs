@@ -87,9 +87,11 @@ pub fn parse(program: &Program, args: &[String]) -> Result<Options, String> {
         iters: 1000,
         norm_every: 1,
         check: false,
+        // 4 columns per thread: the kernels' `VECTOR` (they refuse another value).
         tiling: Tiling {
             block_x: 128,
-            rows_per_band: 16,
+            rows_per_band: 8,
+            vector: 4,
         },
         grid: None,
         append_result: None,
@@ -193,7 +195,7 @@ pub fn main(program: &Program) -> ExitCode {
         }
     };
     match Bootstrap::detect() {
-        Ok(Bootstrap::SinglePe) => relaunch(name, &args, &options),
+        Ok(Bootstrap::SinglePe) => relaunch(&args, &options),
         Ok(bootstrap) => match run_pe(program, bootstrap, &options) {
             Ok(Verdict::Pass) => ExitCode::SUCCESS,
             Ok(Verdict::Usage(problem)) => {
@@ -214,24 +216,10 @@ pub fn main(program: &Program) -> ExitCode {
 }
 
 /// Starts this program once per PE through the launcher and returns the job's exit status.
-fn relaunch(name: &str, args: &[String], options: &Options) -> ExitCode {
-    let mut launch = match nvshmem_launch::Launch::current_program() {
-        Ok(launch) => launch.args(args),
-        Err(error) => {
-            eprintln!("{name}: cannot find this program's path to relaunch it: {error}");
-            return ExitCode::FAILURE;
-        }
-    };
-    if let Some(n) = options.n_pes {
-        launch = launch.n_pes(n);
-    }
-    if let Some(k) = options.pes_per_gpu {
-        launch = launch.pes_per_gpu(k);
-    }
-    if let Some(timeout) = options.timeout {
-        launch = launch.timeout(timeout);
-    }
-    ExitCode::from(launch.run_and_report().clamp(0, 255) as u8)
+fn relaunch(args: &[String], options: &Options) -> ExitCode {
+    let (n, k, timeout) = (options.n_pes, options.pes_per_gpu, options.timeout);
+    let status = nvshmem_launch::relaunch_current_program(args, n, k, timeout);
+    ExitCode::from(status.clamp(0, 255) as u8)
 }
 
 fn run_pe(
@@ -743,7 +731,8 @@ fn print_results(
     let grid = decomposition.grid();
     println!(
         "{}: variant {} on {n_pes} PE(s) as a {} x {} process grid, {nx} x {ny} cells, {} \
-         iterations, norm every {}; patches of up to {} x {} cells; blocks of {} threads x {} rows",
+         iterations, norm every {}; patches of up to {} x {} cells; blocks of {} threads x {} \
+         columns x {} rows",
         program_name(),
         options.variant,
         grid.px,
@@ -753,6 +742,7 @@ fn print_results(
         decomposition.columns().max_len(),
         decomposition.rows().max_len(),
         options.tiling.block_x,
+        options.tiling.vector,
         options.tiling.rows_per_band
     );
     println!(

@@ -90,23 +90,9 @@ fn main() -> ExitCode {
 
 /// Starts this program once per PE through the launcher and returns the job's exit status.
 fn relaunch(args: &[String], options: &Options) -> ExitCode {
-    let mut launch = match nvshmem_launch::Launch::current_program() {
-        Ok(launch) => launch.args(args),
-        Err(error) => {
-            eprintln!("ring: cannot find this program's path to relaunch it: {error}");
-            return ExitCode::FAILURE;
-        }
-    };
-    if let Some(n) = options.n_pes {
-        launch = launch.n_pes(n);
-    }
-    if let Some(k) = options.pes_per_gpu {
-        launch = launch.pes_per_gpu(k);
-    }
-    if let Some(timeout) = options.timeout {
-        launch = launch.timeout(timeout);
-    }
-    ExitCode::from(launch.run_and_report().clamp(0, 255) as u8)
+    let (n, k, timeout) = (options.n_pes, options.pes_per_gpu, options.timeout);
+    let status = nvshmem_launch::relaunch_current_program(args, n, k, timeout);
+    ExitCode::from(status.clamp(0, 255) as u8)
 }
 
 /// The value PE `pe` stores at index `i`.

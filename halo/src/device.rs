@@ -186,19 +186,22 @@ pub unsafe fn arrive_block(
 /// The sum of `value` over the 32 lanes of the warp, in every lane.
 ///
 /// # Safety
-/// All 32 lanes of the warp call it together (converged).
+/// All 32 lanes of the warp call it (it waits for them: `shfl.sync` with a full mask).
 #[inline]
 pub unsafe fn warp_sum(mut value: f32) -> f32 {
     for lane_mask in [16u32, 8, 4, 2, 1] {
         let other: f32;
-        // SAFETY: a butterfly shuffle among the 32 converged lanes (the caller's contract).
+        // SAFETY: a butterfly shuffle among the warp's 32 lanes, which all get here (the
+        // caller's contract). Not `pure`: a pure asm may be moved into a branch that only some
+        // lanes take (the compiler did sink it into the lane-0 branch of the norm reduction), and
+        // a shuffle needs every lane of its mask.
         unsafe {
             asm!(
                 "shfl.sync.bfly.b32 {out}, {value}, {lane_mask}, 31, -1;",
                 out = out(reg32) other,
                 value = in(reg32) value,
                 lane_mask = in(reg32) lane_mask,
-                options(nostack, nomem, pure),
+                options(nostack, nomem),
             )
         };
         value += other;

@@ -7,6 +7,16 @@ use cudarc::driver::sys::CUdevice_attribute;
 use nvshmem_gpu::SymmetricPtr;
 use std::ffi::c_void;
 
+/// cudarc's `launch_kernel` and `launch_cooperative_kernel`.
+type LaunchFn = unsafe fn(
+    cudarc::driver::sys::CUfunction,
+    (u32, u32, u32),
+    (u32, u32, u32),
+    u32,
+    cudarc::driver::sys::CUstream,
+    &mut [*mut c_void],
+) -> Result<(), cudarc::driver::DriverError>;
+
 /// Grid and block shape of a launch.
 ///
 /// ```
@@ -114,20 +124,8 @@ impl Kernel<'_> {
         config: LaunchConfig,
         args: &[&dyn KernelArg],
     ) -> Result<(), Error> {
-        let mut params: Vec<*mut c_void> = args.iter().map(|arg| arg.as_param()).collect();
-        let nvshmem = self.module.nvshmem();
-        // SAFETY: the function belongs to a loaded module; parameters are the caller's contract.
-        unsafe {
-            cudarc::driver::result::launch_kernel(
-                self.function,
-                config.grid,
-                config.block,
-                config.shared_mem_bytes,
-                nvshmem.stream().cu_stream(),
-                &mut params,
-            )
-        }
-        .doing(format!("launching kernel `{}`", self.name))
+        // SAFETY: the caller's contract, as for `enqueue`.
+        unsafe { self.enqueue(config, args, cudarc::driver::result::launch_kernel, "") }
     }
 
     /// Launches the kernel cooperatively: all blocks are resident at once, so blocks and PEs may
@@ -142,21 +140,30 @@ impl Kernel<'_> {
         args: &[&dyn KernelArg],
     ) -> Result<(), Error> {
         self.check_cooperative_grid(config)?;
+        let launch = cudarc::driver::result::launch_cooperative_kernel;
+        // SAFETY: the caller's contract, as for `enqueue`; the grid fits (checked above).
+        unsafe { self.enqueue(config, args, launch, " cooperatively") }
+    }
+
+    /// Enqueues the kernel on the handle's stream with `launch` (cudarc's plain or cooperative
+    /// launch, which share a signature).
+    ///
+    /// # Safety
+    /// The arguments match the kernel's parameters and point to memory valid until it finishes;
+    /// for a cooperative launch, the grid fits on the GPU at once.
+    unsafe fn enqueue(
+        &self,
+        config: LaunchConfig,
+        args: &[&dyn KernelArg],
+        launch: LaunchFn,
+        how: &str,
+    ) -> Result<(), Error> {
         let mut params: Vec<*mut c_void> = args.iter().map(|arg| arg.as_param()).collect();
-        let nvshmem = self.module.nvshmem();
-        // SAFETY: the function belongs to a loaded module; the grid fits (checked); parameters are the
-        // caller's contract.
-        unsafe {
-            cudarc::driver::result::launch_cooperative_kernel(
-                self.function,
-                config.grid,
-                config.block,
-                config.shared_mem_bytes,
-                nvshmem.stream().cu_stream(),
-                &mut params,
-            )
-        }
-        .doing(format!("launching kernel `{}` cooperatively", self.name))
+        let stream = self.module.nvshmem().stream().cu_stream();
+        let (grid, block, shared) = (config.grid, config.block, config.shared_mem_bytes);
+        // SAFETY: the function belongs to a loaded module; the rest is the caller's contract.
+        unsafe { launch(self.function, grid, block, shared, stream, &mut params) }
+            .doing(format!("launching kernel `{}`{how}", self.name))
     }
 
     /// The most blocks of this shape that can be resident at once (the cooperative-launch limit).

@@ -203,6 +203,43 @@ impl Launch {
     }
 }
 
+/// For programs that relaunch themselves when started directly rather than as a PE: runs the
+/// current program once per PE with `args` (flags left as `None` take the launcher's defaults),
+/// reports like [`Launch::run_and_report`], and returns the job's exit status.
+///
+/// ```no_run
+/// let args: Vec<String> = std::env::args().skip(1).collect();
+/// let status = nvshmem_launch::relaunch_current_program(&args, None, None, None);
+/// std::process::exit(status);
+/// ```
+pub fn relaunch_current_program(
+    args: &[String],
+    n_pes: Option<NonZeroUsize>,
+    pes_per_gpu: Option<NonZeroUsize>,
+    timeout: Option<Duration>,
+) -> i32 {
+    let mut launch = match Launch::current_program() {
+        Ok(launch) => launch.args(args),
+        Err(error) => {
+            let _ = writeln!(
+                io::stderr(),
+                "nvshmemrun: error: cannot find this program's path to relaunch it: {error}"
+            );
+            return 1;
+        }
+    };
+    if let Some(n) = n_pes {
+        launch = launch.n_pes(n);
+    }
+    if let Some(k) = pes_per_gpu {
+        launch = launch.pes_per_gpu(k);
+    }
+    if let Some(limit) = timeout {
+        launch = launch.timeout(limit);
+    }
+    launch.run_and_report()
+}
+
 /// The exit status for the result of [`Launch::run`]: [`Outcome::exit_code`] for a job that ran,
 /// [`LaunchError::exit_code`] for one that could not start.
 pub fn exit_code(result: &Result<Outcome, LaunchError>) -> i32 {

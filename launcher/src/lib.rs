@@ -29,6 +29,6 @@ pub mod rendezvous;
 mod signals;
 mod supervise;
 
-pub use launch::{Launch, LaunchError, exit_code};
+pub use launch::{Launch, LaunchError, exit_code, relaunch_current_program};
 pub use outcome::{Ending, Outcome, PeEnd, PeReport};
 pub use output::TAIL_LINES;

@@ -6,19 +6,20 @@
 //!
 //! | kernel | halo push | synchronisation (by the host or in the kernel) |
 //! |---|---|---|
-//! | [`jacobi_p`] | every thread computing an edge cell stores it into the neighbour with `p` | host: `barrier_all_on_stream` |
+//! | [`jacobi_p`] | every thread that computed edge cells stores each into the neighbour with `p` | host: `barrier_all_on_stream` |
 //! | [`jacobi_put_block`] | each block that computed a piece of an edge row puts it with `put_nbi_block` | host: `barrier_all_on_stream` |
 //! | [`jacobi_signal`] | as `put_block` | neighbour signals: quiet + `signal_op` SET, `wait_until_all` |
 //! | [`jacobi_overlap`] | as `signal`, but the edge rows are their own bands, scheduled first | as `signal` |
 //! | [`jacobi_persistent`] | as `overlap`, every iteration in one cooperative launch | signals between PEs, a grid barrier inside |
 //!
-//! A block of `block_x` threads covers `block_x` columns of a band of rows ([`Tiling`]); each thread
-//! walks down its column, loading [`BATCH`] rows before it stores any, so that several loads are in
-//! flight per thread (a bandwidth-bound kernel needs them). The norm's partial sums go through warp
+//! A block of `block_x` threads covers `block_x × VECTOR` columns of a band of rows ([`Tiling`]);
+//! each thread walks down its [`VECTOR`] columns with 16-byte loads and stores, loading [`BATCH`]
+//! rows before it stores any, so that several loads are in flight per thread (a bandwidth-bound
+//! kernel needs them). No NVSHMEM call sits in that loop: edge cells are sent after it. The norm's partial sums go through warp
 //! shuffles into spread-out slots ([`nvshmem_halo::NORM_SLOTS`]), then [`norm_local`] and
 //! [`norm_global`] add them up.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
-#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
+#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, stdarch_nvptx))]
 // On the host (`cargo test` of the plain stencil code) the kernels do not exist, and with them
 // go the uses of most imports.
 #![cfg_attr(not(target_arch = "nvptx64"), allow(unused_imports, dead_code))]
@@ -62,7 +63,7 @@ unsafe fn signalled_band(
     if rows.end == patch.ny + 1 && patch.down >= 0 {
         needs = needs.with(Direction::Down);
     }
-    let column = column_of(column_block);
+    let first = first_column(tiling, column_block);
     let blocks = tiling.column_blocks(patch);
     // SAFETY: the whole block runs this function; the arrays are laid out as `patch` says; the
     // neighbours raise the words every iteration; `blocks` blocks arrive per edge and iteration.
@@ -70,14 +71,7 @@ unsafe fn signalled_band(
         if !needs.is_empty() {
             device::wait_block(signals, needs, iteration);
         }
-        let residual = sweep(
-            current.as_ptr(),
-            next.as_ptr(),
-            patch,
-            column,
-            rows.clone(),
-            |_, _| {},
-        );
+        let residual = sweep(current.as_ptr(), next.as_ptr(), patch, first, rows.clone());
         push_edges(next, patch, tiling, column_block, &rows);
         if rows.start == 1 {
             device::arrive_block(signals, patch, Direction::Up, blocks, iteration);
@@ -106,29 +100,24 @@ pub unsafe fn jacobi_p(
     tiling: Tiling,
     norm_slots: *mut f64,
 ) {
-    let column = column_of(thread::block_idx_x());
+    check_vector(&tiling);
+    let first = first_column(&tiling, thread::block_idx_x());
     let rows = tiling.band(&patch, thread::block_idx_y());
-    let owned = column >= 1 && column <= patch.nx;
     // SAFETY: the launch matches `patch` and `tiling` (the caller's contract); an edge value is
     // read back by the thread that stored it and goes to the neighbour's halo cell of the same
     // column; the whole block reaches `add_norm`.
     unsafe {
-        let residual = sweep(
-            a.as_ptr(),
-            a_new.as_ptr(),
-            &patch,
-            column,
-            rows.clone(),
-            |_, _| {},
-        );
-        if owned && rows.start == 1 {
-            let value = *a_new.as_ptr().add(patch.index(1, column));
-            device::put_edge_element(a_new, &patch, Direction::Up, column, value);
-        }
-        if owned && rows.end == patch.ny + 1 {
-            let value = *a_new.as_ptr().add(patch.index(patch.ny, column));
-            device::put_edge_element(a_new, &patch, Direction::Down, column, value);
-        }
+        let residual = sweep(a.as_ptr(), a_new.as_ptr(), &patch, first, rows.clone());
+        for_owned_columns(&patch, first, |column| {
+            if rows.start == 1 {
+                let value = *a_new.as_ptr().add(patch.index(1, column));
+                device::put_edge_element(a_new, &patch, Direction::Up, column, value);
+            }
+            if rows.end == patch.ny + 1 {
+                let value = *a_new.as_ptr().add(patch.index(patch.ny, column));
+                device::put_edge_element(a_new, &patch, Direction::Down, column, value);
+            }
+        });
         add_norm(norm_slots, residual);
     }
 }
@@ -151,6 +140,7 @@ pub unsafe fn jacobi_signal(
     signals: SignalWords,
     iteration: u32,
 ) {
+    check_vector(&tiling);
     let rows = tiling.band(&patch, thread::block_idx_y());
     // SAFETY: the caller's contract; the whole block runs both calls.
     unsafe {
@@ -185,6 +175,7 @@ pub unsafe fn jacobi_overlap(
     signals: SignalWords,
     iteration: u32,
 ) {
+    check_vector(&tiling);
     let rows = tiling.boundary_first_band(&patch, thread::block_idx_y());
     // SAFETY: as for `jacobi_signal`.
     unsafe {
@@ -226,6 +217,7 @@ pub unsafe fn jacobi_persistent(
     signals: SignalWords,
     grid_counter: *mut u32,
 ) {
+    check_vector(&tiling);
     // SAFETY: `grid_counter` is zeroed and the launch cooperative (the caller's contract).
     let mut barrier = unsafe { device::GridBarrier::new(grid_counter) };
     let column_blocks = tiling.column_blocks(&patch);
@@ -263,10 +255,16 @@ pub unsafe fn jacobi_persistent(
         }
         // SAFETY: every thread of every block calls it once per iteration.
         unsafe { barrier.wait() };
-        if computes_norm && thread::block_idx_x() == 0 && thread::rank_in_block() == 0 {
-            // SAFETY: every block's additions to `slots` are complete (grid barrier); one thread
-            // per PE calls it, on every PE for the same norms.
-            unsafe { finish_norm(slots, totals, norms, j) };
+        if computes_norm && thread::block_idx_x() == 0 {
+            if thread::rank_in_block() == 0 {
+                // SAFETY: every block's additions to `slots` are complete (grid barrier); one
+                // thread per PE calls it, on every PE for the same norms.
+                unsafe { finish_norm(slots, totals, norms, j) };
+            }
+            // The rest of block 0 waits here rather than running ahead into the next iteration's
+            // warp shuffles while its thread 0 is inside NVSHMEM's barrier.
+            // SAFETY: the whole of block 0 reaches it (the condition is uniform in the block).
+            unsafe { thread::sync_threads() };
         }
         core::mem::swap(&mut current, &mut next);
     }

@@ -11,8 +11,18 @@ use nvshmem_gpu::{SymmetricPtr, kernel, pe, rma};
 use nvshmem_halo::device;
 use nvshmem_halo::{Direction, Patch, Tiling};
 
+/// Adjacent columns a thread computes, loaded and stored as one 16-byte vector. The host must pass
+/// a [`Tiling`] with this `vector`.
+pub const VECTOR: usize = 4;
+
 /// Rows a thread loads before it stores any.
 pub const BATCH: usize = 4;
+
+/// [`VECTOR`] adjacent `f32`, 16-byte aligned, so that a load or store of one is a single
+/// `ld.v4.f32` / `st.v4.f32`.
+#[derive(Clone, Copy)]
+#[repr(C, align(16))]
+struct Lanes([f32; VECTOR]);
 
 /// One Jacobi update from the four neighbours, summed in the order of NVIDIA's reference (east,
 /// west, south, north); the runner's CPU reference uses the same order, so results agree bit for
@@ -22,56 +32,90 @@ pub fn update(east: f32, west: f32, south: f32, north: f32) -> f32 {
     0.25 * (east + west + south + north)
 }
 
-/// Updates local rows `rows` of local `column` from `a` into `a_new` and returns the sum of the
-/// squared changes. Calls `edge(row, value)` for every new value. Columns outside `1..=patch.nx`
-/// (halo and padding) compute nothing.
+/// Updates local rows `rows` of the [`VECTOR`] local columns from `first_column` on, from `a` into
+/// `a_new`, and returns the sum of the squared changes. Only owned columns (`1..=patch.nx`) are
+/// written: the halo columns may be written by neighbours meanwhile.
+///
+/// Each row of the vector is one 16-byte load of the row below (the centre and north rows are
+/// carried from the rows before) and two 4-byte loads for the cells just left and right of the
+/// vector, which lie in lines the neighbouring threads load; [`BATCH`] rows are loaded before any
+/// is stored. A vector of owned cells only (all but the first and last of a row) is stored with
+/// one 16-byte store; the loop is instantiated twice so that the compiler keeps that store whole.
 ///
 /// # Safety
-/// `a` and `a_new` are local arrays laid out as `patch` says; `rows` lies inside `1..=patch.ny`.
+/// `a` and `a_new` are local arrays laid out as `patch` says, 16-byte aligned; `first_column` is a
+/// multiple of [`VECTOR`] below the pitch; `rows` lies inside `1..=patch.ny`.
 #[inline(always)]
 pub unsafe fn sweep(
     a: *const f32,
     a_new: *mut f32,
     patch: &Patch,
-    column: u32,
+    first_column: u32,
     rows: Range<u32>,
-    mut edge: impl FnMut(u32, f32),
 ) -> f32 {
-    if column == 0 || column > patch.nx || rows.is_empty() {
+    if first_column > patch.nx || rows.is_empty() {
         return 0.0;
     }
+    let owned: [bool; VECTOR] = core::array::from_fn(|i| {
+        let column = first_column + i as u32;
+        column >= 1 && column <= patch.nx
+    });
+    // SAFETY: the caller's contract.
+    unsafe {
+        if owned.iter().all(|&owned| owned) {
+            sweep_rows::<true>(a, a_new, patch, first_column, rows, &owned)
+        } else {
+            sweep_rows::<false>(a, a_new, patch, first_column, rows, &owned)
+        }
+    }
+}
+
+/// [`sweep`] for a vector whose cells are all owned (`ALL_OWNED`) or not.
+///
+/// # Safety
+/// As for [`sweep`], with `rows` not empty and `first_column <= patch.nx`; `owned` says which
+/// cells of the vector are owned (all of them when `ALL_OWNED`).
+#[inline(always)]
+unsafe fn sweep_rows<const ALL_OWNED: bool>(
+    a: *const f32,
+    a_new: *mut f32,
+    patch: &Patch,
+    first_column: u32,
+    rows: Range<u32>,
+    owned: &[bool; VECTOR],
+) -> f32 {
     let pitch = patch.pitch as usize;
-    let first = patch.index(rows.start, column);
+    let first = patch.index(rows.start, first_column);
     let mut residual = 0.0f32;
-    // SAFETY: every address below is within rows `rows.start - 1 ..= rows.end` (halo rows
-    // included) and columns `column - 1 ..= column + 1` (halo columns included) of the arrays.
+    // SAFETY: the vectors read lie in rows `rows.start - 1 ..= rows.end` (halo rows included),
+    // columns `first_column .. first_column + VECTOR` (inside the pitch: the pitch is a multiple
+    // of VECTOR); the single cells left and right of a vector lie one element before or after it,
+    // which is inside the array because such a row is neither the first nor the last local row.
+    // Only owned cells are written.
     unsafe {
         let mut here = a.add(first);
         let mut out = a_new.add(first);
-        let mut north = *here.sub(pitch);
-        let mut centre = *here;
+        let load = |at: *const f32| (at as *const Lanes).read().0;
+        let mut north = load(here.sub(pitch));
+        let mut centre = load(here);
         let mut row = rows.start;
         while row + BATCH as u32 <= rows.end {
-            let mut south = [0.0f32; BATCH];
+            let mut south = [[0.0f32; VECTOR]; BATCH];
             let mut west = [0.0f32; BATCH];
             let mut east = [0.0f32; BATCH];
             for k in 0..BATCH {
-                south[k] = *here.add((k + 1) * pitch);
+                south[k] = load(here.add((k + 1) * pitch));
                 west[k] = *here.add(k * pitch).sub(1);
-                east[k] = *here.add(k * pitch + 1);
+                east[k] = *here.add(k * pitch + VECTOR);
             }
             for k in 0..BATCH {
-                let old = if k == 0 { centre } else { south[k - 1] };
-                let above = match k {
-                    0 => north,
-                    1 => centre,
-                    _ => south[k - 2],
+                let (above, middle) = match k {
+                    0 => (north, centre),
+                    1 => (centre, south[0]),
+                    _ => (south[k - 2], south[k - 1]),
                 };
-                let new = update(east[k], west[k], south[k], above);
-                *out.add(k * pitch) = new;
-                edge(row + k as u32, new);
-                let change = new - old;
-                residual += change * change;
+                let new = row_update(&middle, west[k], east[k], &south[k], &above);
+                residual += store::<ALL_OWNED>(out.add(k * pitch), &new, &middle, owned);
             }
             north = south[BATCH - 2];
             centre = south[BATCH - 1];
@@ -80,12 +124,9 @@ pub unsafe fn sweep(
             row += BATCH as u32;
         }
         while row < rows.end {
-            let south = *here.add(pitch);
-            let new = update(*here.add(1), *here.sub(1), south, north);
-            *out = new;
-            edge(row, new);
-            let change = new - centre;
-            residual += change * change;
+            let south = load(here.add(pitch));
+            let new = row_update(&centre, *here.sub(1), *here.add(VECTOR), &south, &north);
+            residual += store::<ALL_OWNED>(out, &new, &centre, owned);
             north = centre;
             centre = south;
             here = here.add(pitch);
@@ -96,10 +137,81 @@ pub unsafe fn sweep(
     residual
 }
 
-/// This thread's local column.
+/// The new values of one row of a vector: `middle` is the row itself, `west` and `east` the cells
+/// just outside it.
+#[inline(always)]
+fn row_update(
+    middle: &[f32; VECTOR],
+    west: f32,
+    east: f32,
+    south: &[f32; VECTOR],
+    north: &[f32; VECTOR],
+) -> [f32; VECTOR] {
+    core::array::from_fn(|i| {
+        let left = if i == 0 { west } else { middle[i - 1] };
+        let right = if i == VECTOR - 1 { east } else { middle[i + 1] };
+        update(right, left, south[i], north[i])
+    })
+}
+
+/// Stores the owned cells of `new` at `out` (one vector store when `ALL_OWNED`) and returns their
+/// squared changes from `old`.
+///
+/// # Safety
+/// `out` is 16-byte aligned and valid for a vector.
+#[inline(always)]
+unsafe fn store<const ALL_OWNED: bool>(
+    out: *mut f32,
+    new: &[f32; VECTOR],
+    old: &[f32; VECTOR],
+    owned: &[bool; VECTOR],
+) -> f32 {
+    let mut residual = 0.0f32;
+    for i in 0..VECTOR {
+        if ALL_OWNED || owned[i] {
+            let change = new[i] - old[i];
+            residual += change * change;
+        }
+    }
+    // SAFETY: the caller's contract.
+    unsafe {
+        if ALL_OWNED {
+            (out as *mut Lanes).write(Lanes(*new));
+        } else {
+            for i in 0..VECTOR {
+                if owned[i] {
+                    *out.add(i) = new[i];
+                }
+            }
+        }
+    }
+    residual
+}
+
+/// The first local column of this thread's vector in column block `column_block`.
 #[cfg(target_arch = "nvptx64")]
-pub fn column_of(column_block: u32) -> u32 {
-    column_block * thread::block_dim_x() + thread::thread_idx_x()
+pub fn first_column(tiling: &Tiling, column_block: u32) -> u32 {
+    tiling.thread_column(column_block, thread::thread_idx_x())
+}
+
+/// Traps (the launch fails) when the host's tiling does not use this crate's [`VECTOR`].
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+pub fn check_vector(tiling: &Tiling) {
+    if tiling.vector != VECTOR as u32 {
+        // SAFETY: `trap` has no preconditions; it ends the launch with an error.
+        unsafe { core::arch::nvptx::trap() };
+    }
+}
+
+/// Calls `each` with every owned column among this thread's vector.
+#[inline(always)]
+pub fn for_owned_columns(patch: &Patch, first_column: u32, mut each: impl FnMut(u32)) {
+    for column in first_column..first_column + VECTOR as u32 {
+        if column >= 1 && column <= patch.nx {
+            each(column);
+        }
+    }
 }
 
 /// Adds the block's residuals to the norm slots, when the launch computes the norm.
@@ -115,8 +227,9 @@ pub unsafe fn add_norm(slots: *mut f64, residual: f32) {
     }
 }
 
-/// Puts the block's piece of the edge rows in `rows` (columns `column_block * block_x ..`, owned
-/// columns only) into the neighbours' halos of `grid`, block-cooperatively, without waiting.
+/// Puts the block's piece of the edge rows in `rows` (the owned columns among
+/// [`Tiling::block_columns`]) into the neighbours' halos of `grid`, block-cooperatively, without
+/// waiting.
 ///
 /// # Safety
 /// The whole block calls it, after computing `rows`; `grid` is the symmetric array just written.
@@ -134,8 +247,9 @@ pub unsafe fn push_edges(
     if !up && !down {
         return;
     }
-    let first = (column_block * tiling.block_x).max(1);
-    let end = ((column_block + 1) * tiling.block_x).min(patch.nx + 1);
+    let columns = tiling.block_columns(patch, column_block);
+    let first = columns.start.max(1);
+    let end = columns.end.min(patch.nx + 1);
     // SAFETY: the whole block calls this; the row must be complete before it is sent.
     unsafe { thread::sync_threads() };
     if first >= end {
@@ -202,6 +316,7 @@ pub unsafe fn jacobi_put_block(
     tiling: Tiling,
     norm_slots: *mut f64,
 ) {
+    check_vector(&tiling);
     let column_block = thread::block_idx_x();
     let rows = tiling.band(&patch, thread::block_idx_y());
     // SAFETY: the launch matches `patch` and `tiling` (the caller's contract); the whole block
@@ -211,9 +326,8 @@ pub unsafe fn jacobi_put_block(
             a.as_ptr(),
             a_new.as_ptr(),
             &patch,
-            column_of(column_block),
+            first_column(&tiling, column_block),
             rows.clone(),
-            |_, _| {},
         );
         push_edges(a_new, &patch, &tiling, column_block, &rows);
         add_norm(norm_slots, residual);
@@ -265,14 +379,25 @@ pub unsafe fn gather(source: SymmetricPtr<f64>, count: u32, dest: *mut f64) {
     }
 }
 
-/// The kernels' stencil code run on the CPU: every PE's patch swept band by band, column by
-/// column, with the halo exchange done by copying edge cells to where [`Patch::remote_index`]
+/// The kernels' stencil code run on the CPU: every PE's patch swept band by band, vector by
+/// vector, with the halo exchange done by copying edge cells to where [`Patch::remote_index`]
 /// says, must give the whole-grid result bit for bit. (Run with `cargo test --manifest-path
 /// examples/jacobi/kernels/Cargo.toml`; the kernel crates are not workspace members.)
 #[cfg(test)]
 mod tests {
     use super::*;
     use nvshmem_halo::{Boundary, Decomposition2d, ProcessGrid};
+
+    /// A local array, 16-byte aligned as the kernels need.
+    fn aligned(len: usize) -> Vec<Lanes> {
+        vec![Lanes([0.0; VECTOR]); len.div_ceil(VECTOR)]
+    }
+
+    fn cells(array: &mut [Lanes]) -> &mut [f32] {
+        let len = array.len() * VECTOR;
+        // SAFETY: `Lanes` is `VECTOR` packed `f32`.
+        unsafe { core::slice::from_raw_parts_mut(array.as_mut_ptr().cast(), len) }
+    }
 
     /// The whole `nx × ny` grid (fixed edges included) after `iters` plain iterations.
     fn whole_grid(nx: usize, ny: usize, iters: usize) -> Vec<f32> {
@@ -308,10 +433,11 @@ mod tests {
         let d = Decomposition2d::new(nx - 2, ny - 2, grid, open, open).unwrap();
         let patches: Vec<Patch> = (0..d.n_pes()).map(|pe| d.patch(pe)).collect();
         // What the `initialize` kernel does.
-        let mut current: Vec<Vec<f32>> = patches
+        let mut current: Vec<Vec<Lanes>> = patches
             .iter()
             .map(|p| {
-                let mut a = vec![0.0f32; p.len()];
+                let mut array = aligned(p.len());
+                let a = cells(&mut array);
                 for row in 0..p.rows as usize {
                     let y = p.y0 as usize + row;
                     let value = if y < ny { boundary(y) } else { 0.0 };
@@ -322,14 +448,13 @@ mod tests {
                         a[row * p.pitch as usize + p.nx as usize + 1] = value;
                     }
                 }
-                a
+                array
             })
             .collect();
         let mut next = current.clone();
         for _ in 0..iters {
-            let mut sent: Vec<(usize, usize, f32)> = Vec::new();
             for (pe, p) in patches.iter().enumerate() {
-                let (_, bands) = if boundary_first {
+                let (column_blocks, bands) = if boundary_first {
                     tiling.boundary_first_grid(p)
                 } else {
                     tiling.grid(p)
@@ -340,46 +465,60 @@ mod tests {
                     } else {
                         tiling.band(p, band)
                     };
-                    for column in 0..p.pitch {
-                        // SAFETY: both arrays have the patch's layout.
-                        unsafe {
-                            sweep(
-                                current[pe].as_ptr(),
-                                next[pe].as_mut_ptr(),
-                                p,
-                                column,
-                                rows.clone(),
-                                |row, value| {
-                                    for (direction, along, on_edge) in [
-                                        (Direction::Up, column, row == 1),
-                                        (Direction::Down, column, row == p.ny),
-                                        (Direction::Left, row, column == 1),
-                                        (Direction::Right, row, column == p.nx),
-                                    ] {
-                                        if let (true, Some((to, index))) =
-                                            (on_edge, p.remote_index(direction, along))
-                                        {
-                                            sent.push((to as usize, index, value));
-                                        }
-                                    }
-                                },
-                            )
+                    for column_block in 0..column_blocks {
+                        for thread in 0..tiling.block_x {
+                            let first_column = tiling.thread_column(column_block, thread);
+                            if first_column >= p.pitch {
+                                continue;
+                            }
+                            // SAFETY: both arrays have the patch's layout and are aligned.
+                            unsafe {
+                                sweep(
+                                    cells(&mut current[pe]).as_ptr(),
+                                    cells(&mut next[pe]).as_mut_ptr(),
+                                    p,
+                                    first_column,
+                                    rows.clone(),
+                                )
+                            };
+                        }
+                    }
+                }
+            }
+            // The pushes: every edge cell, read back from the array just written.
+            let mut sent: Vec<(usize, usize, f32)> = Vec::new();
+            for (pe, p) in patches.iter().enumerate() {
+                let written = cells(&mut next[pe]);
+                for direction in Direction::ALL {
+                    let (count, vertical) = match direction {
+                        Direction::Up | Direction::Down => (p.nx, true),
+                        Direction::Left | Direction::Right => (p.ny, false),
+                    };
+                    for along in 1..=count {
+                        let (row, column) = if vertical {
+                            (p.edge(direction), along)
+                        } else {
+                            (along, p.edge(direction))
                         };
+                        if let Some((to, index)) = p.remote_index(direction, along) {
+                            sent.push((to as usize, index, written[p.index(row, column)]));
+                        }
                     }
                 }
             }
             for (to, index, value) in sent {
-                next[to][index] = value;
+                cells(&mut next[to])[index] = value;
             }
             std::mem::swap(&mut current, &mut next);
         }
         // Reassemble the interior.
         let mut interior = vec![f32::NAN; (nx - 2) * (ny - 2)];
         for (pe, p) in patches.iter().enumerate() {
+            let a = cells(&mut current[pe]);
             for y in 0..p.ny as usize {
                 for x in 0..p.nx as usize {
                     interior[(p.y0 as usize + y) * (nx - 2) + p.x0 as usize + x] =
-                        current[pe][p.index(y as u32 + 1, x as u32 + 1)];
+                        a[p.index(y as u32 + 1, x as u32 + 1)];
                 }
             }
         }
@@ -388,59 +527,76 @@ mod tests {
 
     #[test]
     fn distributed_sweeps_agree_with_the_whole_grid_bit_for_bit() {
-        let (nx, ny, iters) = (45, 38, 9);
-        let whole = whole_grid(nx, ny, iters);
-        let interior: Vec<f32> = (1..ny - 1)
-            .flat_map(|y| whole[y * nx + 1..y * nx + nx - 1].to_vec())
-            .collect();
-        for (px, py) in [(1, 1), (1, 3), (2, 2), (3, 1), (2, 3)] {
-            for rows_per_band in [1, 3, 5, 16] {
-                for boundary_first in [false, true] {
-                    let tiling = Tiling {
-                        block_x: 32,
-                        rows_per_band,
-                    };
-                    let got = distributed(
-                        nx,
-                        ny,
-                        iters,
-                        ProcessGrid { px, py },
-                        tiling,
-                        boundary_first,
-                    );
-                    assert!(
-                        got.iter()
-                            .zip(&interior)
-                            .all(|(g, e)| g.to_bits() == e.to_bits()),
-                        "{px} x {py}, {rows_per_band} rows per band, boundary first {boundary_first}"
-                    );
+        for (nx, ny, iters) in [(45, 38, 9), (71, 20, 13)] {
+            let whole = whole_grid(nx, ny, iters);
+            let interior: Vec<f32> = (1..ny - 1)
+                .flat_map(|y| whole[y * nx + 1..y * nx + nx - 1].to_vec())
+                .collect();
+            for (px, py) in [(1, 1), (1, 3), (2, 2), (3, 1), (2, 3)] {
+                for rows_per_band in [1, 3, 5, 16] {
+                    for boundary_first in [false, true] {
+                        let tiling = Tiling {
+                            block_x: 4,
+                            rows_per_band,
+                            vector: VECTOR as u32,
+                        };
+                        let got = distributed(
+                            nx,
+                            ny,
+                            iters,
+                            ProcessGrid { px, py },
+                            tiling,
+                            boundary_first,
+                        );
+                        assert!(
+                            got.iter()
+                                .zip(&interior)
+                                .all(|(g, e)| g.to_bits() == e.to_bits()),
+                            "{nx} x {ny}, {px} x {py} PEs, {rows_per_band} rows per band, \
+                             boundary first {boundary_first}"
+                        );
+                    }
                 }
             }
         }
     }
 
     #[test]
-    fn a_sweep_returns_the_squared_change() {
-        let patch = Patch::whole(3, 6);
+    fn a_sweep_writes_owned_cells_only_and_returns_the_squared_change() {
+        let patch = Patch::whole(3, 6); // owned columns 1..=3, pitch 32
         let pitch = patch.pitch as usize;
-        let mut a = vec![0.0f32; patch.len()];
+        let mut a = aligned(patch.len());
         for row in 0..patch.rows as usize {
-            a[row * pitch] = 4.0; // left halo column
+            cells(&mut a)[row * pitch] = 4.0; // left halo column
         }
-        let mut b = a.clone();
-        // SAFETY: both arrays have the patch's layout.
-        let residual = unsafe { sweep(a.as_ptr(), b.as_mut_ptr(), &patch, 1, 1..7, |_, _| {}) };
-        // Column 1 of rows 1..=6 becomes 1.0 (0.25 × 4): six changes of 1.
+        let mut b = aligned(patch.len());
+        cells(&mut b).fill(-1.0);
+        // SAFETY: both arrays have the patch's layout and are aligned.
+        let residual = unsafe {
+            sweep(
+                cells(&mut a).as_ptr(),
+                cells(&mut b).as_mut_ptr(),
+                &patch,
+                0,
+                1..7,
+            )
+        };
+        // Column 1 of rows 1..=6 becomes 1.0 (0.25 × 4), columns 2 and 3 stay 0: six changes of 1.
         assert_eq!(residual, 6.0);
-        assert!((1..=6).all(|row| b[row * pitch + 1] == 1.0));
-        // SAFETY: as above; column 0 (halo) and beyond nx compute nothing.
-        assert_eq!(
-            unsafe { sweep(a.as_ptr(), b.as_mut_ptr(), &patch, 0, 1..7, |_, _| {}) },
-            0.0
-        );
-        assert_eq!(
-            unsafe { sweep(a.as_ptr(), b.as_mut_ptr(), &patch, 4, 1..7, |_, _| {}) },
-            0.0
-        );
+        let b = cells(&mut b);
+        for row in 1..=6 {
+            assert_eq!(
+                &b[row * pitch..row * pitch + 5],
+                [-1.0, 1.0, 0.0, 0.0, -1.0]
+            );
+        }
+        assert_eq!(b[0..5], [-1.0; 5]);
+        // Beyond the owned columns nothing is computed.
+        // SAFETY: as above.
+        let beyond = unsafe { sweep(cells(&mut a).as_ptr(), b.as_mut_ptr(), &patch, 4, 1..7) };
+        assert_eq!(beyond, 0.0);
+        let mut seen = Vec::new();
+        for_owned_columns(&patch, 0, |c| seen.push(c));
+        assert_eq!(seen, [1, 2, 3]);
     }
 }

@@ -9,7 +9,7 @@
 //!
 //! Both are synchronised by `nvshmemx_barrier_all_on_stream` between iterations.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
-#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
+#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, stdarch_nvptx))]
 // On the host (`cargo test` of the plain stencil code) the kernels do not exist, and with them
 // go the uses of most imports.
 #![cfg_attr(not(target_arch = "nvptx64"), allow(unused_imports, dead_code))]
@@ -27,8 +27,10 @@ use nvshmem_halo::device;
 use nvshmem_halo::packing::ColumnPacking;
 use nvshmem_halo::{Direction, Patch, Tiling};
 
-/// One iteration; every edge cell goes to its neighbour with `nvshmem_float_p` as it is computed
-/// (a corner cell to two neighbours). Grid [`Tiling::grid`]; the host puts a barrier after it.
+/// One iteration; every edge cell goes to its neighbour with its own `nvshmem_float_p` (a corner
+/// cell to two neighbours): after computing its vector of the band, each thread puts the edge
+/// cells it holds, read back from its own stores. Grid [`Tiling::grid`]; the host puts a barrier
+/// after it.
 ///
 /// # Safety
 /// `a`, `a_new` are symmetric arrays laid out as `patch` says (every PE's patch of one
@@ -42,38 +44,42 @@ pub unsafe fn grid_p(
     tiling: Tiling,
     norm_slots: *mut f64,
 ) {
-    let column = column_of(thread::block_idx_x());
+    check_vector(&tiling);
+    let first = first_column(&tiling, thread::block_idx_x());
     let rows = tiling.band(&patch, thread::block_idx_y());
+    let value = |row: u32, column: u32| {
+        // SAFETY: an owned cell this thread stored (same thread: visible).
+        unsafe { *a_new.as_ptr().add(patch.index(row, column)) }
+    };
     // SAFETY: the launch matches `patch` and `tiling` (the caller's contract); each edge value
-    // goes to the neighbour's halo cell of the same column (up, down) or row (left, right).
+    // goes to the neighbour's halo cell of the same column (up, down) or row (left, right); the
+    // whole block reaches `add_norm`.
     unsafe {
-        let residual = sweep(
-            a.as_ptr(),
-            a_new.as_ptr(),
-            &patch,
-            column,
-            rows,
-            |row, value| {
-                if row == 1 {
-                    device::put_edge_element(a_new, &patch, Direction::Up, column, value);
+        let residual = sweep(a.as_ptr(), a_new.as_ptr(), &patch, first, rows.clone());
+        for_owned_columns(&patch, first, |column| {
+            if rows.start == 1 {
+                let edge = value(1, column);
+                device::put_edge_element(a_new, &patch, Direction::Up, column, edge);
+            }
+            if rows.end == patch.ny + 1 {
+                let edge = value(patch.ny, column);
+                device::put_edge_element(a_new, &patch, Direction::Down, column, edge);
+            }
+            for (direction, edge_column) in [(Direction::Left, 1), (Direction::Right, patch.nx)] {
+                if column == edge_column {
+                    for row in rows.clone() {
+                        let edge = value(row, column);
+                        device::put_edge_element(a_new, &patch, direction, row, edge);
+                    }
                 }
-                if row == patch.ny {
-                    device::put_edge_element(a_new, &patch, Direction::Down, column, value);
-                }
-                if column == 1 {
-                    device::put_edge_element(a_new, &patch, Direction::Left, row, value);
-                }
-                if column == patch.nx {
-                    device::put_edge_element(a_new, &patch, Direction::Right, row, value);
-                }
-            },
-        );
+            }
+        });
         add_norm(norm_slots, residual);
     }
 }
 
 /// One iteration; each block that computed a piece of an edge row puts it with `put_nbi_block`,
-/// and the threads of the edge columns store their new values into this PE's send columns of
+/// and the threads holding an edge column copy its new cells into this PE's send columns of
 /// `packed` ([`ColumnPacking`]) for [`push_columns`]. Grid [`Tiling::grid`].
 ///
 /// # Safety
@@ -88,31 +94,29 @@ pub unsafe fn grid_pack(
     norm_slots: *mut f64,
     packed: SymmetricPtr<f32>,
 ) {
+    check_vector(&tiling);
     let column_block = thread::block_idx_x();
-    let column = column_of(column_block);
+    let first = first_column(&tiling, column_block);
     let rows = tiling.band(&patch, thread::block_idx_y());
     let packing = ColumnPacking::new(&patch);
-    let send_left = (column == 1 && patch.left >= 0).then(|| packing.send(Direction::Left));
-    let send_right =
-        (column == patch.nx && patch.right >= 0).then(|| packing.send(Direction::Right));
     // SAFETY: as for `grid_p`; the send columns hold `patch.rows` elements, indexed by local row;
     // the whole block reaches `push_edges` and `add_norm`.
     unsafe {
-        let residual = sweep(
-            a.as_ptr(),
-            a_new.as_ptr(),
-            &patch,
-            column,
-            rows.clone(),
-            |row, value| {
-                if let Some(start) = send_left {
-                    *packed.as_ptr().add(start + row as usize) = value;
+        let residual = sweep(a.as_ptr(), a_new.as_ptr(), &patch, first, rows.clone());
+        for_owned_columns(&patch, first, |column| {
+            for (direction, edge_column, has_neighbour) in [
+                (Direction::Left, 1, patch.left >= 0),
+                (Direction::Right, patch.nx, patch.right >= 0),
+            ] {
+                if column == edge_column && has_neighbour {
+                    let start = packing.send(direction);
+                    for row in rows.clone() {
+                        *packed.as_ptr().add(start + row as usize) =
+                            *a_new.as_ptr().add(patch.index(row, column));
+                    }
                 }
-                if let Some(start) = send_right {
-                    *packed.as_ptr().add(start + row as usize) = value;
-                }
-            },
-        );
+            }
+        });
         push_edges(a_new, &patch, &tiling, column_block, &rows);
         add_norm(norm_slots, residual);
     }
