@@ -37,15 +37,13 @@ fn cuda(action: &str) -> impl FnOnce(cudarc::driver::DriverError) -> Error + '_ 
 }
 
 /// Completes this PE's outstanding NVSHMEM operations and waits for every PE, in stream order
-/// (`nvshmemx_barrier_all_on_stream` on the handle's stream): kernels launched after it start once
-/// every PE's kernels launched before it have finished. Every PE must call it. Returns at once.
+/// (`nvshmemx_barrier_all_on_stream` on the handle's stream, through
+/// [`Nvshmem::barrier_all_on_stream`]): kernels launched after it start once every PE's kernels
+/// launched before it have finished. Every PE must call it. Returns at once.
 ///
 /// Works with several PEs per GPU without MPS (NVSHMEM then implements it as quiet, sync, quiet).
 pub fn barrier_all_on_stream(nvshmem: &Nvshmem) -> Result<(), Error> {
-    let lib = nvshmem_sys::library()?;
-    let stream = nvshmem.stream().cu_stream() as nvshmem_sys::cudaStream_t;
-    // SAFETY: NVSHMEM is initialised (the handle exists) and the stream belongs to its context.
-    unsafe { lib.nvshmemx_barrier_all_on_stream(stream) };
+    nvshmem.barrier_all_on_stream();
     Ok(())
 }
 
