@@ -129,6 +129,23 @@ fn check_pe(pe: i32, n_pes: i32) -> Result<(), Error> {
     }
 }
 
+/// NVSHMEM's on-stream `putmem`/`getmem` (and `_nbi`) host calls.
+type TransferOnStream =
+    unsafe fn(&NvshmemHost, *mut c_void, *const c_void, usize, i32, cudaStream_t);
+
+/// NVSHMEM's on-stream `putmem_signal` (and `_nbi`) host calls.
+type PutSignalOnStream = unsafe fn(
+    &NvshmemHost,
+    *mut c_void,
+    *const c_void,
+    usize,
+    *mut u64,
+    u64,
+    i32,
+    i32,
+    cudaStream_t,
+);
+
 fn bytes<T>(count: usize) -> usize {
     count * std::mem::size_of::<T>()
 }
@@ -211,18 +228,13 @@ impl Nvshmem {
         count: usize,
         pe: i32,
     ) -> Result<(), Error> {
-        self.check_transfer(dest, source, count, pe)?;
-        // SAFETY: both buffers are symmetric and hold `count` elements (checked), `pe` is valid.
-        unsafe {
-            self.lib().nvshmemx_putmem_on_stream(
-                cast_mut(dest),
-                cast(source),
-                bytes::<T>(count),
-                pe,
-                self.cu_stream(),
-            )
-        };
-        Ok(())
+        self.transfer(
+            dest,
+            source,
+            count,
+            pe,
+            NvshmemHost::nvshmemx_putmem_on_stream,
+        )
     }
 
     /// [`Nvshmem::put_on_stream`] that does not wait for delivery; complete after
@@ -234,18 +246,13 @@ impl Nvshmem {
         count: usize,
         pe: i32,
     ) -> Result<(), Error> {
-        self.check_transfer(dest, source, count, pe)?;
-        // SAFETY: as for `put_on_stream`.
-        unsafe {
-            self.lib().nvshmemx_putmem_nbi_on_stream(
-                cast_mut(dest),
-                cast(source),
-                bytes::<T>(count),
-                pe,
-                self.cu_stream(),
-            )
-        };
-        Ok(())
+        self.transfer(
+            dest,
+            source,
+            count,
+            pe,
+            NvshmemHost::nvshmemx_putmem_nbi_on_stream,
+        )
     }
 
     /// Enqueues a copy of the first `count` elements of `source` on PE `pe` into `dest`
@@ -257,18 +264,13 @@ impl Nvshmem {
         count: usize,
         pe: i32,
     ) -> Result<(), Error> {
-        self.check_transfer(dest, source, count, pe)?;
-        // SAFETY: as for `put_on_stream`.
-        unsafe {
-            self.lib().nvshmemx_getmem_on_stream(
-                cast_mut(dest),
-                cast(source),
-                bytes::<T>(count),
-                pe,
-                self.cu_stream(),
-            )
-        };
-        Ok(())
+        self.transfer(
+            dest,
+            source,
+            count,
+            pe,
+            NvshmemHost::nvshmemx_getmem_on_stream,
+        )
     }
 
     /// [`Nvshmem::get_on_stream`] completed only by [`Nvshmem::quiet_on_stream`] or a barrier
@@ -280,18 +282,13 @@ impl Nvshmem {
         count: usize,
         pe: i32,
     ) -> Result<(), Error> {
-        self.check_transfer(dest, source, count, pe)?;
-        // SAFETY: as for `put_on_stream`.
-        unsafe {
-            self.lib().nvshmemx_getmem_nbi_on_stream(
-                cast_mut(dest),
-                cast(source),
-                bytes::<T>(count),
-                pe,
-                self.cu_stream(),
-            )
-        };
-        Ok(())
+        self.transfer(
+            dest,
+            source,
+            count,
+            pe,
+            NvshmemHost::nvshmemx_getmem_nbi_on_stream,
+        )
     }
 
     /// Enqueues a put of `count` elements to PE `pe` followed by `op` with `value` on word
@@ -308,22 +305,15 @@ impl Nvshmem {
         op: SignalOp,
         pe: i32,
     ) -> Result<(), Error> {
-        self.check_transfer(dest, source, count, pe)?;
-        let word = signal_word(signal, signal_index)?;
-        // SAFETY: buffers and signal word are symmetric and in range (checked), `pe` is valid.
-        unsafe {
-            self.lib().nvshmemx_putmem_signal_on_stream(
-                cast_mut(dest),
-                cast(source),
-                bytes::<T>(count),
-                word,
-                value,
-                op as i32,
-                pe,
-                self.cu_stream(),
-            )
-        };
-        Ok(())
+        let signal = (signal, signal_index, value, op);
+        self.transfer_with_signal(
+            dest,
+            source,
+            count,
+            signal,
+            pe,
+            NvshmemHost::nvshmemx_putmem_signal_on_stream,
+        )
     }
 
     /// [`Nvshmem::put_signal_on_stream`] that does not wait for delivery
@@ -340,22 +330,15 @@ impl Nvshmem {
         op: SignalOp,
         pe: i32,
     ) -> Result<(), Error> {
-        self.check_transfer(dest, source, count, pe)?;
-        let word = signal_word(signal, signal_index)?;
-        // SAFETY: as for `put_signal_on_stream`.
-        unsafe {
-            self.lib().nvshmemx_putmem_signal_nbi_on_stream(
-                cast_mut(dest),
-                cast(source),
-                bytes::<T>(count),
-                word,
-                value,
-                op as i32,
-                pe,
-                self.cu_stream(),
-            )
-        };
-        Ok(())
+        let signal = (signal, signal_index, value, op);
+        self.transfer_with_signal(
+            dest,
+            source,
+            count,
+            signal,
+            pe,
+            NvshmemHost::nvshmemx_putmem_signal_nbi_on_stream,
+        )
     }
 
     /// Enqueues `op` with `value` on word `index` of `signal` on PE `pe`
@@ -555,6 +538,55 @@ impl Nvshmem {
             code,
             "every PE of the team must call it; with several PEs per GPU it needs MPS",
         )
+    }
+
+    /// Checks and enqueues one of NVSHMEM's on-stream `putmem`/`getmem` calls, which share a
+    /// signature: `(dest, source, bytes, pe, stream)`.
+    fn transfer<T: Pod>(
+        &self,
+        dest: &SymmetricBuffer<'_, T>,
+        source: &SymmetricBuffer<'_, T>,
+        count: usize,
+        pe: i32,
+        call: TransferOnStream,
+    ) -> Result<(), Error> {
+        self.check_transfer(dest, source, count, pe)?;
+        let (to, from, length) = (cast_mut(dest), cast(source), bytes::<T>(count));
+        // SAFETY: both buffers are symmetric and hold `count` elements (checked), `pe` is valid.
+        unsafe { call(self.lib(), to, from, length, pe, self.cu_stream()) };
+        Ok(())
+    }
+
+    /// Checks and enqueues one of NVSHMEM's on-stream `putmem_signal` calls; `signal` is the
+    /// signal buffer, the word's index in it, the value and the operation.
+    fn transfer_with_signal<T: Pod>(
+        &self,
+        dest: &SymmetricBuffer<'_, T>,
+        source: &SymmetricBuffer<'_, T>,
+        count: usize,
+        (signal, index, value, op): (&SymmetricBuffer<'_, u64>, usize, u64, SignalOp),
+        pe: i32,
+        call: PutSignalOnStream,
+    ) -> Result<(), Error> {
+        self.check_transfer(dest, source, count, pe)?;
+        let word = signal_word(signal, index)?;
+        let (to, from, length) = (cast_mut(dest), cast(source), bytes::<T>(count));
+        let stream = self.cu_stream();
+        // SAFETY: buffers and signal word are symmetric and in range (checked), `pe` is valid.
+        unsafe {
+            call(
+                self.lib(),
+                to,
+                from,
+                length,
+                word,
+                value,
+                op as i32,
+                pe,
+                stream,
+            )
+        };
+        Ok(())
     }
 
     fn check_transfer<T: Pod>(
