@@ -1,7 +1,8 @@
 //! Builds every kernel crate of the examples and benchmarks (`examples/*/kernels`,
-//! `bench/*/kernels`) to PTX; runners include it with `include_str!(env!("<PACKAGE>_PTX"))`.
+//! `bench/*/kernels`) to PTX; runners include it with `include_str!(env!("<PACKAGE>_PTX"))`. The
+//! device checks of PE arguments follow the profile, except where `device_checks` fixes them.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 fn main() {
     // The builder runs this script again as the kernels' linker; that run must not list folders.
@@ -17,9 +18,26 @@ fn main() {
     println!("cargo::rerun-if-changed=examples");
     println!("cargo::rerun-if-changed=bench");
     for kernels in kernel_crates {
-        if let Err(error) = nvshmem_builder::PtxBuilder::new(&kernels).build() {
+        let mut builder = nvshmem_builder::PtxBuilder::new(&kernels);
+        if let Some(on) = device_checks(&kernels) {
+            builder = builder.checks(on);
+        }
+        if let Err(error) = builder.build() {
             eprintln!("error: building {}: {error}", kernels.display());
             std::process::exit(1);
         }
+    }
+}
+
+/// Whether a kernel crate's device checks of PE arguments are fixed rather than following the
+/// profile (on in debug builds): the GPU suite runs release builds, and there the faults example
+/// must trap on its bad PE and the device-API tests show that no valid call trips a check; the
+/// benchmarks measure the calls without checks.
+fn device_checks(kernels: &Path) -> Option<bool> {
+    let example = kernels.parent()?.file_name()?.to_str()?;
+    match example {
+        "faults" | "device-api" | "device-api-teams" => Some(true),
+        "micro" => Some(false),
+        _ => None,
     }
 }

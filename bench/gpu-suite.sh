@@ -41,13 +41,22 @@ run() {
 # SECONDS (fault-injection cases: a job whose PE dies must end promptly, with that PE's status).
 run_expect() {
     local name=$1 pes=$2 want=$3 bound=$4; shift 4
+    run_expect_text "$name" "$pes" "$want" "$bound" "" "$@"
+}
+
+# run_expect_text NAME PES STATUS SECONDS TEXT COMMAND...: as run_expect, and the output must also
+# contain TEXT (when not empty), e.g. the device's message before a trap.
+run_expect_text() {
+    local name=$1 pes=$2 want=$3 bound=$4 text=$5; shift 5
     local log="$LOG/$(echo "$name-$pes-$MPS" | tr -c 'a-zA-Z0-9-' _).log" start end status verdict ms
     start=$(date +%s%N)
     timeout --kill-after=5 $((bound * 4)) "$@" >"$log" 2>&1
     status=$?
     end=$(date +%s%N)
     ms=$(( (end - start) / 1000000 ))
-    if [[ $status == "$want" && $ms -le $((bound * 1000)) ]]; then
+    if [[ -n $text ]] && ! grep -qF -- "$text" "$log"; then
+        verdict="FAIL (exit $status, no \`$text\` in the output)"; failed=$((failed + 1))
+    elif [[ $status == "$want" && $ms -le $((bound * 1000)) ]]; then
         verdict="PASS (exit $status as expected)"
     else
         verdict="FAIL (exit $status, expected $want within ${bound}s)"; failed=$((failed + 1))

@@ -3,20 +3,24 @@
 
     python3 bench/report.py --results RESULTS.txt --machine MACHINE.txt --prefix OUT/bench-DATE
 
-reads the tagged result lines the harness collected and writes PREFIX.md (method, machine, every
-figure, every ratio, the noise band, verdicts against the targets) and PREFIX-bandwidth.png,
-PREFIX-latency.png, PREFIX-jacobi.png (when matplotlib is there). Prints a short summary.
+reads the tagged result lines the harness collected and writes PREFIX.md (summary, method, machine,
+then one section per PE count with every figure, every ratio, the noise band and the verdicts
+against the targets, and appendices with every round) and, when matplotlib is there,
+PREFIX-pesN-bandwidth.png, PREFIX-pesN-bandwidth-ratio.png, PREFIX-pesN-latency.png for each PE
+count N and PREFIX-jacobi.png. Prints a short summary.
 
-Input lines (one per measurement; the harness appends run_impl=, round= and job=):
+Input lines (one per measurement; the harness appends run_impl=, round=, job= and run_pes=):
 
     result: bench=put_bw impl=rust scope=block bytes=4096 grid=1 pes=2 value=1.2 unit=GB/s ...
     result: variant=p pes=2 nx=... seconds_per_iter=... gbps=... check=pass norm=... run_impl=rust ...
     check: bench=put_bw impl=cuda bytes=268435456 status=pass mismatches=0 ...
     skip: bench=... reason=... ...
-    job: name=... run_impl=... round=... status=0 seconds=12.3
-    na: bench=jacobi variant=nccl reason=one GPU
+    job: name=... run_impl=... round=... pes=2 mps=on status=0 seconds=12.3
+    na: bench=jacobi variant=nccl pes=2 reason=one GPU
 
-Only the standard library is needed for the Markdown; matplotlib only for the plots.
+Lines without a PE count (the programs' `check:` and `skip:` lines, files of older harnesses) take
+that of the results of the same run. Only the standard library is needed for the Markdown;
+matplotlib only for the plots.
 """
 
 import argparse
@@ -29,8 +33,15 @@ from collections import defaultdict
 
 TOLERANCE = 0.03  # the ±3 % band of the targets
 KEY = re.compile(r"(?:^|\s)([A-Za-z_][A-Za-z0-9_]*)=")
+IMPLS = ("rust", "cuda")
 
-METHOD = """\
+
+def method(machine, rounds):
+    pes = machine.get("pes", "–")
+    micro_args = machine.get("micro_args") or "the programs' defaults"
+    jacobi_args = machine.get("jacobi_args", "–")
+    jacobi_rounds = machine.get("jacobi_rounds", str(rounds))
+    return f"""\
 ## Method
 
 - **Pairs.** Every benchmark exists twice: a Rust kernel (`bench/micro/kernels`, `examples/jacobi/kernels`)
@@ -38,30 +49,49 @@ METHOD = """\
   `nvcc -O3 -rdc=true -arch=sm_90` against the same NVSHMEM) launched by a C++ runner that mirrors
   the Rust one: the same NVSHMEM calls, launch shapes, allocations, order of cases, timing and output.
   Both start under the same launcher (`nvshmemrun`) with the same environment.
-- **Alternation and rounds.** The harness runs each pair alternately, Rust then CUDA, twice (round 1,
-  round 2), so that slow drift of the machine hits both. A figure below is the median over the rounds
-  (with two rounds, their mean).
-- **One-sided micro-benchmarks** (`put_bw`, `get_bw`, `p_lat`, `put_lat`; PE 0 issues, the peer PE is
-  idle): per case, untimed warm-up launches, then timed launches, each between two CUDA events
-  recorded on the stream right behind a 50 µs spinning kernel (so the start event is not taken on an
-  idle GPU while the host is still launching). Median over the timed launches. A bandwidth launch
-  repeats the transfer enough times to move ≈256 MiB (2 to 1000 times); bandwidth = bytes × repeats ÷
-  time, in GB/s (10⁹ B/s), the bytes counted once. Latency launches do `--lat-iters` operations (put
-  latency: no more than 1 MiB of puts, at least 10) each followed by `quiet`; latency = time ÷
-  operations.
+- **PE counts.** The whole comparison runs at each PE count of `BENCH_PES` (here: {pes}), started
+  with `nvshmemrun -n PEs --pes-per-gpu K`, K = ⌈PEs ÷ GPUs⌉; PEs that share a GPU run under MPS
+  (started by the harness for those runs only). At 1 PE the one-sided benchmarks move data from PE 0
+  to PE 0 itself (NVSHMEM's local path), `barrier_lat` times a barrier of one PE, and the
+  ping-pongs, which need two PEs, are not run (listed as skipped). Each PE count has its own section
+  below; the summary puts them side by side.
+- **Order, alternation and rounds.** Short runs first: for each PE count its micro-benchmarks and
+  Jacobi checks; then the long Jacobi timings round by round (round 1 of every PE count and variant,
+  then round 2, …), so that a spent time budget costs the last rounds, not whole PE counts. Each pair
+  runs alternately, Rust first in odd rounds and CUDA first in even rounds, so that drift of the
+  machine and the place in the sequence hit both programs alike. Micro-benchmarks run {rounds}
+  round(s), Jacobi timings {jacobi_rounds}; a figure below is the **median over the rounds** of that
+  program (of two rounds: their mean).
+- **One-sided micro-benchmarks** (`put_bw`, `get_bw`, `p_lat`, `put_lat`; PE 0 issues to PE 1, the other
+  PEs wait in a barrier; arguments: `{micro_args}`): per case, untimed warm-up launches, then `--reps` timed
+  launches, each between two CUDA events recorded on the stream right behind a 50 µs spinning
+  kernel (so the start event is not taken on an idle GPU while the host is still launching). Median
+  over the timed launches. A bandwidth launch repeats the transfer enough times to move ≈256 MiB (2
+  to 1000 times); bandwidth = bytes × repeats ÷ time, in GB/s (10⁹ B/s), the bytes counted once.
+  Latency launches do `--lat-iters` operations (put latency: no more than 1 MiB of puts, at least
+  10) each followed by `quiet`; latency = time ÷ operations.
 - **Two-sided micro-benchmarks** (`barrier_lat`, `pingpong_p`, `pingpong_signal`; every PE launches
   cooperatively): 20 untimed barriers or round trips line the PEs up inside the kernel, then the GPU's
   `%globaltimer` times the next `--lat-iters`; median over the launches. Ping-pong latency is half a
-  round trip.
-- **Jacobi.** Each program times its iteration loop with CUDA events after initialisation and reports
-  seconds per iteration; `gbps` counts each updated cell read and written once; `copy_gbps` is the
-  GPU's best device-to-device copy rate (read + write); `floor_fraction` = gbps ÷ copy rate. Checks run
-  on a small grid with `--check` (CUDA: against the single-GPU code on the same GPU).
-- **Ratios and targets.** Bandwidth: Rust ÷ CUDA ≥ 1.00; latency and time: Rust ÷ CUDA ≤ 1.00.
-  ✓ meets the target outright; ≈ misses it by less than 3 %; ✗ misses it by more.
-- **Noise band.** The same program timed twice (round 2 ÷ round 1, for Rust and for CUDA alike) gives
-  the run-to-run spread; the band of a family is the 90th percentile of |ratio − 1| over its cases and
-  both programs. A band above 3 % means the comparison in that family is not conclusive at ±3 %.
+  round trip; the ping-pong runs between PEs 0 and 1 (the kernels of further PEs return at once),
+  the barriers take in every PE.
+- **Jacobi** (`{jacobi_args}`). Each program times its iteration loop with CUDA events after
+  initialisation and reports seconds per iteration; `gbps` counts each updated cell read and written
+  once; `copy_gbps` is the GPU's best device-to-device copy rate (read + write); `floor_fraction` =
+  gbps ÷ copy rate. Rust and CUDA run each variant with the same grid, iterations and norm frequency.
+  T1 is the CUDA single-GPU code on one PE, run once. Checks run once per PE count on a small grid
+  with `--check` (CUDA: against the single-GPU code on the same GPU).
+- **Ratios and targets.** Bandwidth: Rust ÷ CUDA ≥ 1.00; latency and time: Rust ÷ CUDA ≤ 1.00, each
+  the ratio of the two medians. ✓ meets the target outright; ≈ misses it by less than 3 %; ✗
+  misses it by more. A family passes at a PE count when none of its cases is ✗.
+- **Noise band.** For each case and program, the spread of its rounds: the largest
+  |round ÷ median of the rounds − 1|. The band of a family at a PE count is the 90th percentile of
+  these spreads over its cases and both programs (for Jacobi: over the variants and both programs).
+  It says how far one run strays from the figure reported. A Rust ÷ CUDA ratio divides two such
+  figures, each uncertain by about the band, so a distance from 1.00 smaller than the band is not
+  told from noise; a band above 3 % marks the family **not conclusive** at ±3 %. With one round
+  there is no band; with two it is half of |round 2 ÷ round 1 − 1|, the band of the earlier
+  two-round reports (bench-2026-11-29), which therefore read twice as wide as they would now.
 """
 
 
@@ -73,6 +103,13 @@ def fields(text):
         end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
         out[mark.group(1)] = text[mark.end():end].strip()
     return out
+
+
+def whole(text, default=None):
+    try:
+        return int(text)
+    except (TypeError, ValueError):
+        return default
 
 
 def read_results(path):
@@ -87,6 +124,18 @@ def read_results(path):
             record["kind"] = kind
             record.setdefault("impl", record.get("run_impl", "?"))
             records.append(record)
+    # The PE count of every record: its own, else the harness's run_pes=, else that of the results of
+    # the same run (job, program, round): older harnesses tagged neither checks, skips nor jobs.
+    run_pes = {}
+    for r in records:
+        if r["kind"] == "result" and whole(r.get("pes")) is not None:
+            run_pes.setdefault((r.get("job"), r.get("run_impl"), r.get("round")), whole(r.get("pes")))
+    for r in records:
+        pes = whole(r.get("pes"), whole(r.get("run_pes")))
+        if pes is None:
+            job = r.get("name") if r["kind"] == "job" else r.get("job")
+            pes = run_pes.get((job, r.get("run_impl"), r.get("round")))
+        r["pes_n"] = pes
     return records
 
 
@@ -129,11 +178,13 @@ def percentile(values, q):
     return values[low] + (values[high] - values[low]) * (position - low)
 
 
-def self_ratio(by_round):
-    """Round 2 ÷ round 1 of one program, or None."""
-    if 1 in by_round and 2 in by_round and by_round[1]:
-        return by_round[2] / by_round[1]
-    return None
+def spread(by_round):
+    """The largest |round ÷ median of the rounds − 1| of one program; None below two rounds."""
+    values = [v for v in by_round.values() if v]
+    if len(values) < 2:
+        return None
+    centre = statistics.median(values)
+    return max(abs(v / centre - 1.0) for v in values)
 
 
 def verdict(ratio, higher_is_better):
@@ -177,6 +228,14 @@ def human_bytes(n):
     return f"{n} B"
 
 
+def pes_label(pes):
+    return "? PEs" if pes is None else f"{pes} PE" + ("" if pes == 1 else "s")
+
+
+def pes_sort(values):
+    return sorted({v for v in values}, key=lambda p: (p is None, p or 0))
+
+
 # ------------------------------------------------------------------------------------------------
 # Micro-benchmarks
 
@@ -184,13 +243,21 @@ BENCH_ORDER = ["put_bw", "get_bw", "p_lat", "put_lat", "barrier_lat", "pingpong_
 SCOPE_ORDER = {"block": 0, "warp": 1, "thread": 2}
 
 
+def bench_order(bench):
+    return BENCH_ORDER.index(bench) if bench in BENCH_ORDER else len(BENCH_ORDER)
+
+
 class Case:
-    """One micro-benchmark case: its values per program and round."""
+    """One micro-benchmark case at one PE count: its values per program and round."""
 
     def __init__(self, key, unit):
         self.key = key  # (bench, scope, bytes, grid, pes)
         self.unit = unit
         self.values = {"rust": {}, "cuda": {}}
+
+    @property
+    def pes(self):
+        return self.key[4]
 
     @property
     def higher_is_better(self):
@@ -203,14 +270,12 @@ class Case:
         rust, cuda = self.figure("rust"), self.figure("cuda")
         return rust / cuda if rust and cuda else None
 
+    def spread(self, impl):
+        return spread(self.values[impl])
+
     def noise(self):
-        """|self-ratio − 1| of each program that ran twice."""
-        out = []
-        for impl in ("rust", "cuda"):
-            r = self_ratio(self.values[impl])
-            if r is not None:
-                out.append(abs(r - 1.0))
-        return out
+        """The spreads of the programs that ran at least twice."""
+        return [s for s in (self.spread(i) for i in IMPLS) if s is not None]
 
 
 def micro_cases(records):
@@ -219,42 +284,39 @@ def micro_cases(records):
         if r["kind"] != "result" or "bench" not in r:
             continue
         value = number(r.get("value"))
-        impl = r["impl"] if r["impl"] in ("rust", "cuda") else r.get("run_impl")
-        if value is None or impl not in ("rust", "cuda"):
+        impl = r["impl"] if r["impl"] in IMPLS else r.get("run_impl")
+        if value is None or impl not in IMPLS:
             continue
-        key = (r["bench"], r.get("scope", "-"), int(r.get("bytes", 0) or 0), int(r.get("grid", 1) or 1),
-               int(r.get("pes", 0) or 0))
+        key = (r["bench"], r.get("scope", "-"), whole(r.get("bytes"), 0), whole(r.get("grid"), 1), r["pes_n"])
         case = cases.setdefault(key, Case(key, r.get("unit", "")))
-        round_ = int(r.get("round", 1) or 1)
-        case.values[impl][round_] = value
+        case.values[impl][whole(r.get("round"), 1)] = value
     return cases
 
 
 def sort_key(case):
     bench, scope, size, grid, pes = case.key
-    order = BENCH_ORDER.index(bench) if bench in BENCH_ORDER else len(BENCH_ORDER)
-    return (order, SCOPE_ORDER.get(scope, 9), size, grid, pes)
+    return (pes or 0, bench_order(bench), SCOPE_ORDER.get(scope, 9), size, grid)
 
 
 def family_summary(cases):
+    """One row per benchmark family of `cases` (which are of one PE count)."""
     rows = []
     families = defaultdict(list)
-    for case in cases.values():
+    for case in cases:
         families[case.key[0]].append(case)
-    for bench in sorted(families, key=lambda b: BENCH_ORDER.index(b) if b in BENCH_ORDER else 99):
+    for bench in sorted(families, key=bench_order):
         group = families[bench]
         ratios = [c.ratio() for c in group if c.ratio() is not None]
-        noises = [n for c in group for n in c.noise()]
-        band = percentile(noises, 0.9)
+        band = percentile([n for c in group for n in c.noise()], 0.9)
         verdicts = [verdict(c.ratio(), c.higher_is_better) for c in group]
         higher = group[0].higher_is_better
         overall = "–"
+        conclusive = band is not None and band <= TOLERANCE
         if ratios:
-            if "✗" in verdicts:
-                overall = "FAIL"
-            else:
-                overall = "PASS"
-            if band is not None and band > TOLERANCE:
+            overall = "FAIL" if "✗" in verdicts else "PASS"
+            if band is None:
+                overall += " (one round: no noise band)"
+            elif band > TOLERANCE:
                 overall += " (noise band > 3 %: not conclusive)"
         rows.append({
             "bench": bench, "unit": group[0].unit, "target": "≥ 1.00" if higher else "≤ 1.00",
@@ -262,41 +324,47 @@ def family_summary(cases):
             "worst": (min(ratios) if higher else max(ratios)) if ratios else None,
             "best": (max(ratios) if higher else min(ratios)) if ratios else None,
             "band": band, "ok": verdicts.count("✓"), "near": verdicts.count("≈"), "bad": verdicts.count("✗"),
-            "verdict": overall,
+            "verdict": overall, "pass": bool(ratios) and "✗" not in verdicts, "conclusive": conclusive,
         })
     return rows
 
 
-def micro_markdown(cases, checks, skips):
+def micro_section(cases, checks, skips, images):
+    """The micro-benchmark part of one PE count's section."""
     out = []
     if not cases:
-        return ["No micro-benchmark results.", ""]
-    summary = family_summary(cases)
-    out += ["## Micro-benchmarks: summary", "",
-            "| benchmark | unit | target (Rust ÷ CUDA) | cases | compared | geo-mean ratio | worst | best | "
-            "noise band | ✓ | ≈ | ✗ | verdict |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for s in summary:
-        out.append(f"| {s['bench']} | {s['unit']} | {s['target']} | {s['cases']} | {s['compared']} | "
-                   f"{fmt_ratio(s['geomean'])} | {fmt_ratio(s['worst'])} | {fmt_ratio(s['best'])} | {pct(s['band'])} | "
-                   f"{s['ok']} | {s['near']} | {s['bad']} | {s['verdict']} |")
-    out.append("")
+        out += ["No micro-benchmark results at this PE count.", ""]
+    else:
+        out += ["### Micro-benchmarks: summary", "",
+                "| benchmark | unit | target (Rust ÷ CUDA) | cases | compared | geo-mean ratio | worst | best | "
+                "noise band | ✓ | ≈ | ✗ | verdict |",
+                "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        for s in family_summary(cases):
+            out.append(f"| {s['bench']} | {s['unit']} | {s['target']} | {s['cases']} | {s['compared']} | "
+                       f"{fmt_ratio(s['geomean'])} | {fmt_ratio(s['worst'])} | {fmt_ratio(s['best'])} | "
+                       f"{pct(s['band'])} | {s['ok']} | {s['near']} | {s['bad']} | {s['verdict']} |")
+        out.append("")
     if checks:
         out += ["Data checks after each bandwidth sweep (the receiving PE compares its buffer with the "
-                "sender's pattern):", "",
-                "| benchmark | program | round | bytes | status | mismatches |", "|---|---|---|---|---|---|"]
+                "sender's pattern), over the rounds:", "",
+                "| benchmark | program | bytes | rounds: status | mismatches |", "|---|---|---|---|---|"]
+        grouped = defaultdict(list)
         for c in checks:
-            out.append(f"| {c.get('bench')} | {c['impl']} | {c.get('round', '–')} | "
-                       f"{human_bytes(c.get('bytes', 0) or 0)} | {c.get('status')} | {c.get('mismatches')} |")
+            grouped[(c.get("bench"), c["impl"], c.get("bytes", 0))].append(c)
+        for (bench, impl, size), group in sorted(grouped.items(), key=lambda kv: (bench_order(kv[0][0]), kv[0][1])):
+            group.sort(key=lambda c: whole(c.get("round"), 0))
+            statuses = ", ".join(f"r{c.get('round', '?')} {c.get('status')}" for c in group)
+            mismatches = sum(whole(c.get("mismatches"), 0) for c in group)
+            out.append(f"| {bench} | {impl} | {human_bytes(whole(size, 0))} | {statuses} | {mismatches} |")
         out.append("")
 
     # bandwidth as ratio matrices: one per (bench, scope), sizes down, grids across
     for bench in ("put_bw", "get_bw"):
-        group = [c for c in cases.values() if c.key[0] == bench]
+        group = [c for c in cases if c.key[0] == bench]
         if not group:
             continue
         grids = sorted({c.key[3] for c in group})
-        out += [f"### {bench}: Rust ÷ CUDA bandwidth (target ≥ 1.00)", ""]
+        out += [f"#### {bench}: Rust ÷ CUDA bandwidth (target ≥ 1.00)", ""]
         for scope in sorted({c.key[1] for c in group}, key=lambda s: SCOPE_ORDER.get(s, 9)):
             out += [f"**{scope} scope** — ratio, with Rust / CUDA GB/s", "",
                     "| size | " + " | ".join(f"grid {g}" for g in grids) + " |",
@@ -313,39 +381,43 @@ def micro_markdown(cases, checks, skips):
                 out.append(f"| {human_bytes(size)} | " + " | ".join(cells) + " |")
             out.append("")
 
-    lat = sorted((c for c in cases.values() if not c.higher_is_better), key=sort_key)
+    lat = sorted((c for c in cases if not c.higher_is_better), key=sort_key)
     if lat:
-        out += ["### Latencies: Rust ÷ CUDA (target ≤ 1.00)", "",
-                "| benchmark | scope | bytes | Rust µs | CUDA µs | Rust ÷ CUDA | Rust r2÷r1 | CUDA r2÷r1 | |",
+        out += ["#### Latencies: Rust ÷ CUDA (target ≤ 1.00)", "",
+                "| benchmark | scope | bytes | Rust µs | CUDA µs | Rust ÷ CUDA | Rust spread | CUDA spread | |",
                 "|---|---|---|---|---|---|---|---|---|"]
         for c in lat:
             r = c.ratio()
             out.append(f"| {c.key[0]} | {c.key[1]} | {human_bytes(c.key[2])} | {fmt(c.figure('rust'), 4)} | "
-                       f"{fmt(c.figure('cuda'), 4)} | {fmt_ratio(r)} | {fmt_ratio(self_ratio(c.values['rust']))} | "
-                       f"{fmt_ratio(self_ratio(c.values['cuda']))} | {verdict(r, False)} |")
+                       f"{fmt(c.figure('cuda'), 4)} | {fmt_ratio(r)} | {pct(c.spread('rust'))} | "
+                       f"{pct(c.spread('cuda'))} | {verdict(r, False)} |")
         out.append("")
     if skips:
-        out += ["### Cases that did not run", "", "| job | program | round | case | reason |", "|---|---|---|---|---|"]
+        out += ["#### Cases that did not run", "", "| job | program | round | case | reason |", "|---|---|---|---|---|"]
         for s in skips:
             case = " ".join(f"{k}={s[k]}" for k in ("bench", "scope", "bytes", "grid", "program") if k in s)
             out.append(f"| {s.get('job', '–')} | {s['impl']} | {s.get('round', '–')} | {case} | "
                        f"{s.get('reason', '').replace('|', '/')} |")
         out.append("")
+    for image in images:
+        name = os.path.basename(image)
+        out += [f"![{name}]({name})", ""]
     return out
 
 
-def micro_appendix(cases):
-    out = ["## Appendix: every micro-benchmark figure", "",
-           "| benchmark | scope | bytes | grid | PEs | unit | Rust r1 | Rust r2 | CUDA r1 | CUDA r2 | "
-           "Rust ÷ CUDA | Rust r2÷r1 | CUDA r2÷r1 | |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+def micro_appendix(cases, rounds):
+    columns = [f"{impl} r{k}" for impl in ("Rust", "CUDA") for k in range(1, rounds + 1)]
+    out = ["## Appendix: every micro-benchmark figure, every round", "",
+           "| PEs | benchmark | scope | bytes | grid | unit | " + " | ".join(columns) +
+           " | Rust ÷ CUDA | Rust spread | CUDA spread | |",
+           "|---|---|---|---|---|---|" + "---|" * len(columns) + "---|---|---|---|"]
     for c in sorted(cases.values(), key=sort_key):
         r = c.ratio()
-        v = c.values
-        out.append(f"| {c.key[0]} | {c.key[1]} | {c.key[2]} | {c.key[3]} | {c.key[4]} | {c.unit} | "
-                   f"{fmt(v['rust'].get(1), 5)} | {fmt(v['rust'].get(2), 5)} | {fmt(v['cuda'].get(1), 5)} | "
-                   f"{fmt(v['cuda'].get(2), 5)} | {fmt_ratio(r)} | {fmt_ratio(self_ratio(v['rust']))} | "
-                   f"{fmt_ratio(self_ratio(v['cuda']))} | {verdict(r, c.higher_is_better)} |")
+        values = [fmt(c.values[impl].get(k), 5) for impl in IMPLS for k in range(1, rounds + 1)]
+        out.append(f"| {c.key[4]} | {c.key[0]} | {c.key[1]} | {c.key[2]} | {c.key[3]} | {c.unit} | "
+                   + " | ".join(values) +
+                   f" | {fmt_ratio(r)} | {pct(c.spread('rust'))} | {pct(c.spread('cuda'))} | "
+                   f"{verdict(r, c.higher_is_better)} |")
     out.append("")
     return out
 
@@ -365,94 +437,239 @@ def jacobi_runs(records):
             continue
         impl = r.get("run_impl", r["impl"])
         target = checks if "check" in r.get("job", "") else timing
-        key = (r["variant"], int(r.get("pes", 0) or 0))
-        target[key][impl][int(r.get("round", 1) or 1)] = r
+        target[(r["variant"], r["pes_n"])][impl][whole(r.get("round"), 1)] = r
     return timing, checks
+
+
+def add_runs_without_figures(timing, checks, jobs):
+    """Rows for the variants a program was to run at a PE count but left no figure for."""
+    for j in jobs:
+        name = j.get("name", "")
+        if not name.startswith("jacobi-"):
+            continue
+        variant = name[len("jacobi-"):]
+        if variant.startswith("check-") or variant.endswith("-check"):
+            variant = variant.removeprefix("check-").removesuffix("-check")
+            checks[(variant, j["pes_n"])]  # noqa: B018 — the defaultdict makes the row
+        else:
+            timing[(variant, j["pes_n"])]  # noqa: B018
 
 
 def jacobi_order(key):
     variant, pes = key
-    return (JACOBI_ORDER.index(variant) if variant in JACOBI_ORDER else 99, pes)
+    return (pes or 0, JACOBI_ORDER.index(variant) if variant in JACOBI_ORDER else 99)
 
 
-def jacobi_markdown(timing, checks, na):
-    out = ["## Jacobi", ""]
-    if not timing and not checks:
-        out += ["No Jacobi results (dist/jacobi or the CUDA build missing?).", ""]
-    any_run = next((rec for per in timing.values() for rounds in per.values() for rec in rounds.values()), None)
+class JacobiRow:
+    """One variant at one PE count: medians over the rounds, for each program."""
+
+    def __init__(self, per):
+        self.figures = {}
+        for impl in IMPLS:
+            rounds = per.get(impl, {})
+            secs = {k: number(r.get("seconds_per_iter")) for k, r in rounds.items()}
+            self.figures[impl] = {
+                "s": median(secs.values()),
+                "spread": spread({k: v for k, v in secs.items() if v}),
+                "rounds": len([v for v in secs.values() if v]),
+                "gbps": median(number(r.get("gbps")) for r in rounds.values()),
+                "floor": median(number(r.get("floor_fraction")) for r in rounds.values()),
+                "norm": next((r.get("norm") for r in rounds.values()), None),
+            }
+        rs, cs = self.seconds("rust"), self.seconds("cuda")
+        self.ratio = rs / cs if rs and cs else None
+
+    def seconds(self, impl):
+        return self.figures[impl]["s"]
+
+
+STATUS_WORDS = {"budget": "not run (time budget)", "skipped": "not run (timed out before)",
+                "124": "timed out", "137": "timed out"}
+
+
+def why_missing(jobs, name, impl, pes):
+    """Why runs of job `name` by `impl` at `pes` PEs left no figure: their statuses, in words."""
+    statuses = []
+    for j in jobs:
+        if j.get("name") == name and j.get("run_impl") == impl and j["pes_n"] == pes:
+            status = j.get("status")
+            word = STATUS_WORDS.get(status, f"exit {status}")
+            if word not in statuses:
+                statuses.append(word)
+    return ", ".join(statuses) or "not run"
+
+
+def t1_of(timing):
+    single = timing.get(("single", 1), {}).get("cuda")
+    return median(number(r.get("seconds_per_iter")) for r in single.values()) if single else None
+
+
+def jacobi_section(pes, timing, checks, na, t1, jobs):
+    """The Jacobi part of one PE count's section."""
+    out = ["### Jacobi", ""]
+    keys = sorted((k for k in timing if k[1] == pes), key=jacobi_order)
+    check_keys = sorted((k for k in checks if k[1] == pes), key=jacobi_order)
+    if not keys and not check_keys:
+        out += ["No Jacobi results at this PE count.", ""]
+    any_run = next((rec for k in keys for rounds in timing[k].values() for rec in rounds.values()), None)
     if any_run:
         out += [f"Grid {any_run.get('nx')} × {any_run.get('ny')}, {any_run.get('iters')} iterations, "
-                f"norm every {any_run.get('norm_every')}; device copy rate "
+                f"norm every {any_run.get('norm_every')} (both programs); device copy rate "
                 f"{fmt(number(any_run.get('copy_gbps')))} GB/s.", ""]
-    t1 = None
-    single = timing.get(("single", 1), {}).get("cuda")
-    if single:
-        t1 = median(number(r.get("seconds_per_iter")) for r in single.values())
-    if timing:
-        out += ["| variant | PEs | Rust ms/iter | CUDA ms/iter | Rust ÷ CUDA time | Rust GB/s | CUDA GB/s | "
-                "floor fraction R / C | T1 ÷ Tp (R / C) | norm R / C | Rust r2÷r1 | CUDA r2÷r1 | |",
+    if keys:
+        out += ["| variant | Rust ms/iter | CUDA ms/iter | Rust ÷ CUDA time | Rust GB/s | CUDA GB/s | "
+                "floor fraction R / C | T1 ÷ Tp (R / C) | norm R / C | rounds R / C | Rust spread | CUDA spread | |",
                 "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-        for key in sorted(timing, key=jacobi_order):
-            per = timing[key]
-            row = {}
-            for impl in ("rust", "cuda"):
-                rounds = per.get(impl, {})
-                secs = {k: number(r.get("seconds_per_iter")) for k, r in rounds.items()}
-                row[impl] = {
-                    "s": median(secs.values()),
-                    "self": self_ratio({k: v for k, v in secs.items() if v}),
-                    "gbps": median(number(r.get("gbps")) for r in rounds.values()),
-                    "floor": median(number(r.get("floor_fraction")) for r in rounds.values()),
-                    "norm": next((r.get("norm") for r in rounds.values()), None),
-                }
-            rs, cs = row["rust"]["s"], row["cuda"]["s"]
-            ratio = rs / cs if rs and cs else None
-            speed = [f"{fmt(t1 / row[i]['s'], 3)}" if t1 and row[i]["s"] else "–" for i in ("rust", "cuda")]
+        noises, missing = [], []
+        for key in keys:
+            row = JacobiRow(timing[key])
+            for impl in IMPLS:
+                if row.seconds(impl) is None and not (impl == "rust" and key[0] in ("single", "nccl")):
+                    missing.append(f"{key[0]}, {impl}: {why_missing(jobs, 'jacobi-' + key[0], impl, pes)}")
+            fig = row.figures
+            noises += [fig[i]["spread"] for i in IMPLS if fig[i]["spread"] is not None]
+            speed = [fmt(t1 / fig[i]["s"], 3) if t1 and fig[i]["s"] else "–" for i in IMPLS]
+            rs, cs = row.seconds("rust"), row.seconds("cuda")
             out.append(
-                f"| {key[0]} | {key[1]} | {fmt(rs and rs * 1e3, 4)} | {fmt(cs and cs * 1e3, 4)} | {fmt_ratio(ratio)} | "
-                f"{fmt(row['rust']['gbps'])} | {fmt(row['cuda']['gbps'])} | "
-                f"{fmt(row['rust']['floor'], 3)} / {fmt(row['cuda']['floor'], 3)} | {speed[0]} / {speed[1]} | "
-                f"{row['rust']['norm'] or '–'} / {row['cuda']['norm'] or '–'} | {fmt_ratio(row['rust']['self'])} | "
-                f"{fmt_ratio(row['cuda']['self'])} | {verdict(ratio, False) if ratio else ''} |")
+                f"| {key[0]} | {fmt(rs and rs * 1e3, 4)} | {fmt(cs and cs * 1e3, 4)} | {fmt_ratio(row.ratio)} | "
+                f"{fmt(fig['rust']['gbps'])} | {fmt(fig['cuda']['gbps'])} | "
+                f"{fmt(fig['rust']['floor'], 3)} / {fmt(fig['cuda']['floor'], 3)} | {speed[0]} / {speed[1]} | "
+                f"{fig['rust']['norm'] or '–'} / {fig['cuda']['norm'] or '–'} | "
+                f"{fig['rust']['rounds']} / {fig['cuda']['rounds']} | {pct(fig['rust']['spread'])} | "
+                f"{pct(fig['cuda']['spread'])} | {verdict(row.ratio, False) if row.ratio else ''} |")
         out.append("")
-        noises = [abs(x - 1) for per in timing.values() for impl in ("rust", "cuda")
-                  for x in [self_ratio({k: number(r.get("seconds_per_iter")) for k, r in per.get(impl, {}).items()})]
-                  if x is not None]
+        if missing:
+            out += ["No figure: " + "; ".join(missing) + ".", ""]
         band = percentile(noises, 0.9)
-        out += [f"Noise band of the Jacobi timings (90th percentile of |round 2 ÷ round 1 − 1|): {pct(band)}."
-                + (" Above 3 %: not conclusive." if band is not None and band > TOLERANCE else ""), ""]
+        out += [f"Noise band of the Jacobi timings at {pes_label(pes)} (90th percentile of the spreads): {pct(band)}."
+                + (" Above 3 %: not conclusive." if band is not None and band > TOLERANCE else "")
+                + (" (One round: no band.)" if band is None else ""), ""]
         if t1:
-            out += [f"T1 (CUDA single-GPU code, one PE): {fmt(t1 * 1e3, 4)} ms per iteration. T1 ÷ Tp above "
-                    "compares each variant with it (on one GPU shared by the PEs, 1.0 is the ideal).", ""]
+            out += [f"T1 (CUDA single-GPU code, one PE): {fmt(t1 * 1e3, 4)} ms per iteration. T1 ÷ Tp compares "
+                    "each variant with it (the ideal is the number of GPUs the PEs run on: 1.0 when they share "
+                    "one).", ""]
     for n in na:
         out += [f"- {n.get('variant', n.get('bench'))}: n/a ({n.get('reason')})"]
     if na:
         out.append("")
-    if checks:
-        out += ["Checks (`--check`, small grid):", "", "| variant | PEs | Rust | CUDA |", "|---|---|---|---|"]
-        for key in sorted(checks, key=jacobi_order):
+    if check_keys:
+        out += ["Checks (`--check`, small grid):", "", "| variant | Rust | CUDA |", "|---|---|---|"]
+        for key in check_keys:
             per = checks[key]
-            cell = {i: ", ".join(r.get("check", "?") for r in per.get(i, {}).values()) or "–" for i in ("rust", "cuda")}
-            out.append(f"| {key[0]} | {key[1]} | {cell['rust']} | {cell['cuda']} |")
+            name = f"jacobi-{key[0]}-check" if key[0] == "nccl" else f"jacobi-check-{key[0]}"
+            cell = {i: ", ".join(r.get("check", "?") for r in per.get(i, {}).values()) for i in IMPLS}
+            for i in IMPLS:
+                if not cell[i]:
+                    cell[i] = "–" if (i == "rust" and key[0] == "nccl") else why_missing(jobs, name, i, pes)
+            out.append(f"| {key[0]} | {cell['rust']} | {cell['cuda']} |")
         out.append("")
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# The summary: every PE count side by side
+
+def summary_markdown(cases, timing, skips, pes_list, jobs):
+    out = ["## Summary", ""]
+    if not pes_list:
+        return out + ["No results.", ""]
+    header = "| | " + " | ".join(pes_label(p) for p in pes_list) + " |"
+    rule = "|---|" + "---|" * len(pes_list)
+    micro_pass = micro_cells = micro_missing = 0
+    if cases:
+        out += ["Micro-benchmarks, per family and PE count: verdict (cases ✓ + ≈ of those compared), "
+                "worst Rust ÷ CUDA ratio, noise band. ⚠: noise band above 3 %, the verdict is not conclusive.",
+                "", header.replace("| |", "| benchmark (target) |", 1), rule]
+        summaries = {p: {s["bench"]: s for s in family_summary([c for c in cases.values() if c.pes == p])}
+                     for p in pes_list}
+        benches = sorted({b for rows in summaries.values() for b in rows}, key=bench_order)
+        for bench in benches:
+            cells, target = [], ""
+            for p in pes_list:
+                s = summaries[p].get(bench)
+                if s is None or not s["compared"]:
+                    skipped = next((k for k in skips if k.get("bench") == bench and k["pes_n"] == p), None)
+                    cells.append(f"not run ({skipped.get('reason')})" if skipped else "no figure")
+                    micro_missing += not skipped
+                    continue
+                target = s["target"]
+                micro_cells += 1
+                micro_pass += s["pass"]
+                word = "PASS" if s["pass"] else "FAIL"
+                warn = " ⚠" if s["band"] is not None and s["band"] > TOLERANCE else ""
+                band = "one round, no band" if s["band"] is None else f"±{pct(s['band'])}"
+                cells.append(f"{word} ({s['ok'] + s['near']}/{s['compared']}) · worst {fmt_ratio(s['worst'])} · "
+                             f"{band}{warn}")
+            out.append(f"| {bench} ({target}) | " + " | ".join(cells) + " |")
+        out.append("")
+    jacobi_ok = jacobi_cells = jacobi_missing = 0
+    variants = sorted({v for v, _ in timing if v != "single"},
+                      key=lambda v: JACOBI_ORDER.index(v) if v in JACOBI_ORDER else 99)
+    if variants:
+        out += ["Jacobi, per variant and PE count: Rust ÷ CUDA time per iteration (target ≤ 1.00), with "
+                "Rust / CUDA ms per iteration (medians over the rounds).", "",
+                header.replace("| |", "| variant |", 1), rule]
+        for variant in variants:
+            cells = []
+            for p in pes_list:
+                per = timing.get((variant, p))
+                if per is None:
+                    cells.append("–")
+                    continue
+                row = JacobiRow(per)
+                rs, cs = row.seconds("rust"), row.seconds("cuda")
+                if row.ratio is None:
+                    if variant == "nccl":
+                        cells.append(f"CUDA only: {fmt(cs and cs * 1e3, 4)} ms")
+                        continue
+                    jacobi_missing += 1
+                    cells.append("no ratio: " + ", ".join(
+                        f"{i} {fmt(row.seconds(i) * 1e3, 4)} ms" if row.seconds(i)
+                        else f"{i} {why_missing(jobs, 'jacobi-' + variant, i, p)}" for i in IMPLS))
+                    continue
+                jacobi_cells += 1
+                jacobi_ok += row.ratio <= 1.0
+                cells.append(f"{verdict(row.ratio, False)} {fmt_ratio(row.ratio)} "
+                             f"({fmt(rs * 1e3, 4)} / {fmt(cs * 1e3, 4)} ms)")
+            out.append(f"| {variant} | " + " | ".join(cells) + " |")
+        out.append("")
+    out += [f"At or inside the targets: micro-benchmarks, {micro_pass} of {micro_cells + micro_missing} family × "
+            f"PE count cells pass ({micro_missing} without figures); Jacobi, Rust ≤ CUDA time in {jacobi_ok} of "
+            f"{jacobi_cells + jacobi_missing} variant × PE count cells ({jacobi_missing} without a ratio).", ""]
     return out
 
 
 # ------------------------------------------------------------------------------------------------
 # Plots
 
-def plots(prefix, cases, timing):
+def plots(prefix, cases, timing, pes_list):
+    """{pes: [micro-benchmark images]} and the Jacobi images."""
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except Exception as error:  # noqa: BLE001 — any failure only costs the plots
         print(f"report: no plots ({error})", file=sys.stderr)
-        return []
+        return {}, []
+    per_pes = defaultdict(list)
+    for pes in pes_list:
+        try:
+            per_pes[pes] = micro_plots(plt, f"{prefix}-pes{pes}", [c for c in cases.values() if c.pes == pes],
+                                       pes_label(pes))
+        except Exception as error:  # noqa: BLE001 — a broken plot must not cost the others
+            print(f"report: plots at {pes_label(pes)} failed ({error!r})", file=sys.stderr)
+    jacobi = []
+    try:
+        jacobi = jacobi_plot(plt, prefix, timing)
+    except Exception as error:  # noqa: BLE001
+        print(f"report: the Jacobi plot failed ({error!r})", file=sys.stderr)
+    return per_pes, jacobi
+
+
+def micro_plots(plt, prefix, cases, label):
     written = []
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-
-    bw = [c for c in cases.values() if c.key[0] in ("put_bw", "get_bw")]
+    bw = [c for c in cases if c.key[0] in ("put_bw", "get_bw")]
     if bw:
         scopes = sorted({c.key[1] for c in bw}, key=lambda s: SCOPE_ORDER.get(s, 9))
         benches = [b for b in ("put_bw", "get_bw") if any(c.key[0] == b for c in bw)]
@@ -477,7 +694,7 @@ def plots(prefix, cases, timing):
                 ax.set_ylabel("GB/s")
                 ax.grid(True, which="both", alpha=0.3)
         axes[0][0].legend(fontsize=7)
-        fig.suptitle("NVSHMEM bandwidth: Rust (solid) vs CUDA C++ (dashed)")
+        fig.suptitle(f"NVSHMEM bandwidth, {label}: Rust (solid) vs CUDA C++ (dashed)")
         fig.tight_layout()
         path = f"{prefix}-bandwidth.png"
         fig.savefig(path, dpi=110)
@@ -499,7 +716,7 @@ def plots(prefix, cases, timing):
                         ax.plot([p[0] for p in points], [p[1] for p in points], ["-o", "--s", ":^"][j % 3],
                                 color=colors[k % len(colors)], markersize=4, label=f"{scope}, grid {grid}")
             ax.set_xscale("log", base=2)
-            ax.set_title(f"{bench}: Rust ÷ CUDA (≥ 1 is Rust as fast or faster)")
+            ax.set_title(f"{bench}, {label}: Rust ÷ CUDA (≥ 1: Rust as fast or faster)")
             ax.set_xlabel("bytes")
             ax.set_ylabel("ratio")
             ax.grid(True, alpha=0.3)
@@ -510,7 +727,7 @@ def plots(prefix, cases, timing):
         plt.close(fig)
         written.append(path)
 
-    lat = sorted((c for c in cases.values() if not c.higher_is_better), key=sort_key)
+    lat = sorted((c for c in cases if not c.higher_is_better), key=sort_key)
     if lat:
         labels = [f"{c.key[0]} {c.key[1]} {human_bytes(c.key[2]) if c.key[2] else ''}".strip() for c in lat]
         fig, ax = plt.subplots(figsize=(9, 0.35 * len(lat) + 1.5))
@@ -522,7 +739,7 @@ def plots(prefix, cases, timing):
         ax.invert_yaxis()
         ax.set_xscale("log")
         ax.set_xlabel("µs (log)")
-        ax.set_title("NVSHMEM latencies: Rust vs CUDA C++ (lower is better)")
+        ax.set_title(f"NVSHMEM latencies, {label}: Rust vs CUDA C++ (lower is better)")
         ax.legend()
         ax.grid(True, axis="x", which="both", alpha=0.3)
         fig.tight_layout()
@@ -530,39 +747,47 @@ def plots(prefix, cases, timing):
         fig.savefig(path, dpi=110)
         plt.close(fig)
         written.append(path)
-
-    if timing:
-        keys = sorted(timing, key=jacobi_order)
-        labels = [f"{v}\n{p} PE" for v, p in keys]
-        fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(keys)), 4))
-        xs = list(range(len(keys)))
-        for offset, impl, label in ((-0.2, "rust", "Rust"), (0.2, "cuda", "CUDA C++")):
-            heights = [1e3 * (median(number(r.get("seconds_per_iter")) for r in timing[k].get(impl, {}).values()) or 0)
-                       for k in keys]
-            ax.bar([x + offset for x in xs], heights, width=0.4, label=label)
-        ax.set_xticks(xs)
-        ax.set_xticklabels(labels, fontsize=8)
-        ax.set_ylabel("ms per iteration")
-        ax.set_title("Jacobi: time per iteration (lower is better)")
-        ax.legend()
-        ax.grid(True, axis="y", alpha=0.3)
-        fig.tight_layout()
-        path = f"{prefix}-jacobi.png"
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        written.append(path)
     return written
+
+
+def jacobi_plot(plt, prefix, timing):
+    if not timing:
+        return []
+    keys = sorted(timing, key=jacobi_order)
+    labels = [f"{v}\n{pes_label(p)}" for v, p in keys]
+    fig, ax = plt.subplots(figsize=(max(6, 0.9 * len(keys)), 4))
+    xs = list(range(len(keys)))
+    for offset, impl, label in ((-0.2, "rust", "Rust"), (0.2, "cuda", "CUDA C++")):
+        heights = [1e3 * (JacobiRow(timing[k]).seconds(impl) or 0) for k in keys]
+        ax.bar([x + offset for x in xs], heights, width=0.4, label=label)
+    for x, (key, next_key) in enumerate(zip(keys, keys[1:])):
+        if key[1] != next_key[1]:
+            ax.axvline(x + 0.5, color="0.6", linewidth=1)
+    ax.set_xticks(xs)
+    ax.set_xticklabels(labels, fontsize=7)
+    ax.set_ylabel("ms per iteration")
+    ax.set_title("Jacobi: time per iteration by PE count (lower is better)")
+    ax.legend()
+    ax.grid(True, axis="y", alpha=0.3)
+    fig.tight_layout()
+    path = f"{prefix}-jacobi.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return [path]
 
 
 # ------------------------------------------------------------------------------------------------
 
 def jobs_markdown(jobs):
-    out = ["## Appendix: runs", "", "| run | program | round | exit status | seconds |", "|---|---|---|---|---|"]
+    out = ["## Appendix: runs", "", "In the order they ran.", "",
+           "| run | PEs | MPS | program | round | exit status | seconds |", "|---|---|---|---|---|---|---|"]
     for j in jobs:
         status = j.get("status")
         shown = {"0": "0", "124": "124 (timed out)", "137": "137 (killed after timing out)",
                  "budget": "skipped (time budget)", "skipped": "skipped (timed out before)"}.get(status, status)
-        out.append(f"| {j.get('name')} | {j.get('run_impl')} | {j.get('round')} | {shown} | {j.get('seconds')} |")
+        pes = j["pes_n"] if j["pes_n"] is not None else "–"
+        out.append(f"| {j.get('name')} | {pes} | {j.get('mps', '–')} | {j.get('run_impl')} | {j.get('round')} | "
+                   f"{shown} | {j.get('seconds')} |")
     out.append("")
     return out
 
@@ -582,12 +807,27 @@ def main():
     jobs = [r for r in records if r["kind"] == "job"]
     na = [r for r in records if r["kind"] == "na"]
     timing, jacobi_checks = jacobi_runs(records)
+    add_runs_without_figures(timing, jacobi_checks, jobs)
+    rounds = max([whole(r.get("round"), 1) for r in records if r["kind"] in ("result", "job")] or [1])
+    # The PE counts: those the harness was asked for, and any that results came at.
+    asked = []
+    for token in machine.get("pes", "").split():  # "1 2 4" (older harnesses: "2 on 1 GPU(s), …")
+        if whole(token) is None:
+            break
+        asked.append(whole(token))
+    # (T1, the single-GPU Jacobi, runs at 1 PE whatever the PE counts are: it makes no section.)
+    seen = [r["pes_n"] for r in records if r["kind"] in ("result", "check", "skip") and r.get("variant") != "single"]
+    pes_list = pes_sort(asked + [p for p in seen if p is not None]) + ([None] if None in seen else [])
+    for n in na:  # a line without a PE count (older harnesses) goes with the highest one
+        if n["pes_n"] not in pes_list and pes_list:
+            n["pes_n"] = pes_list[-1]
     os.makedirs(os.path.dirname(os.path.abspath(args.prefix)), exist_ok=True)
     try:
-        images = plots(args.prefix, cases, timing)
+        micro_images, jacobi_images = plots(args.prefix, cases, timing, pes_list)
     except Exception as error:  # noqa: BLE001 — a broken plot must not cost the report
         print(f"report: plotting failed ({error!r}); the Markdown is written without plots", file=sys.stderr)
-        images = []
+        micro_images, jacobi_images = {}, []
+    t1 = t1_of(timing)
 
     failed_jobs = [j for j in jobs if j.get("status") not in ("0", "budget", "skipped")]
     hung_jobs = [j for j in jobs if j.get("status") == "skipped"]
@@ -599,44 +839,58 @@ def main():
               f"- NVSHMEM: {machine.get('nvshmem', '–')}",
               f"- nvcc: {machine.get('nvcc', '–')}",
               f"- commit: {machine.get('commit', '–')}",
-              f"- PEs: {machine.get('pes', '–')}",
-              f"- runs: {len(jobs)}: {len(failed_jobs)} did not exit 0, {len(budget_jobs)} skipped (time budget), "
-              f"{len(hung_jobs)} skipped (timed out before)",
+              f"- PE counts: {', '.join(pes_label(p) for p in pes_list) or '–'}; rounds: "
+              f"{machine.get('rounds', rounds)} (Jacobi timings: {machine.get('jacobi_rounds', machine.get('rounds', rounds))})"]
+    for p in pes_list:
+        if p is not None and f"pes-{p}" in machine:
+            lines.append(f"  - {pes_label(p)}: {machine[f'pes-{p}']}")
+    lines += [f"- runs: {len(jobs)}: {len(failed_jobs)} did not exit 0, {len(budget_jobs)} skipped (time budget "
+              f"{machine.get('budget', '?')} s), {len(hung_jobs)} skipped (timed out before); "
+              f"{machine.get('elapsed', '?')} s in all",
               ""]
-    lines += METHOD.splitlines() + [""]
-    lines += micro_markdown(cases, checks, skips)
-    lines += jacobi_markdown(timing, jacobi_checks, na)
-    for image in images:
-        name = os.path.basename(image)
-        lines += [f"![{name}]({name})", ""]
-    lines += micro_appendix(cases) if cases else []
+    lines += summary_markdown(cases, timing, skips, pes_list, jobs)
+    lines += method(machine, machine.get("rounds", rounds)).splitlines() + [""]
+    for p in pes_list:
+        where = machine.get(f"pes-{p}")
+        lines += [f"## {pes_label(p)}" + (f" ({where})" if where else ""), ""]
+        lines += micro_section([c for c in cases.values() if c.pes == p],
+                               [c for c in checks if c["pes_n"] == p],
+                               [s for s in skips if s["pes_n"] == p], micro_images.get(p, []))
+        lines += jacobi_section(p, timing, jacobi_checks, [n for n in na if n["pes_n"] == p], t1, jobs)
+    if jacobi_images:
+        lines += ["## Jacobi at every PE count", ""]
+        lines += [f"![{os.path.basename(i)}]({os.path.basename(i)})" for i in jacobi_images] + [""]
+    lines += micro_appendix(cases, rounds) if cases else []
     lines += jobs_markdown(jobs)
     with open(f"{args.prefix}.md", "w", encoding="utf-8") as f:
         f.write("\n".join(lines))
 
     # The short summary the harness prints last.
+    images = [i for p in pes_list for i in micro_images.get(p, [])] + jacobi_images
     print(f"report: {args.prefix}.md" + "".join(f", {os.path.basename(i)}" for i in images))
-    for s in family_summary(cases):
-        print(f"  {s['bench']:16s} {s['compared']:3d} compared, Rust÷CUDA geo-mean {fmt_ratio(s['geomean']):>6s} "
-              f"(target {s['target']}), worst {fmt_ratio(s['worst']):>6s}, noise band {pct(s['band']):>7s}: "
-              f"{s['ok']} ✓ {s['near']} ≈ {s['bad']} ✗ → {s['verdict']}")
-    for key in sorted(timing, key=jacobi_order):
-        per = timing[key]
-        fig = {i: median(number(r.get("seconds_per_iter")) for r in per.get(i, {}).values()) for i in ("rust", "cuda")}
-        ratio = fig["rust"] / fig["cuda"] if fig["rust"] and fig["cuda"] else None
-        print(f"  jacobi {key[0]:11s} {key[1]} PE: Rust {fmt(fig['rust'] and fig['rust'] * 1e3, 4)} ms, "
-              f"CUDA {fmt(fig['cuda'] and fig['cuda'] * 1e3, 4)} ms, Rust÷CUDA {fmt_ratio(ratio)} {verdict(ratio, False) if ratio else ''}")
-    for key in sorted(jacobi_checks, key=jacobi_order):
-        per = jacobi_checks[key]
-        print(f"  jacobi check {key[0]:11s}: " + ", ".join(
-            f"{i} {r.get('check')}" for i in ("rust", "cuda") for r in per.get(i, {}).values()))
+    for p in pes_list:
+        print(f"  {pes_label(p)}:")
+        for s in family_summary([c for c in cases.values() if c.pes == p]):
+            print(f"    {s['bench']:16s} {s['compared']:3d} compared, Rust÷CUDA geo-mean {fmt_ratio(s['geomean']):>6s} "
+                  f"(target {s['target']}), worst {fmt_ratio(s['worst']):>6s}, noise band {pct(s['band']):>7s}: "
+                  f"{s['ok']} ✓ {s['near']} ≈ {s['bad']} ✗ → {s['verdict']}")
+        for key in sorted((k for k in timing if k[1] == p), key=jacobi_order):
+            row = JacobiRow(timing[key])
+            rs, cs = row.seconds("rust"), row.seconds("cuda")
+            print(f"    jacobi {key[0]:11s}: Rust {fmt(rs and rs * 1e3, 4)} ms, CUDA {fmt(cs and cs * 1e3, 4)} ms, "
+                  f"Rust÷CUDA {fmt_ratio(row.ratio)} {verdict(row.ratio, False) if row.ratio else ''}")
+        for key in sorted((k for k in jacobi_checks if k[1] == p), key=jacobi_order):
+            per = jacobi_checks[key]
+            print(f"    jacobi check {key[0]:11s}: " + ", ".join(
+                f"{i} {r.get('check')}" for i in IMPLS for r in per.get(i, {}).values()))
     if budget_jobs:
         print(f"  {len(budget_jobs)} run(s) skipped: the harness's time budget was spent (BENCH_BUDGET_S)")
     if hung_jobs:
         print(f"  {len(hung_jobs)} run(s) skipped: the same program had run out of time before")
     if failed_jobs:
         print(f"  {len(failed_jobs)} run(s) did not exit 0: "
-              + ", ".join(f"{j.get('name')}[{j.get('run_impl')} r{j.get('round')}]={j.get('status')}" for j in failed_jobs))
+              + ", ".join(f"{j.get('name')}[{j.get('run_impl')} {pes_label(j['pes_n'])} r{j.get('round')}]="
+                          f"{j.get('status')}" for j in failed_jobs))
     return 0
 
 

@@ -5,32 +5,67 @@
 #
 # Needs dist/ from `./x gpu-bundle` (dist/micro, dist/jacobi, dist/nvshmemrun, dist/COMMIT; no Rust
 # toolchain here) and nvcc with NVSHMEM (Python's nvidia.nvshmem, or NVSHMEM_HOME) on this machine.
-# It builds the CUDA C++ references of bench/reference into a temporary folder, then runs every
-# pair of programs alternately (Rust, CUDA, Rust, CUDA: two rounds, so that drift hits both and each
-# program is timed twice, which gives the noise band), and writes into OUT_DIR:
+# It builds the CUDA C++ references of bench/reference into a temporary folder, then runs the whole
+# comparison at each PE count of BENCH_PES: every pair of programs alternately, Rust and CUDA, for
+# BENCH_ROUNDS rounds (Rust first in odd rounds, CUDA first in even ones, so that drift and the
+# place in the sequence hit both; the spread of the rounds gives the noise band), and writes into
+# OUT_DIR:
 #
-#   bench-DATE.md              the report: method, machine, every figure and ratio, noise, verdicts
-#   bench-DATE-bandwidth.png   put/get bandwidth against size, Rust and CUDA on one plot
-#   bench-DATE-bandwidth-ratio.png   the same as Rust ÷ CUDA ratios, with the ±3 % band
-#   bench-DATE-latency.png     the latencies, Rust and CUDA side by side
-#   bench-DATE-jacobi.png      Jacobi time per iteration per variant
-#   bench-DATE-results.txt     every result line, tagged with program and round (report.py input)
-#   bench-DATE.log             the full output of the builds and of every run
+#   bench-DATE.md                    the report: summary, method, machine, then one section per PE
+#                                    count with every figure and ratio, noise, verdicts
+#   bench-DATE-pesN-bandwidth.png    put/get bandwidth against size at N PEs, Rust and CUDA
+#   bench-DATE-pesN-bandwidth-ratio.png   the same as Rust ÷ CUDA ratios, with the ±3 % band
+#   bench-DATE-pesN-latency.png      the latencies at N PEs, Rust and CUDA side by side
+#   bench-DATE-jacobi.png            Jacobi time per iteration per variant and PE count
+#   bench-DATE-results.txt           every result line, tagged with program, round and PE count
+#                                    (report.py input)
+#   bench-DATE.log                   the full output of the builds and of every run
 #
-# Every run is under `timeout`, a failing or hanging run is recorded and the harness goes on; runs
-# that would end past the time budget (BENCH_BUDGET_S, default 500 s) are skipped, so that the
-# report is always written. Several PEs on one GPU run under MPS (started here, stopped at exit).
-# Sizes can be changed through the environment: MICRO_ARGS, JACOBI_ARGS, JACOBI_CHECK_ARGS.
+# Order: first, for each PE count, the short runs (micro-benchmarks one-sided and two-sided, every
+# round; the Jacobi checks and the NCCL check, once); then the T1 single-GPU Jacobi, once; then the
+# long Jacobi timings round by round (round 1 at every PE count, then round 2, ...; PE counts up in
+# odd rounds and down in even ones, so MPS is switched seldom). A spent time budget so costs the
+# last Jacobi rounds, never a PE count's micro-benchmarks.
+#
+# Every run is under `timeout`, a failing or hanging run is recorded and the harness goes on (a
+# program that timed out is not started again for the same job and PE count); runs that would end
+# past the time budget are skipped, so that the report is always written. PEs that share a GPU
+# (more PEs than GPUs) run under MPS, started here for those runs and stopped for the others.
+#
+# Settings (environment):
+#   BENCH_PES            PE counts (default "1 2 4")
+#   BENCH_ROUNDS         rounds of each pair (default 3)
+#   BENCH_JACOBI_ROUNDS  rounds of the Jacobi timings (default BENCH_ROUNDS)
+#   BENCH_BUDGET_S       time budget of the whole run in seconds (default 500)
+#   MICRO_ARGS, JACOBI_ARGS, JACOBI_CHECK_ARGS   the programs' arguments (defaults below; set
+#                        and empty: the programs' own defaults)
+#
+# The default run on one H200, estimated from the runs of 2026-11-29: build 11 s; micro-benchmarks
+# ~100 s (18 one-sided runs of 4-5 s, 18 two-sided of 0.6 s); Jacobi checks ~45 s (30 runs);
+# T1 and Jacobi timings ~240 s (90 runs: 3.5-4 s at 1 PE, ~2 s at 2 and 4 PEs); MPS switches,
+# gaps between runs and the report ~35 s: about 430 s of the 500 s budget.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
 OUT=${1:-}
 [[ -n $OUT ]] || { echo "usage: bench/run-bench.sh OUT_DIR [--quick]" >&2; exit 2; }
 QUICK=${2:-}
+BUDGET=${BENCH_BUDGET_S:-500}
+ROUNDS=${BENCH_ROUNDS:-3}
+JACOBI_ROUNDS=${BENCH_JACOBI_ROUNDS:-$ROUNDS}
+BENCH_PES=${BENCH_PES:-1 2 4}
+read -ra PES_LIST <<< "${BENCH_PES//,/ }"
+for value in "$BUDGET" "$ROUNDS" "$JACOBI_ROUNDS" "${PES_LIST[@]}"; do
+    [[ $value =~ ^[1-9][0-9]*$ ]] || {
+        echo "run-bench: BENCH_PES, BENCH_ROUNDS, BENCH_JACOBI_ROUNDS and BENCH_BUDGET_S take whole numbers ≥ 1, not '$value'" >&2
+        exit 2
+    }
+done
+(( ${#PES_LIST[@]} )) || { echo "run-bench: BENCH_PES is empty" >&2; exit 2; }
+mapfile -t PES_LIST < <(printf '%s\n' "${PES_LIST[@]}" | sort -nu)
 mkdir -p "$OUT" || exit 2
 DIST=dist
 START=$(date +%s)
-BUDGET=${BENCH_BUDGET_S:-500}
 DATE=$(date -u +%Y-%m-%d)
 PREFIX=$OUT/bench-$DATE
 LOG=$PREFIX.log
@@ -40,6 +75,19 @@ BUILD=$TMP/build
 mkdir -p "$BUILD"
 : > "$LOG"
 : > "$RESULTS"
+
+if [[ $QUICK == --quick ]]; then
+    MICRO_ARGS=${MICRO_ARGS---sizes 4K,1M,16M --grids 1,sms --reps 5 --lat-iters 200}
+    JACOBI_ARGS=${JACOBI_ARGS---nx 4096 --ny 4096 --iters 200 --norm-every 50}
+else
+    # The sizes and grids of the last committed report (the programs' defaults, 5 sizes x 4 grids,
+    # would not fit the budget at three PE counts), with 15 timed launches per case instead of 5
+    # and the programs' 1000 operations per latency launch instead of 200, against the noise.
+    MICRO_ARGS=${MICRO_ARGS---sizes 4K,1M,16M --grids 1,sms --reps 15 --lat-iters 1000}
+    JACOBI_ARGS=${JACOBI_ARGS---nx 16384 --ny 16384 --iters 1000 --norm-every 100}
+fi
+JACOBI_CHECK_ARGS=${JACOBI_CHECK_ARGS---nx 1024 --ny 1024 --iters 100 --norm-every 10 --check}
+VARIANTS=(p put-block signal overlap persistent)
 
 # shellcheck source=bench/lib.sh
 source bench/lib.sh
@@ -76,6 +124,13 @@ MACHINE=$TMP/machine.txt
     echo "nvcc: $(${NVCC:-false} --version 2>/dev/null | grep -o 'release [0-9.]*, V[0-9.]*' || echo none)"
     echo "commit: $(paste -sd' ' $DIST/COMMIT 2>/dev/null || echo unknown)"
     echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+    echo "pes: ${PES_LIST[*]}"
+    echo "rounds: $ROUNDS"
+    echo "jacobi_rounds: $JACOBI_ROUNDS"
+    echo "budget: $BUDGET"
+    echo "micro_args: $MICRO_ARGS"
+    echo "jacobi_args: $JACOBI_ARGS"
+    echo "jacobi_check_args: $JACOBI_CHECK_ARGS"
 } > "$MACHINE"
 tee -a "$LOG" < "$MACHINE"
 
@@ -112,34 +167,57 @@ else
 fi
 
 # ---- PEs, GPUs and MPS ---------------------------------------------------------------------------
-PES=2
-if (( GPUS >= PES )); then PPG=1; MPS=off; else PPG=$PES; MPS=on; fi
-if [[ $MPS == on ]]; then
-    # a daemon left over by an earlier run
-    [[ -e $CUDA_MPS_PIPE_DIRECTORY/control ]] && stop_mps > /dev/null 2>&1
-    if start_mps >> "$LOG" 2>&1; then MPS_STARTED=1; else
-        MPS=failed; progress "MPS did not start: PEs on one GPU time-slice, latencies will be poor"
+# use_pes N: the launcher's command line for N PEs (RUN), K = ceil(N / GPUs) PEs per GPU, and MPS
+# running exactly when PEs share a GPU. The first time at N, its line goes into the machine file.
+MPS=off
+MPS_BROKEN=0
+declare -A PES_SEEN
+use_pes() {
+    PES=$1
+    local gpus=$(( GPUS > 0 ? GPUS : 1 ))
+    PPG=$(( (PES + gpus - 1) / gpus ))
+    if (( BUDGET - $(elapsed) - 20 < 15 )); then
+        :  # nothing more runs (job skips every run): MPS stays as it is
+    elif (( PPG > 1 )); then
+        if (( MPS_STARTED )); then MPS=on
+        elif (( MPS_BROKEN )); then MPS=failed
+        elif start_mps >> "$LOG" 2>&1; then MPS_STARTED=1; MPS=on; progress "MPS started"
+        else
+            MPS_BROKEN=1; MPS=failed
+            progress "MPS did not start: PEs on one GPU time-slice, latencies will be poor"
+        fi
+    else
+        if (( MPS_STARTED )); then stop_mps >> "$LOG" 2>&1; MPS_STARTED=0; progress "MPS stopped"; fi
+        MPS=off
     fi
-fi
-echo "pes: $PES on $(( (PES + PPG - 1) / PPG )) GPU(s), $PPG per GPU, MPS $MPS" | tee -a "$MACHINE" "$LOG"
+    RUN=("$DIST/nvshmemrun" -n "$PES" --pes-per-gpu "$PPG")
+    if [[ -z ${PES_SEEN[$PES]:-} ]]; then
+        PES_SEEN[$PES]=1
+        echo "pes-$PES: $PES on $(( (PES + PPG - 1) / PPG )) GPU(s), $PPG per GPU, MPS $MPS" | tee -a "$MACHINE" "$LOG"
+    fi
+}
+# A daemon left over by an earlier run.
+if [[ -e $CUDA_MPS_PIPE_DIRECTORY/control ]]; then stop_mps > /dev/null 2>&1; fi
 
 # job NAME IMPL ROUND LIMIT COMMAND...: runs one program under `timeout`, logs its output, and keeps
-# its result/check/skip lines in RESULTS, tagged with the program, the round and the job. A program
-# that runs out of time is not started again for the same job (nor, after a Jacobi check, for that
-# variant's timings): it would most likely hang again and eat the time budget.
+# its result/check/skip lines in RESULTS, tagged with the program, the round, the job and the PE
+# count. A program that runs out of time is not started again for the same job and PE count (nor,
+# after a Jacobi check, for that variant's timings at that PE count): it would most likely hang
+# again and eat the time budget.
 declare -A TIMED_OUT
 job() {
     local name=$1 impl=$2 round=$3 limit=$4
     shift 4
-    if [[ -n ${TIMED_OUT["$name/$impl"]:-} ]]; then
-        progress "skip $name [$impl r$round]: it ran out of time before"
-        echo "job: name=$name run_impl=$impl round=$round status=skipped seconds=0" >> "$RESULTS"
+    local what="$name [$impl, $PES PE(s), r$round]"
+    if [[ -n ${TIMED_OUT["$name/$impl/$PES"]:-} ]]; then
+        progress "skip $what: it ran out of time before"
+        echo "job: name=$name run_impl=$impl round=$round pes=$PES mps=$MPS status=skipped seconds=0" >> "$RESULTS"
         return
     fi
     local left=$(( BUDGET - $(elapsed) - 20 ))
     if (( left < 15 )); then
-        progress "skip $name [$impl r$round]: the time budget (${BUDGET}s) is spent"
-        echo "job: name=$name run_impl=$impl round=$round status=budget seconds=0" >> "$RESULTS"
+        progress "skip $what: the time budget (${BUDGET}s) is spent"
+        echo "job: name=$name run_impl=$impl round=$round pes=$PES mps=$MPS status=budget seconds=0" >> "$RESULTS"
         return
     fi
     (( limit > left )) && limit=$left
@@ -149,88 +227,109 @@ job() {
     status=$?
     seconds=$(( ($(date +%s%N) - t0) / 100000000 ))
     seconds="$(( seconds / 10 )).$(( seconds % 10 ))"
-    { echo "=== $name [$impl r$round] exit $status, ${seconds}s: $*"; head -c 300000 "$out"; } >> "$LOG"
+    { echo "=== $what exit $status, ${seconds}s: $*"; head -c 300000 "$out"; } >> "$LOG"
     grep -aE '(result|check|skip): ' "$out" | sed -E 's/^.*((result|check|skip): )/\1/' |
-        sed "s/\$/ run_impl=$impl round=$round job=$name/" >> "$RESULTS"
-    echo "job: name=$name run_impl=$impl round=$round status=$status seconds=$seconds" >> "$RESULTS"
-    progress "$name [$impl r$round]: exit $status in ${seconds}s, $(grep -ac 'result: ' "$out") result(s)"
+        sed "s/\$/ run_impl=$impl round=$round job=$name run_pes=$PES/" >> "$RESULTS"
+    echo "job: name=$name run_impl=$impl round=$round pes=$PES mps=$MPS status=$status seconds=$seconds" >> "$RESULTS"
+    progress "$what: exit $status in ${seconds}s, $(grep -ac 'result: ' "$out") result(s)"
     if (( status != 0 )); then tail -n 6 "$out" | sed 's/^/      /'; fi
     if (( status == 124 || status == 137 )); then
-        TIMED_OUT["$name/$impl"]=1
-        [[ $name == jacobi-check-* ]] && TIMED_OUT["jacobi-${name#jacobi-check-}/$impl"]=1
+        TIMED_OUT["$name/$impl/$PES"]=1
+        [[ $name == jacobi-check-* ]] && TIMED_OUT["jacobi-${name#jacobi-check-}/$impl/$PES"]=1
     fi
 }
 
 have() { [[ -x $1 ]]; }
-RUN=("$DIST/nvshmemrun" -n "$PES" --pes-per-gpu "$PPG")
 if ! have "$DIST/nvshmemrun"; then
     progress "dist/nvshmemrun is missing: run ./x gpu-bundle on the build machine and carry dist/"
 fi
 
-# pair NAME ROUNDS LIMIT RUST_BINARY CUDA_BINARY ARGS...: the Rust and the CUDA program alternately,
-# ROUNDS times each, under the launcher.
+# pair NAME ROUND LIMIT RUST_BINARY CUDA_BINARY ARGS...: one round of the pair under the launcher at
+# the current PE count: Rust then CUDA in odd rounds, CUDA then Rust in even ones.
 pair() {
-    local name=$1 rounds=$2 limit=$3 rust=$4 cuda=$5 round
+    local name=$1 round=$2 limit=$3 impl binary
+    local -A binaries=([rust]=$4 [cuda]=$5)
     shift 5
-    for (( round = 1; round <= rounds; round++ )); do
-        if have "$rust"; then job "$name" rust "$round" "$limit" "${RUN[@]}" --timeout $((limit - 5)) "$rust" "$@"
-        else progress "skip $name [rust]: $rust is missing"; fi
-        if have "$cuda"; then job "$name" cuda "$round" "$limit" "${RUN[@]}" --timeout $((limit - 5)) "$cuda" "$@"
-        else progress "skip $name [cuda]: $cuda is missing"; fi
+    local order=(rust cuda)
+    (( round % 2 == 0 )) && order=(cuda rust)
+    for impl in "${order[@]}"; do
+        binary=${binaries[$impl]}
+        if have "$binary"; then job "$name" "$impl" "$round" "$limit" "${RUN[@]}" --timeout $((limit - 5)) "$binary" "$@"
+        else progress "skip $name [$impl]: $binary is missing"; fi
     done
 }
 
-# ---- micro-benchmarks ----------------------------------------------------------------------------
-if [[ $QUICK == --quick ]]; then
-    MICRO_ARGS=${MICRO_ARGS:---sizes 4K,1M,16M --grids 1,sms --reps 5 --lat-iters 200}
-    JACOBI_ARGS=${JACOBI_ARGS:---nx 4096 --ny 4096 --iters 200 --norm-every 50}
-else
-    MICRO_ARGS=${MICRO_ARGS:-}
-    JACOBI_ARGS=${JACOBI_ARGS:---nx 16384 --ny 16384 --iters 1000 --norm-every 100}
-fi
-JACOBI_CHECK_ARGS=${JACOBI_CHECK_ARGS:---nx 1024 --ny 1024 --iters 100 --norm-every 10 --check}
-# shellcheck disable=SC2086
-{
-    progress "micro-benchmarks, one-sided (PE 0 measures): $PES PEs, ${MICRO_ARGS:-defaults}"
-    pair micro-one-sided 2 150 "$DIST/micro" "$BUILD/micro" --bench put_bw,get_bw,p_lat,put_lat $MICRO_ARGS
-    progress "micro-benchmarks, two-sided (every PE takes part)"
-    pair micro-two-sided 2 60 "$DIST/micro" "$BUILD/micro" --bench barrier_lat,pingpong_p,pingpong_signal $MICRO_ARGS
+# nccl_at N: whether the NCCL Jacobi runs at N PEs (one PE per GPU); else prints why not.
+nccl_at() {
+    if (( $1 > GPUS )); then echo "$1 PEs, $GPUS GPU(s)"; return 1; fi
+    if ! have "$BUILD/jacobi_nccl"; then echo "jacobi_nccl not built"; return 1; fi
+}
 
-    # ---- Jacobi ----------------------------------------------------------------------------------
-    progress "Jacobi checks (small grid, --check): $JACOBI_CHECK_ARGS"
-    for variant in p put-block signal overlap persistent; do
-        pair "jacobi-check-$variant" 1 45 "$DIST/jacobi" "$BUILD/jacobi" --variant "$variant" $JACOBI_CHECK_ARGS
-    done
-    progress "Jacobi timings: $JACOBI_ARGS"
-    for variant in p put-block signal overlap persistent; do
-        pair "jacobi-$variant" 2 90 "$DIST/jacobi" "$BUILD/jacobi" --variant "$variant" $JACOBI_ARGS
-    done
-    progress "Jacobi on one PE (T1): the CUDA single-GPU code, and put-block at 1 PE"
-    RUN=("$DIST/nvshmemrun" -n 1)
-    for round in 1 2; do
-        have "$BUILD/jacobi" && job jacobi-single cuda "$round" 90 "${RUN[@]}" --timeout 85 "$BUILD/jacobi" \
-            --variant single $JACOBI_ARGS
-    done
-    pair jacobi-1pe-put-block 2 90 "$DIST/jacobi" "$BUILD/jacobi" --variant put-block $JACOBI_ARGS
-    if (( GPUS >= PES )) && have "$BUILD/jacobi_nccl"; then
-        progress "Jacobi with NCCL halo exchange, $PES GPUs"
-        RUN=("$DIST/nvshmemrun" -n "$PES")
-        job jacobi-nccl-check cuda 1 60 "${RUN[@]}" --timeout 55 "$BUILD/jacobi_nccl" --variant nccl $JACOBI_CHECK_ARGS
-        for round in 1 2; do
-            job jacobi-nccl cuda "$round" 90 "${RUN[@]}" --timeout 85 "$BUILD/jacobi_nccl" --variant nccl $JACOBI_ARGS
+runs=$(( ${#PES_LIST[@]} * (4 * ROUNDS + 2 * ${#VARIANTS[@]} + 2 * ${#VARIANTS[@]} * JACOBI_ROUNDS) + 1 ))
+progress "plan: PE counts ${PES_LIST[*]}, $ROUNDS round(s) (Jacobi timings $JACOBI_ROUNDS), about $runs runs, budget ${BUDGET}s"
+
+# shellcheck disable=SC2086 # the *_ARGS are word lists
+{
+    # ---- 1. for each PE count: micro-benchmarks, then the Jacobi checks ----------------------------
+    for pes in "${PES_LIST[@]}"; do
+        use_pes "$pes"
+        progress "== $pes PE(s): micro-benchmarks, one-sided (PE 0 measures): ${MICRO_ARGS:-defaults}"
+        for (( round = 1; round <= ROUNDS; round++ )); do
+            pair micro-one-sided "$round" 90 "$DIST/micro" "$BUILD/micro" --bench put_bw,get_bw,p_lat,put_lat $MICRO_ARGS
         done
-    else
-        reason="one GPU"; (( GPUS >= PES )) && reason="jacobi_nccl not built"
-        echo "na: bench=jacobi variant=nccl reason=$reason" >> "$RESULTS"
-        progress "Jacobi with NCCL: n/a ($reason)"
-    fi
+        two_sided=barrier_lat,pingpong_p,pingpong_signal
+        if (( pes == 1 )); then
+            # Both programs refuse a ping-pong with one PE ("needs 2 PEs", exit 1); a barrier of one
+            # PE they time.
+            two_sided=barrier_lat
+            for bench in pingpong_p pingpong_signal; do
+                echo "skip: bench=$bench impl=both scope=thread bytes=8 grid=1 pes=1 reason=needs 2 PEs run_impl=both round=- job=micro-two-sided run_pes=1" >> "$RESULTS"
+            done
+        fi
+        progress "== $pes PE(s): micro-benchmarks, two-sided (every PE takes part): $two_sided"
+        for (( round = 1; round <= ROUNDS; round++ )); do
+            pair micro-two-sided "$round" 30 "$DIST/micro" "$BUILD/micro" --bench "$two_sided" $MICRO_ARGS
+        done
+        progress "== $pes PE(s): Jacobi checks: $JACOBI_CHECK_ARGS"
+        for variant in "${VARIANTS[@]}"; do
+            pair "jacobi-check-$variant" 1 30 "$DIST/jacobi" "$BUILD/jacobi" --variant "$variant" $JACOBI_CHECK_ARGS
+        done
+        if (( pes > 1 )); then
+            if reason=$(nccl_at "$pes"); then
+                job jacobi-nccl-check cuda 1 30 "${RUN[@]}" --timeout 25 "$BUILD/jacobi_nccl" --variant nccl $JACOBI_CHECK_ARGS
+            else
+                echo "na: bench=jacobi variant=nccl pes=$pes reason=$reason" >> "$RESULTS"
+                progress "Jacobi with NCCL at $pes PEs: n/a ($reason)"
+            fi
+        fi
+    done
+
+    # ---- 2. T1, then the Jacobi timings round by round ---------------------------------------------
+    progress "== Jacobi timings: $JACOBI_ARGS; first T1, the CUDA single-GPU code on one PE"
+    use_pes 1
+    have "$BUILD/jacobi" && job jacobi-single cuda 1 60 "${RUN[@]}" --timeout 55 "$BUILD/jacobi" --variant single $JACOBI_ARGS
+    for (( round = 1; round <= JACOBI_ROUNDS; round++ )); do
+        order=("${PES_LIST[@]}")
+        if (( round % 2 == 0 )); then mapfile -t order < <(printf '%s\n' "${PES_LIST[@]}" | sort -nr); fi
+        for pes in "${order[@]}"; do
+            use_pes "$pes"
+            progress "== Jacobi round $round at $pes PE(s)"
+            for variant in "${VARIANTS[@]}"; do
+                pair "jacobi-$variant" "$round" 60 "$DIST/jacobi" "$BUILD/jacobi" --variant "$variant" $JACOBI_ARGS
+            done
+            if (( pes > 1 )) && nccl_at "$pes" > /dev/null; then
+                job jacobi-nccl cuda "$round" 60 "${RUN[@]}" --timeout 55 "$BUILD/jacobi_nccl" --variant nccl $JACOBI_ARGS
+            fi
+        done
+    done
 }
 
 if (( MPS_STARTED )); then stop_mps >> "$LOG" 2>&1; MPS_STARTED=0; fi
 
 # ---- report --------------------------------------------------------------------------------------
+echo "elapsed: $(elapsed)" >> "$MACHINE"
 progress "writing the report"
 python3 bench/report.py --results "$RESULTS" --machine "$MACHINE" --prefix "$PREFIX" 2>&1 | tee -a "$LOG"
 status=${PIPESTATUS[0]}
-progress "done: $(ls "$OUT" | tr '\n' ' ')"
+progress "done: $(find "$OUT" -maxdepth 1 -type f -name "bench-$DATE*" -printf '%f\n' | sort | tr '\n' ' ')"
 exit "$status"

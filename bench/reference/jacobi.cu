@@ -55,13 +55,24 @@ __device__ __forceinline__ bool remote_index(const Patch &p, int d, uint32_t col
     return true;
 }
 
-// Puts this block's piece of the edge rows in [first, end) (columns of column block `cb`) into the
-// neighbours' halos, block-cooperatively, without waiting. The whole block calls it.
+// Sends `value`, my cell at `column` of my edge row towards `d`, into the neighbour's halo with
+// nvshmem_float_p; nothing where there is no neighbour.
+__device__ __forceinline__ void put_edge_element(float *grid, const Patch &p, int d, uint32_t column, float value) {
+    int pe;
+    size_t index;
+    if (remote_index(p, d, column, pe, index)) nvshmem_float_p(grid + index, value, pe);
+}
+
+// Puts this block's piece of the edge rows in [first, end) (the owned columns among those of column
+// block `cb`) into the neighbours' halos, block-cooperatively, without waiting. The whole block
+// calls it.
 __device__ __forceinline__ void push_edges(float *grid, const Patch &p, const Tiling &t, uint32_t cb, uint32_t first,
                                            uint32_t end) {
     bool up = first == 1 && p.up >= 0, down = end == p.ny + 1 && p.down >= 0;
     if (!up && !down) return;
-    uint32_t lo = max(cb * t.block_x, 1u), hi = min((cb + 1) * t.block_x, p.nx + 1);
+    uint32_t block_first, block_end;
+    t.block_columns(p, cb, block_first, block_end);
+    uint32_t lo = max(block_first, 1u), hi = min(block_end, p.nx + 1);
     __syncthreads();
     if (lo >= hi) return;
     int pe;
@@ -74,7 +85,7 @@ __device__ __forceinline__ void push_edges(float *grid, const Patch &p, const Ti
 
 // Thread 0 waits until the words of the sides this band reads are at least `iteration`. Whole block.
 __device__ __forceinline__ void wait_block(Signals s, bool up, bool down, uint32_t iteration) {
-    if (threadIdx.x == 0 && (up || down)) {
+    if (rank_in_block() == 0 && (up || down)) {
         int skip[4] = {up ? 0 : 1, down ? 0 : 1, 1, 1};
         nvshmem_uint64_wait_until_all(s.words, 4, skip, NVSHMEM_CMP_GE, (uint64_t)iteration);
         asm volatile("fence.acq_rel.sys;" ::: "memory");
@@ -88,7 +99,7 @@ __device__ __forceinline__ void arrive_block(Signals s, const Patch &p, int d, u
     int pe = d == UP ? p.up : p.down;
     if (pe < 0) return;
     __syncthreads();
-    if (threadIdx.x == 0) {
+    if (rank_in_block() == 0) {
         nvshmem_quiet();
         uint32_t before = atomic_add_acq_rel(s.arrivals + d, 1);
         if (before + 1 == blocks * (iteration + 1)) {
@@ -104,8 +115,7 @@ __device__ __forceinline__ float signalled_band(float *current, float *next, con
                                                 uint32_t end) {
     bool need_up = first == 1 && p.up >= 0, need_down = end == p.ny + 1 && p.down >= 0;
     wait_block(s, need_up, need_down, iteration);
-    uint32_t column = cb * t.block_x + threadIdx.x;
-    float residual = sweep(current, next, p, column, first, end, [](uint32_t, float) {});
+    float residual = sweep(current, next, p, first_column(t, cb), first, end);
     push_edges(next, p, t, cb, first, end);
     uint32_t blocks = t.column_blocks(p);
     if (first == 1) arrive_block(s, p, UP, blocks, iteration);
@@ -116,29 +126,34 @@ __device__ __forceinline__ float signalled_band(float *current, float *next, con
 // ---------------------------------------------------------------------------------------------
 // Kernels
 
+// After computing its vector of the band, each thread of a band holding an edge row puts each of
+// its new owned edge cells with nvshmem_float_p, read back from its own store (so that the stencil
+// loop itself stays free of NVSHMEM calls).
 __global__ void jacobi_p(float *a, float *a_new, Patch p, Tiling t, double *norm_slots) {
-    uint32_t column = blockIdx.x * blockDim.x + threadIdx.x, first, end;
+    check_vector(t);
+    uint32_t vector_start = first_column(t, blockIdx.x), first, end;
     t.band(p, blockIdx.y, first, end);
-    uint32_t last = p.ny;
-    float residual = sweep(a, a_new, p, column, first, end, [&](uint32_t row, float value) {
-        int pe;
-        size_t index;
-        if (row == 1 && remote_index(p, UP, column, pe, index)) nvshmem_float_p(a_new + index, value, pe);
-        if (row == last && remote_index(p, DOWN, column, pe, index)) nvshmem_float_p(a_new + index, value, pe);
-    });
+    float residual = sweep(a, a_new, p, vector_start, first, end);
+    for (uint32_t column = vector_start; column < vector_start + VECTOR; column++) {
+        if (column < 1 || column > p.nx) continue;
+        if (first == 1) put_edge_element(a_new, p, UP, column, a_new[p.index(1, column)]);
+        if (end == p.ny + 1) put_edge_element(a_new, p, DOWN, column, a_new[p.index(p.ny, column)]);
+    }
     add_norm(norm_slots, residual);
 }
 
 __global__ void jacobi_put_block(float *a, float *a_new, Patch p, Tiling t, double *norm_slots) {
+    check_vector(t);
     uint32_t first, end;
     t.band(p, blockIdx.y, first, end);
-    float residual = sweep(a, a_new, p, blockIdx.x * blockDim.x + threadIdx.x, first, end, [](uint32_t, float) {});
+    float residual = sweep(a, a_new, p, first_column(t, blockIdx.x), first, end);
     push_edges(a_new, p, t, blockIdx.x, first, end);
     add_norm(norm_slots, residual);
 }
 
 __global__ void jacobi_signal(float *a, float *a_new, Patch p, Tiling t, double *norm_slots, Signals s,
                               uint32_t iteration) {
+    check_vector(t);
     uint32_t first, end;
     t.band(p, blockIdx.y, first, end);
     float residual = signalled_band(a, a_new, p, t, s, iteration, blockIdx.x, first, end);
@@ -147,6 +162,7 @@ __global__ void jacobi_signal(float *a, float *a_new, Patch p, Tiling t, double 
 
 __global__ void jacobi_overlap(float *a, float *a_new, Patch p, Tiling t, double *norm_slots, Signals s,
                                uint32_t iteration) {
+    check_vector(t);
     uint32_t first, end;
     t.boundary_first_band(p, blockIdx.y, first, end);
     float residual = signalled_band(a, a_new, p, t, s, iteration, blockIdx.x, first, end);
@@ -159,7 +175,7 @@ struct GridBarrier {
     __device__ void wait() {
         passed++;
         __syncthreads();
-        if (threadIdx.x == 0) {
+        if (rank_in_block() == 0) {
             uint32_t target = gridDim.x * gridDim.y * gridDim.z * passed;
             atomic_add_acq_rel(counter, 1);
             while ((int32_t)(load_acquire(counter) - target) < 0) {
@@ -169,8 +185,20 @@ struct GridBarrier {
     }
 };
 
+// The end of norm `j` in jacobi_persistent: this PE's total into totals[j], a barrier of all PEs,
+// then every PE's total summed into norms[j]. One thread per PE. Kept out of line, as in Rust: it
+// runs once per norm on one thread, and inlined it would cost the stencil loop registers.
+__device__ __noinline__ void finish_norm(double *slots, double *totals, double *norms, uint32_t j) {
+    totals[j] = sum_norm_slots(slots);
+    nvshmem_barrier_all();
+    double sum = 0.0;
+    for (int pe = 0; pe < nvshmem_n_pes(); pe++) sum += nvshmem_double_g(totals + j, pe);
+    norms[j] = sum;
+}
+
 __global__ void jacobi_persistent(float *a, float *a_new, Patch p, Tiling t, Schedule schedule, double *norm_slots,
                                   double *totals, double *norms, Signals s, uint32_t *grid_counter) {
+    check_vector(t);
     GridBarrier barrier{grid_counter, 0};
     uint32_t column_blocks = t.column_blocks(p);
     uint32_t items = column_blocks * t.boundary_first_bands(p);
@@ -187,12 +215,11 @@ __global__ void jacobi_persistent(float *a, float *a_new, Patch p, Tiling t, Sch
         double *slots = norm_slots + (j % 2) * NORM_SLOTS_LEN;
         if (computes) add_to_norm_slots(slots, residual);
         barrier.wait();
-        if (computes && blockIdx.x == 0 && threadIdx.x == 0) {
-            totals[j] = sum_norm_slots(slots);
-            nvshmem_barrier_all();
-            double sum = 0.0;
-            for (int pe = 0; pe < nvshmem_n_pes(); pe++) sum += nvshmem_double_g(totals + j, pe);
-            norms[j] = sum;
+        if (computes && blockIdx.x == 0) {
+            if (rank_in_block() == 0) finish_norm(slots, totals, norms, j);
+            // The rest of block 0 waits here rather than running ahead into the next iteration's
+            // warp shuffles while its thread 0 is inside NVSHMEM's barrier.
+            __syncthreads();
         }
         float *swap = current;
         current = next;
@@ -226,11 +253,12 @@ static void iterate(Run &run, Signals s, const Norms &norms) {
     const Tiling &t = run.t;
     const Schedule &schedule = norms.schedule;
     if (o.variant == "persistent") {
+        // The cooperative limit shared among the PEs of the GPU (nvshmem_halo::host::resident_blocks).
         int per_sm = 0, sms = 0;
         CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, jacobi_persistent, o.block_x, 0));
         CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, run.me.device));
         uint32_t limit = (uint32_t)(per_sm * sms);
-        uint32_t blocks = std::max(std::max(limit / (uint32_t)run.me.pes_per_gpu, std::min((uint32_t)sms, limit)), 1u);
+        uint32_t blocks = std::max(limit / (uint32_t)run.me.pes_per_gpu, 1u);
         CUDA_CHECK(cudaMemset(run.grid_counter, 0, sizeof(uint32_t)));
         Schedule sched = schedule;
         double *slots = norms.slots, *totals = norms.totals, *sums = norms.norms;
@@ -273,7 +301,7 @@ int main(int argc, char **argv) {
     if (o.variant == "single" && me.n_pes != 1) REF_DIE("--variant single runs on one PE");
     if (o.ny - 2 < (uint32_t)me.n_pes)
         REF_DIE("%d PEs cannot split %u rows: every PE must own at least one", me.n_pes, o.ny - 2);
-    Run run{o, me, make_patch(o, me.n_pes, me.pe), Tiling{o.block_x, o.rows_per_band}};
+    Run run{o, me, make_patch(o, me.n_pes, me.pe), Tiling{o.block_x, o.rows_per_band, VECTOR}};
     Schedule schedule{o.iters, o.norm_every};
 
     // The floor's yardstick, measured by PE 0 while the others wait.

@@ -58,7 +58,7 @@ int main(int argc, char **argv) {
     NCCL_CHECK(ncclCommInitRank(&comm, me.n_pes, id, me.pe));
     if (o.ny - 2 < (uint32_t)me.n_pes)
         REF_DIE("%d PEs cannot split %u rows: every PE must own at least one", me.n_pes, o.ny - 2);
-    Tiling t{o.block_x, o.rows_per_band};
+    Tiling t{o.block_x, o.rows_per_band, VECTOR};
     Patch p = make_patch(o, me.n_pes, me.pe);
     double *scratch = nullptr;  // for barriers: an all-reduce of one double
     CUDA_CHECK(cudaMalloc(&scratch, sizeof(double)));

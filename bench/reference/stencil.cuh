@@ -1,14 +1,16 @@
 // The stencil shared by the CUDA C++ Jacobi references (jacobi.cu on NVSHMEM, jacobi_nccl.cu on
 // NCCL), written to do what examples/jacobi does (its kernels, nvshmem_halo and solver.rs): the
-// layout of a PE's rows, the tiling of blocks over them, the 5-point update walked down each column
-// in batches, the residual-norm slots, the command line, the copy rate, the checks against a
-// single-GPU and a CPU run, and the report with its `result:` line. No NVSHMEM here.
+// layout of a PE's rows, the tiling of blocks over them, the 5-point update walked down each
+// thread's 4 adjacent columns (16-byte loads and stores) in batches of rows, the residual-norm
+// slots, the command line, the copy rate, the checks against a single-GPU and a CPU run, and the
+// report with its `result:` line. No NVSHMEM here.
 #pragma once
 
 #include <cmath>
 
 #include "util.cuh"
 
+static const uint32_t VECTOR = 4;            // adjacent columns a thread computes, as one float4
 static const uint32_t BATCH = 4;             // rows a thread loads before it stores any
 static const uint32_t ROW_ALIGNMENT = 32;    // local rows padded to 128 bytes
 static const uint32_t NORM_SLOTS = 64;       // partial-norm slots, one 128-byte line apart
@@ -17,7 +19,8 @@ static const uint32_t NORM_SLOTS_LEN = NORM_SLOTS * NORM_SLOT_STRIDE;
 enum Direction { UP = 0, DOWN = 1, LEFT = 2, RIGHT = 3 };
 
 // One PE's part: nx x ny owned cells at local rows 1..ny, columns 1..nx of a rows x pitch array;
-// rows 0 and ny + 1 are halos, columns 0 and nx + 1 the fixed boundary.
+// rows 0 and ny + 1 are halos, columns 0 and nx + 1 the fixed boundary. The pitch is a multiple of
+// ROW_ALIGNMENT (so of VECTOR) and the arrays are 16-byte aligned: every vector is too.
 struct Patch {
     uint32_t nx, ny, pitch, rows, y0;
     int up, down;          // neighbour PEs, or -1
@@ -26,9 +29,25 @@ struct Patch {
     __host__ __device__ size_t len() const { return (size_t)rows * pitch; }
 };
 
+// A block of block_x threads covers block_x x vector consecutive local columns (`vector` adjacent
+// columns per thread) and a band of up to rows_per_band local rows; grid x counts column blocks
+// (covering the whole pitch), grid y bands. The kernels take it as a parameter and refuse a
+// `vector` other than VECTOR, as the Rust kernels do.
 struct Tiling {
-    uint32_t block_x, rows_per_band;
-    __host__ __device__ uint32_t column_blocks(const Patch &p) const { return (p.pitch + block_x - 1) / block_x; }
+    uint32_t block_x, rows_per_band, vector;
+    __host__ __device__ uint32_t columns_per_block() const { return block_x * vector; }
+    __host__ __device__ uint32_t column_blocks(const Patch &p) const {
+        return (p.pitch + columns_per_block() - 1) / columns_per_block();
+    }
+    // Local columns [first, end) of column block `cb`, within the pitch.
+    __host__ __device__ void block_columns(const Patch &p, uint32_t cb, uint32_t &first, uint32_t &end) const {
+        first = cb * columns_per_block();
+        end = first + columns_per_block() < p.pitch ? first + columns_per_block() : p.pitch;
+    }
+    // The first of the `vector` local columns of thread `thread` of column block `cb`.
+    __host__ __device__ uint32_t thread_column(uint32_t cb, uint32_t thread) const {
+        return cb * columns_per_block() + thread * vector;
+    }
     __host__ __device__ uint32_t bands(const Patch &p) const { return (p.ny + rows_per_band - 1) / rows_per_band; }
     __host__ __device__ uint32_t boundary_first_bands(const Patch &p) const {
         return p.ny <= 2 ? p.ny : 2 + (p.ny - 2 + rows_per_band - 1) / rows_per_band;
@@ -61,51 +80,97 @@ struct Schedule {
 // ---------------------------------------------------------------------------------------------
 // Device helpers
 
+// One update from the four neighbours, summed in the order of NVIDIA's reference (east, west,
+// south, north), as the CPU reference does. The multiplications of the update and of the squared
+// changes are __fmul_rn so that nvcc fuses none of them with an addition into an fma: the Rust
+// kernels compute no fma, and the cells and the norm must come out the same bit for bit.
 __device__ __forceinline__ float update(float east, float west, float south, float north) {
-    return 0.25f * (east + west + south + north);
+    return __fmul_rn(0.25f, east + west + south + north);
 }
 
-// Updates rows [first, end) of `column` from a into a_new; returns the sum of squared changes and
-// calls edge(row, value) for every new value. Columns outside 1..nx compute nothing.
-template <typename Edge>
-__device__ __forceinline__ float sweep(const float *a, float *a_new, const Patch &p, uint32_t column, uint32_t first,
-                                       uint32_t end, Edge edge) {
-    if (column == 0 || column > p.nx || first >= end) return 0.0f;
+// This thread's rank in its block, computed as the Rust kernels do (threadIdx.x in 1-D blocks).
+__device__ __forceinline__ unsigned rank_in_block() {
+    return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+}
+
+// A vector: one 16-byte load.
+__device__ __forceinline__ float4 load(const float *at) { return *reinterpret_cast<const float4 *>(at); }
+
+// The new values of one row of a vector: `middle` is the row itself, `west` and `east` the cells
+// just outside it.
+__device__ __forceinline__ float4 row_update(float4 middle, float west, float east, float4 south, float4 north) {
+    return make_float4(update(middle.y, west, south.x, north.x), update(middle.z, middle.x, south.y, north.y),
+                       update(middle.w, middle.y, south.z, north.z), update(east, middle.z, south.w, north.w));
+}
+
+// Stores the owned cells of `value` at `out` (one 16-byte store when ALL_OWNED) and returns their
+// squared changes from `old`, summed lane by lane.
+template <bool ALL_OWNED>
+__device__ __forceinline__ float store(float *out, float4 value, float4 old, const bool (&owned)[VECTOR]) {
+    const float new_lanes[VECTOR] = {value.x, value.y, value.z, value.w};
+    const float old_lanes[VECTOR] = {old.x, old.y, old.z, old.w};
+    // From -0.0, which adds nothing to the squares: the same sums as the Rust code's 0.0 + ..., whose
+    // addition of zero the Rust compiler drops and nvcc keeps.
+    float residual = -0.0f;
+#pragma unroll
+    for (uint32_t i = 0; i < VECTOR; i++) {
+        if (ALL_OWNED || owned[i]) {
+            float change = new_lanes[i] - old_lanes[i];
+            residual += __fmul_rn(change, change);
+        }
+    }
+    if constexpr (ALL_OWNED) {
+        *reinterpret_cast<float4 *>(out) = value;
+    } else {
+#pragma unroll
+        for (uint32_t i = 0; i < VECTOR; i++)
+            if (owned[i]) out[i] = new_lanes[i];
+    }
+    return residual;
+}
+
+// sweep() for a vector whose cells are all owned (ALL_OWNED) or not; rows [first, end) not empty.
+// Each row of the vector is one 16-byte load of the row below (the centre and north rows are
+// carried from the rows before) and two 4-byte loads for the cells just left and right of the
+// vector, which lie in lines the neighbouring threads load; BATCH rows are loaded before any is
+// stored. The single cells lie one element before or after the vector: inside the array, since
+// such a row is neither the first nor the last local row.
+template <bool ALL_OWNED>
+__device__ __forceinline__ float sweep_rows(const float *a, float *a_new, const Patch &p, uint32_t first_column,
+                                            uint32_t first, uint32_t end, const bool (&owned)[VECTOR]) {
     size_t pitch = p.pitch;
-    const float *here = a + p.index(first, column);
-    float *out = a_new + p.index(first, column);
-    float north = *(here - pitch), centre = *here, residual = 0.0f;
+    const float *here = a + p.index(first, first_column);
+    float *out = a_new + p.index(first, first_column);
+    float4 north = load(here - pitch), centre = load(here);
+    float residual = 0.0f;
     uint32_t row = first;
     for (; row + BATCH <= end; row += BATCH) {
-        float south[BATCH], west[BATCH], east[BATCH];
+        float4 south[BATCH];
+        float west[BATCH], east[BATCH];
 #pragma unroll
         for (uint32_t k = 0; k < BATCH; k++) {
-            south[k] = here[(k + 1) * pitch];
-            west[k] = here[k * pitch - 1];
-            east[k] = here[k * pitch + 1];
+            south[k] = load(here + (k + 1) * pitch);
+            west[k] = *(here + k * pitch - 1);
+            east[k] = here[k * pitch + VECTOR];
         }
 #pragma unroll
         for (uint32_t k = 0; k < BATCH; k++) {
-            float old = k == 0 ? centre : south[k - 1];
-            float above = k == 0 ? north : k == 1 ? centre : south[k - 2];
-            float value = update(east[k], west[k], south[k], above);
-            out[k * pitch] = value;
-            edge(row + k, value);
-            float change = value - old;
-            residual += change * change;
+            float4 above = k == 0 ? north : k == 1 ? centre : south[k - 2];
+            float4 middle = k == 0 ? centre : south[k - 1];
+            float4 value = row_update(middle, west[k], east[k], south[k], above);
+            residual += store<ALL_OWNED>(out + k * pitch, value, middle, owned);
         }
         north = south[BATCH - 2];
         centre = south[BATCH - 1];
         here += BATCH * pitch;
         out += BATCH * pitch;
     }
+    // Fewer than BATCH rows are left: the loop is not unrolled (nor is it in the Rust kernels).
+#pragma unroll 1
     for (; row < end; row++) {
-        float south = here[pitch];
-        float value = update(here[1], here[-1], south, north);
-        *out = value;
-        edge(row, value);
-        float change = value - centre;
-        residual += change * change;
+        float4 south = load(here + pitch);
+        float4 value = row_update(centre, *(here - 1), here[VECTOR], south, north);
+        residual += store<ALL_OWNED>(out, value, centre, owned);
         north = centre;
         centre = south;
         here += pitch;
@@ -114,22 +179,55 @@ __device__ __forceinline__ float sweep(const float *a, float *a_new, const Patch
     return residual;
 }
 
+// Updates rows [first, end) of the VECTOR local columns from `first_column` (a multiple of VECTOR
+// below the pitch) from a into a_new; returns the sum of the squared changes. Only owned columns
+// (1..nx) are written: the halo columns may be written by neighbours meanwhile. A vector of owned
+// cells only (all but the first and last of a row) is stored with one 16-byte store; the loop is
+// instantiated twice so that the compiler keeps that store whole.
+__device__ __forceinline__ float sweep(const float *a, float *a_new, const Patch &p, uint32_t first_column,
+                                       uint32_t first, uint32_t end) {
+    if (first_column > p.nx || first >= end) return 0.0f;
+    bool owned[VECTOR], all_owned = true;
+#pragma unroll
+    for (uint32_t i = 0; i < VECTOR; i++) {
+        owned[i] = first_column + i >= 1 && first_column + i <= p.nx;
+        all_owned = all_owned && owned[i];
+    }
+    return all_owned ? sweep_rows<true>(a, a_new, p, first_column, first, end, owned)
+                     : sweep_rows<false>(a, a_new, p, first_column, first, end, owned);
+}
+
+// The first local column of this thread's vector in column block `cb`.
+__device__ __forceinline__ uint32_t first_column(const Tiling &t, uint32_t cb) {
+    return t.thread_column(cb, threadIdx.x);
+}
+
+// Traps (the launch fails) when the tiling's vector is not VECTOR.
+__device__ __forceinline__ void check_vector(const Tiling &t) {
+    if (t.vector != VECTOR) __trap();
+}
+
 __device__ __forceinline__ float warp_sum(float value) {
 #pragma unroll
     for (int mask = 16; mask > 0; mask >>= 1) value += __shfl_xor_sync(0xffffffffu, value, mask);
     return value;
 }
 
+// Adds `value` to the double at `address` without reading it back (red.add.f64).
+__device__ __forceinline__ void atomic_add_f64(double *address, double value) {
+    asm volatile("red.add.f64 [%0], %1;" ::"l"(address), "d"(value) : "memory");
+}
+
 // Adds the block's residuals to the slots: a warp sum, then one double add per warp into a slot
 // chosen by the warp's number. The whole block calls it.
 __device__ __forceinline__ void add_to_norm_slots(double *slots, float value) {
     float sum = warp_sum(value);
-    unsigned rank = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    unsigned rank = rank_in_block();
     if (rank % 32 == 0) {
         unsigned block = blockIdx.x + gridDim.x * blockIdx.y;
         unsigned warps_per_block = (blockDim.x * blockDim.y + 31) / 32;
         unsigned warp = block * warps_per_block + rank / 32;
-        atomicAdd(slots + (warp % NORM_SLOTS) * NORM_SLOT_STRIDE, (double)sum);
+        atomic_add_f64(slots + (warp % NORM_SLOTS) * NORM_SLOT_STRIDE, (double)sum);
     }
 }
 
@@ -164,11 +262,13 @@ __global__ void norm_local(double *slots, double *totals, uint32_t j) {
     if (blockIdx.x == 0 && threadIdx.x == 0) totals[j] = sum_norm_slots(slots);
 }
 
-// The plain stencil: every owned row, no pushes (one GPU, or NCCL moving the halos).
+// The plain stencil: every owned row, no pushes (one GPU, or NCCL moving the halos). What the Rust
+// jacobi_put_block does on a patch without neighbours (the Rust single-GPU reference).
 __global__ void jacobi_single(const float *a, float *a_new, Patch p, Tiling t, double *norm_slots) {
+    check_vector(t);
     uint32_t first, end;
     t.band(p, blockIdx.y, first, end);
-    float residual = sweep(a, a_new, p, blockIdx.x * blockDim.x + threadIdx.x, first, end, [](uint32_t, float) {});
+    float residual = sweep(a, a_new, p, first_column(t, blockIdx.x), first, end);
     add_norm(norm_slots, residual);
 }
 
@@ -182,10 +282,11 @@ static const double NORM_TOLERANCE = 1e-4;  // largest relative difference of th
 static const double PI = 3.14159265358979323846;
 
 struct Options {
+    std::string program;  // this program's file name, for the report
     uint32_t nx = 16384, ny = 16384, iters = 1000, norm_every = 1;
     std::string variant;
     bool check = false;
-    uint32_t block_x = 128, rows_per_band = 16;
+    uint32_t block_x = 128, rows_per_band = 8;
     std::string append_result;
 };
 
@@ -198,6 +299,8 @@ static Options parse(int argc, char **argv, std::vector<std::string> variants) {
     for (auto &v : variants) usage += " " + v;
     usage += "\n";
     Options o;
+    o.program = argv[0];
+    o.program = o.program.substr(o.program.find_last_of('/') + 1);
     o.variant = variants[0];
     for (int i = 1; i < argc; i++) {
         std::string flag = argv[i];
@@ -468,34 +571,43 @@ static void check_cells(const Options &o, const Tiling &t, const Patch &p, const
     }
 }
 
-// Rust's `{:.6e}` (no '+', no leading zeros in the exponent).
-static std::string rust_exp(double value) {
+// Rust's `{:.Pe}` with P = `digits` (no '+', no leading zeros in the exponent, "NaN"); with
+// digits = 0 also Rust's `{:e}` of a one-digit value such as the tolerances.
+static std::string rust_exp(double value, int digits) {
+    if (std::isnan(value)) return "NaN";
     char text[64];
-    snprintf(text, sizeof text, "%.6e", value);
+    snprintf(text, sizeof text, "%.*e", digits, value);
     std::string s = text;
     size_t e = s.find('e');
     if (e == std::string::npos) return s;
     std::string mantissa = s.substr(0, e), exponent = s.substr(e + 1);
     bool negative = !exponent.empty() && exponent[0] == '-';
     if (!exponent.empty() && (exponent[0] == '+' || exponent[0] == '-')) exponent = exponent.substr(1);
-    size_t digits = exponent.find_first_not_of('0');
-    exponent = digits == std::string::npos ? "0" : exponent.substr(digits);
+    size_t nonzero = exponent.find_first_not_of('0');
+    exponent = nonzero == std::string::npos ? "0" : exponent.substr(nonzero);
     return mantissa + "e" + (negative ? "-" : "") + exponent;
 }
 
-// PE 0's report, with the machine-readable last line of examples/jacobi.
+// PE 0's report, line for line what examples/jacobi prints (its process grid is 1 x PEs), ending
+// with the machine-readable line.
 static void print_results(const Options &o, int n_pes, double copy, double final_norm,
                           const std::vector<PeReport> &reports, bool failed) {
+    const char *name = o.program.c_str();
     double seconds = 0;
     for (const PeReport &r : reports) seconds = std::max(seconds, r.seconds);
     double per_iter = seconds / o.iters;
     uint64_t bytes = 2ull * o.nx * o.ny * 4;
+    // Every PE but the last sends a row of nx - 2 cells down, every PE but the first one up.
+    uint64_t halo_bytes = 2ull * (n_pes - 1) * (o.nx - 2) * 4;
     double rate = (double)bytes / per_iter, fraction = rate / copy;
-    printf("jacobi: variant %s on %d PE(s), %u x %u cells, %u iterations, norm every %u; blocks of %u threads x %u rows\n",
-           o.variant.c_str(), n_pes, o.nx, o.ny, o.iters, o.norm_every, o.block_x, o.rows_per_band);
-    printf("jacobi: %.3f ms per iteration (slowest PE); %.3f GB to move per iteration = %.1f GB/s; "
+    printf("%s: variant %s on %d PE(s) as a 1 x %d process grid, %u x %u cells, %u iterations, norm every %u; "
+           "patches of up to %u x %u cells; blocks of %u threads x %u columns x %u rows\n",
+           name, o.variant.c_str(), n_pes, n_pes, o.nx, o.ny, o.iters, o.norm_every, o.nx - 2,
+           (o.ny - 2 + n_pes - 1) / n_pes, o.block_x, VECTOR, o.rows_per_band);
+    printf("%s: %.3f ms per iteration (slowest PE); %.3f GB to move per iteration (+%llu halo bytes) = %.1f GB/s; "
            "device-to-device copy %.1f GB/s; %.1f %% of the memory floor\n",
-           per_iter * 1e3, bytes / 1e9, rate / 1e9, copy / 1e9, 100 * fraction);
+           name, per_iter * 1e3, bytes / 1e9, (unsigned long long)halo_bytes, rate / 1e9, copy / 1e9, 100 * fraction);
+    printf("%s: norm after %u iterations: %s\n", name, o.iters, rust_exp(final_norm, 6).c_str());
     const char *check = !o.check ? "skipped" : failed ? "fail" : "pass";
     if (o.check) {
         double gpu = -1, cpu = -1, norm = -1;
@@ -504,16 +616,25 @@ static void print_results(const Options &o, int n_pes, double copy, double final
             cpu = std::max(cpu, r.cpu_error);
             norm = std::max(norm, r.norm_error);
         }
-        printf("jacobi: check against a single-GPU run: max relative |diff| %.3e (limit %g), norm %.3e (limit %g); "
-               "against the CPU: %s%.3e; %s\n",
-               gpu, CELL_TOLERANCE, norm, NORM_TOLERANCE, cpu < 0 ? "skipped (problem too large) " : "", cpu, check);
+        std::string against_cpu = cpu < 0 ? "skipped (problem too large)" : "max relative |diff| " + rust_exp(cpu, 3);
+        printf("%s: check against a single-GPU run: max relative |diff| %s (limit %s), norm %s (limit %s); "
+               "against the CPU: %s; %s\n",
+               name, rust_exp(gpu, 3).c_str(), rust_exp(CELL_TOLERANCE, 0).c_str(), rust_exp(norm, 3).c_str(),
+               rust_exp(NORM_TOLERANCE, 0).c_str(), against_cpu.c_str(), check);
+        for (int pe = 0; pe < n_pes; pe++) {
+            const PeReport &r = reports[pe];
+            if (r.failed())
+                printf("%s: PE %d differs: single-GPU %s, CPU %s, norm %s\n", name, pe,
+                       rust_exp(r.gpu_error, 3).c_str(), rust_exp(r.cpu_error, 3).c_str(),
+                       rust_exp(r.norm_error, 3).c_str());
+        }
     }
     char line[1024];
     snprintf(line, sizeof line,
              "result: variant=%s pes=%d nx=%u ny=%u iters=%u norm_every=%u seconds_per_iter=%.9f "
              "bytes_per_iter=%llu gbps=%.1f copy_gbps=%.1f floor_fraction=%.3f check=%s norm=%s",
              o.variant.c_str(), n_pes, o.nx, o.ny, o.iters, o.norm_every, per_iter, (unsigned long long)bytes,
-             rate / 1e9, copy / 1e9, fraction, check, rust_exp(final_norm).c_str());
+             rate / 1e9, copy / 1e9, fraction, check, rust_exp(final_norm, 6).c_str());
     printf("%s\n", line);
     if (!o.append_result.empty()) {
         FILE *file = fopen(o.append_result.c_str(), "a");

@@ -1,5 +1,6 @@
-# Fail-fast: one PE dies while the others wait for it in a device barrier. The launcher must end the
-# job with the victim's status; the bound covers NVSHMEM start-up (~1-2 s) plus the 5 s guarantee.
+# Fail-fast: one PE dies (or its kernel traps on a put to a PE that does not exist) while the others
+# wait for it in a device barrier. The launcher must end the job with the victim's status; the bound
+# covers NVSHMEM start-up (~1-2 s) plus the 5 s guarantee.
 # MPS-off pass only: under MPS, a client that dies while its kernel runs makes the MPS server fail
 # every later client with "unspecified launch failure" until it is restarted (seen here).
 [[ $MPS == off ]] || return 0
@@ -14,4 +15,8 @@ for pes in 2 4; do
         $DIST/nvshmemrun -n $pes --pes-per-gpu $pes --timeout 50 $DIST/faults --fault segv --victim 0
     run_expect "faults panic: victim panics" $pes 101 8 \
         $DIST/nvshmemrun -n $pes --pes-per-gpu $pes --timeout 50 $DIST/faults --fault panic
+    # The victim puts to PE $pes, which does not exist: the device check prints the call and traps.
+    run_expect_text "faults bad-pe: victim's put to a missing PE traps" $pes 4 8 \
+        "nvshmem_gpu::rma::block::put_nbi called with PE $pes, but the PEs are 0..$pes" \
+        $DIST/nvshmemrun -n $pes --pes-per-gpu $pes --timeout 50 $DIST/faults --fault bad-pe
 done

@@ -18,8 +18,9 @@
 //!    NVSHMEM ≥ 3.7, the single sm_90 `libnvshmem_device.bc` before).
 //! 2. Runs a nested `cargo build --release --target nvptx64-nvidia-cuda -Zbuild-std=core` of the
 //!    kernel crate with its own target folder (under `OUT_DIR`) and an environment cleaned of the outer
-//!    build's variables. Its linker is this build script itself ([`run_if_invoked_as_linker`]), which
-//!    links the crate with NVSHMEM's bitcode and emits PTX of ISA ≥ 8.3.
+//!    build's variables, with `--features nvshmem-gpu/checks` when checks are on (see [Checks](#checks)).
+//!    Its linker is this build script itself ([`run_if_invoked_as_linker`]), which links the crate
+//!    with NVSHMEM's bitcode and emits PTX of ISA ≥ 8.3.
 //! 3. Forwards the kernel crate's warnings as `cargo::warning`, and emits `cargo::rerun-if-changed`
 //!    for every source file in the nested build's dep-info, and for `NVSHMEM_HOME`.
 //! 4. Checks the PTX: it has kernels and keeps NVSHMEM's `nvshmemi_device_state_d` and
@@ -30,6 +31,21 @@
 //!
 //! Needs the nightly toolchain with `rust-src` and `llvm-tools` (the project's `rust-toolchain.toml`
 //! names both).
+//!
+//! # Checks
+//! `nvshmem-gpu`'s `checks` feature makes every device call that takes a PE check it and, when it is
+//! out of range, print the call, the PE and the valid range and trap (see `nvshmem-gpu`'s crate
+//! documentation). The kernels are always compiled with optimisations, but the checks follow the
+//! profile of the crate whose `build.rs` calls the builder: on when it has debug assertions (`cargo
+//! build`, `cargo test`; cargo tells the build script with `CARGO_CFG_DEBUG_ASSERTIONS`), off in a
+//! `--release` build, where they compile to nothing. The builder asks for them with `--features
+//! nvshmem-gpu/checks`, so the kernel crate must depend on `nvshmem-gpu` under that name (it does,
+//! for `#[kernel]`). [`PtxBuilder::checks`] overrides the profile, e.g. to keep the checks in the
+//! release binaries of a test suite:
+//!
+//! ```no_run
+//! nvshmem_builder::PtxBuilder::new("kernels").checks(true).build().unwrap();
+//! ```
 
 mod arch;
 mod error;
@@ -51,6 +67,7 @@ pub const DEFAULT_ARCH: &str = "sm_90";
 pub struct PtxBuilder {
     crate_path: PathBuf,
     arch: String,
+    checks: Option<bool>,
 }
 
 /// The result of [`PtxBuilder::build`].
@@ -93,6 +110,7 @@ impl PtxBuilder {
         PtxBuilder {
             crate_path,
             arch: DEFAULT_ARCH.to_string(),
+            checks: None,
         }
     }
 
@@ -104,6 +122,18 @@ impl PtxBuilder {
     /// ```
     pub fn arch(mut self, arch: &str) -> PtxBuilder {
         self.arch = arch.to_string();
+        self
+    }
+
+    /// Whether the kernels check PE arguments on the device (`nvshmem-gpu`'s `checks` feature); by
+    /// default, when the calling crate is built with debug assertions. See [Checks](crate#checks).
+    ///
+    /// ```no_run
+    /// // The GPU suite runs release binaries, with the checks kept on.
+    /// let builder = nvshmem_builder::PtxBuilder::new("kernels").checks(true);
+    /// ```
+    pub fn checks(mut self, on: bool) -> PtxBuilder {
+        self.checks = Some(on);
         self
     }
 
@@ -141,10 +171,14 @@ impl PtxBuilder {
             ),
             (linker::LLVM_BIN_VAR, llvm_bin.display().to_string()),
         ];
+        let checks = self
+            .checks
+            .unwrap_or_else(|| std::env::var_os("CARGO_CFG_DEBUG_ASSERTIONS").is_some());
         let nested = nested_cargo::build(
             &manifest,
             &out_dir.join("nvshmem-builder").join(&package),
             &self.arch,
+            checks,
             &linker_env,
             |line| println!("cargo::warning={package}: {line}"),
         )?;

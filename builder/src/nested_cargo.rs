@@ -45,11 +45,16 @@ pub struct NestedBuild {
     pub sources: Vec<PathBuf>,
 }
 
-/// Runs the nested build. `linker_env` carries the link step's settings.
+/// The feature of the kernel crate's `nvshmem-gpu` dependency that compiles the device checks in.
+pub const CHECKS_FEATURE: &str = "nvshmem-gpu/checks";
+
+/// Runs the nested build, with [`CHECKS_FEATURE`] when `checks`. `linker_env` carries the link
+/// step's settings.
 pub fn build(
     manifest: &Path,
     target_dir: &Path,
     arch: &str,
+    checks: bool,
     linker_env: &[(&str, String)],
     mut forward_warning: impl FnMut(&str),
 ) -> Result<NestedBuild, BuildError> {
@@ -66,6 +71,12 @@ pub fn build(
         .arg("--target-dir")
         .arg(target_dir)
         .arg("--message-format=json-render-diagnostics")
+        .args(
+            checks
+                .then_some(["--features", CHECKS_FEATURE])
+                .into_iter()
+                .flatten(),
+        )
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     for (name, _) in std::env::vars_os() {

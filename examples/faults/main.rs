@@ -3,16 +3,23 @@
 //! 5 s, naming the victim and how it ended.
 //!
 //! ```text
-//! nvshmemrun -n 2 faults --fault exit|kill|segv|panic|none [--victim PE]
+//! nvshmemrun -n 2 faults --fault exit|kill|segv|panic|bad-pe|none [--victim PE]
 //! ```
 //!
-//! With `--fault none` every PE reaches the barrier and the job succeeds (the control case).
+//! With `--fault bad-pe` the victim's kernel puts to PE `n_pes`, which does not exist; the kernels
+//! are built with `nvshmem-gpu`'s device checks, so the put traps with a message naming the call
+//! and the PE, and the victim exits with status 4 after printing the host's error. With
+//! `--fault none` every PE reaches the barrier and the job succeeds (the control case).
 
-use nvshmem_host::{LaunchConfig, Nvshmem};
+use nvshmem_host::{LaunchConfig, Module, Nvshmem, SymmetricBuffer};
 use std::process::ExitCode;
 
 const PTX: &str = include_str!(env!("FAULTS_KERNELS_PTX"));
-const USAGE: &str = "usage: faults --fault exit|kill|segv|panic|none [--victim PE]";
+const USAGE: &str = "usage: faults --fault exit|kill|segv|panic|bad-pe|none [--victim PE]";
+/// The exit status of a victim whose kernel trapped (`--fault bad-pe`).
+const TRAPPED: i32 = 4;
+/// Elements the bad-pe victim puts.
+const BAD_PE_COUNT: usize = 1024;
 
 #[derive(Clone, Copy, PartialEq)]
 enum Fault {
@@ -20,6 +27,7 @@ enum Fault {
     Kill,
     Segv,
     Panic,
+    BadPe,
     None,
 }
 
@@ -35,6 +43,7 @@ fn parse(args: &[String]) -> Result<(Fault, i32), String> {
                     "kill" => Fault::Kill,
                     "segv" => Fault::Segv,
                     "panic" => Fault::Panic,
+                    "bad-pe" => Fault::BadPe,
                     "none" => Fault::None,
                     other => return Err(format!("unknown fault `{other}`")),
                 })
@@ -72,6 +81,8 @@ fn run(fault: Fault, victim: i32) -> Result<(), nvshmem_host::Error> {
     let nvshmem = Nvshmem::init()?;
     let module = nvshmem.load_module(PTX)?;
     let kernel = module.kernel("wait_in_barrier")?;
+    // The bad-pe victim's buffer: symmetric allocation is collective, so every PE makes it.
+    let buffer = nvshmem.alloc::<f32>(BAD_PE_COUNT)?;
     nvshmem.barrier_all();
     if nvshmem.my_pe() == victim && fault != Fault::None {
         println!("PE {victim}: dying now, the others wait in a device barrier");
@@ -80,6 +91,7 @@ fn run(fault: Fault, victim: i32) -> Result<(), nvshmem_host::Error> {
             Fault::Kill => die_by_signal(9),
             Fault::Segv => segfault(),
             Fault::Panic => panic!("PE {victim}: injected panic"),
+            Fault::BadPe => put_to_missing_pe(&nvshmem, &module, &buffer),
             Fault::None => unreachable!("the control case has no victim"),
         }
     }
@@ -88,8 +100,38 @@ fn run(fault: Fault, victim: i32) -> Result<(), nvshmem_host::Error> {
     unsafe { kernel.launch_cooperative(LaunchConfig::linear(1, 32), &[])? };
     nvshmem.synchronize()?;
     println!("PE {}: passed the barrier", nvshmem.my_pe());
+    drop(buffer);
     drop(module);
     nvshmem.finalize()
+}
+
+/// Launches the kernel that puts to PE `n_pes`; its device check must trap. Exits with [`TRAPPED`]
+/// once the host sees the failed launch, without NVSHMEM's teardown, which would wait for the PEs
+/// stuck in the device barrier.
+fn put_to_missing_pe(nvshmem: &Nvshmem, module: &Module<'_>, buffer: &SymmetricBuffer<f32>) -> ! {
+    let launched = module.kernel("put_to_missing_pe").and_then(|kernel| {
+        println!("PE {}: putting to PE {}", nvshmem.my_pe(), nvshmem.n_pes());
+        let count = buffer.len();
+        // SAFETY: `buffer` holds `count` elements on every PE; the put's PE is out of range on
+        // purpose, and the kernels' device checks trap before NVSHMEM uses it.
+        unsafe {
+            kernel.launch(
+                LaunchConfig::linear(1, 32),
+                &[&buffer.as_symmetric_ptr(), &count],
+            )?
+        };
+        nvshmem.synchronize()
+    });
+    match launched {
+        Err(error) => {
+            eprintln!("faults: PE {}: {error}", nvshmem.my_pe());
+            std::process::exit(TRAPPED)
+        }
+        Ok(()) => {
+            eprintln!("faults: the put to a missing PE did not trap: are the device checks off?");
+            std::process::exit(1)
+        }
+    }
 }
 
 /// Ends the process with `signal` (SIGKILL cannot be caught).

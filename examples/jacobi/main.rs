@@ -38,7 +38,7 @@
 mod solver;
 
 use nvshmem_halo::host::{DeviceBuffer, HaloGrids, HaloSignals, NormBuffers, resident_blocks};
-use nvshmem_halo::{Boundary, Decomposition1d, Decomposition2d, Tiling};
+use nvshmem_halo::{Boundary, Decomposition1d, Decomposition2d, DecompositionError, Tiling};
 use nvshmem_host::{Kernel, LaunchConfig, Nvshmem};
 use solver::{CommonKernels, Iterations, Meeting, Options, Program, Verdict};
 use std::error::Error;
@@ -64,14 +64,17 @@ fn main() -> ExitCode {
 
 /// The interior rows split over `n_pes` PEs.
 fn decompose(options: &Options, n_pes: usize) -> Result<Decomposition2d, String> {
-    Decomposition1d::new(options.nx - 2, options.ny - 2, n_pes, Boundary::Open)
+    let rows = options.ny - 2;
+    Decomposition1d::new(options.nx - 2, rows, n_pes, Boundary::Open)
         .map(|rows| rows.as_2d())
         .map_err(|error| {
+            let fix = match error {
+                DecompositionError::TooLarge { .. } => "use more PEs or a smaller --nx or --ny",
+                _ => "use at most as many PEs as rows, or a larger --ny",
+            };
             format!(
-                "{error} (a {} x {} grid has {} interior rows to split over {n_pes} PEs)",
-                options.nx,
-                options.ny,
-                options.ny - 2
+                "{error} (a {} x {} grid has {rows} interior rows to split over {n_pes} PEs); {fix}",
+                options.nx, options.ny
             )
         })
 }
@@ -240,6 +243,38 @@ mod tests {
         assert!(error.contains("5 PEs cannot split 4 cells"), "{error}");
         let error = solver::parse(&PROGRAM, &solver::tests::args("--grid 2x2")).unwrap_err();
         assert!(error.contains("unknown argument `--grid`"), "{error}");
+    }
+
+    #[test]
+    fn any_command_line_parses_or_is_explained() {
+        solver::tests::any_command_line_parses_or_is_explained(&PROGRAM);
+    }
+
+    #[test]
+    fn valid_flags_round_trip() {
+        solver::tests::valid_flags_round_trip(&PROGRAM);
+    }
+
+    #[test]
+    fn bad_sizes_pe_counts_and_variants_are_refused() {
+        solver::tests::bad_sizes_pe_counts_and_variants_are_refused(&PROGRAM);
+    }
+
+    #[test]
+    fn more_pes_than_rows_are_refused() {
+        use proptest::prelude::*;
+        let too_many = (3usize..=1000, 3usize..=100)
+            .prop_flat_map(|(nx, ny)| (Just(nx), Just(ny), ny - 1..=solver::MAX_PES));
+        solver::tests::property(too_many, |(nx, ny, n)| {
+            let args = solver::tests::args(&format!("-n {n} --nx {nx} --ny {ny}"));
+            let message = solver::parse(&PROGRAM, &args).unwrap_err();
+            prop_assert!(
+                solver::tests::names_the_flag_and_the_fix(&message, &args),
+                "{message}"
+            );
+            prop_assert!(message.contains("as many PEs as rows"), "{message}");
+            Ok(())
+        });
     }
 
     #[test]

@@ -28,7 +28,7 @@ pub const NORM_TOLERANCE: f64 = 1e-4;
 const COPY_BYTES: usize = 512 << 20;
 
 /// The flags both runners take.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Options {
     /// `-n`: PEs to relaunch on.
     pub n_pes: Option<NonZeroUsize>,
@@ -75,7 +75,14 @@ pub struct Program {
     pub run: RunPe,
 }
 
-/// Parses the flags; `Err` is a usage error.
+/// The most PEs `-n` starts on this machine.
+pub const MAX_PES: usize = 1024;
+/// The longest side `--nx` and `--ny` take; far beyond what fits a GPU, and small enough that no
+/// size computed from it overflows.
+pub const MAX_SIDE: usize = 1 << 31;
+
+/// Parses the flags; `Err` is a usage error that starts with the flag it is about (or the unknown
+/// argument) and says what to pass instead.
 pub fn parse(program: &Program, args: &[String]) -> Result<Options, String> {
     let mut options = Options {
         n_pes: None,
@@ -98,7 +105,24 @@ pub fn parse(program: &Program, args: &[String]) -> Result<Options, String> {
     };
     let mut args = args.iter();
     while let Some(flag) = args.next() {
-        let mut value = || args.next().ok_or(format!("{flag} needs a value"));
+        let mut value = || {
+            args.next()
+                .ok_or(format!("{flag} needs a value; see the usage below"))
+        };
+        let whole = |text: &String, range: std::ops::RangeInclusive<usize>, what: &str| {
+            text.parse::<usize>()
+                .ok()
+                .filter(|v| range.contains(v))
+                .ok_or(format!(
+                    "{flag} takes a whole number from {} to {}{what}, not `{text}`",
+                    range.start(),
+                    range.end()
+                ))
+        };
+        let side = |text: &String| {
+            let what = " (the fixed edges and at least one interior cell)";
+            whole(text, 3..=MAX_SIDE, what)
+        };
         let positive = |text: &String| -> Result<NonZeroUsize, String> {
             text.parse()
                 .map_err(|_| format!("{flag} takes a whole number ≥ 1, not `{text}`"))
@@ -110,14 +134,22 @@ pub fn parse(program: &Program, args: &[String]) -> Result<Options, String> {
             ))
         };
         match flag.as_str() {
-            "-n" => options.n_pes = Some(positive(value()?)?),
+            "-n" => {
+                let n = whole(value()?, 1..=MAX_PES, "")?;
+                options.n_pes = NonZeroUsize::new(n);
+            }
             "--pes-per-gpu" => options.pes_per_gpu = Some(positive(value()?)?),
             "--timeout" => {
                 let text = value()?;
-                let seconds: f64 = text.parse().ok().filter(|s: &f64| *s > 0.0).ok_or(format!(
-                    "--timeout takes a number of seconds > 0, not `{text}`"
-                ))?;
-                options.timeout = Some(Duration::from_secs_f64(seconds));
+                let timeout = text
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|seconds| *seconds > 0.0)
+                    .and_then(|seconds| Duration::try_from_secs_f64(seconds).ok())
+                    .ok_or(format!(
+                        "--timeout takes a number of seconds > 0, not `{text}`"
+                    ))?;
+                options.timeout = Some(timeout);
             }
             "--variant" => {
                 let text = value()?;
@@ -126,16 +158,25 @@ pub fn parse(program: &Program, args: &[String]) -> Result<Options, String> {
                     .iter()
                     .find(|v| **v == text.as_str())
                     .ok_or(format!(
-                        "unknown variant `{text}`; the variants are {}",
+                        "--variant takes one of {}, not `{text}`",
                         program.variants.join(", ")
                     ))?;
             }
-            "--nx" => options.nx = positive(value()?)?.get(),
-            "--ny" => options.ny = positive(value()?)?.get(),
+            "--nx" => options.nx = side(value()?)?,
+            "--ny" => options.ny = side(value()?)?,
             "--iters" => options.iters = positive_u32(value()?)?,
             "--norm-every" => options.norm_every = positive_u32(value()?)?,
             "--check" => options.check = true,
-            "--block-x" => options.tiling.block_x = positive_u32(value()?)?,
+            "--block-x" => {
+                let text = value()?;
+                options.tiling.block_x = text
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|&v| v > 0 && v <= 1024 && v.is_multiple_of(32))
+                    .ok_or(format!(
+                        "--block-x takes a multiple of 32 from 32 to 1024, not `{text}`"
+                    ))?;
+            }
             "--rows-per-thread" => options.tiling.rows_per_band = positive_u32(value()?)?,
             "--append-result" => options.append_result = Some(value()?.clone()),
             "--grid" if program.takes_grid => {
@@ -143,31 +184,26 @@ pub fn parse(program: &Program, args: &[String]) -> Result<Options, String> {
                 let parsed = text
                     .split_once('x')
                     .and_then(|(px, py)| Some((px.parse().ok()?, py.parse().ok()?)))
-                    .filter(|&(px, py): &(usize, usize)| px > 0 && py > 0);
+                    .filter(|&(px, py): &(usize, usize)| {
+                        px > 0 && py > 0 && px.checked_mul(py).is_some_and(|n| n <= MAX_PES)
+                    });
                 let Some((px, py)) = parsed else {
                     return Err(format!(
-                        "--grid takes PXxPY (PEs along x and y), not `{text}`"
+                        "--grid takes PXxPY, PEs along x and y, at most {MAX_PES} in all (e.g. \
+                         2x3), not `{text}`"
                     ));
                 };
                 options.grid = Some(ProcessGrid { px, py });
             }
-            other => return Err(format!("unknown argument `{other}`")),
+            other => {
+                return Err(format!(
+                    "unknown argument `{other}`; see the usage below for the flags"
+                ));
+            }
         }
     }
-    if options.nx < 3 || options.ny < 3 {
-        return Err(format!(
-            "--nx and --ny must be at least 3 (one interior cell between fixed edges), not {} x {}",
-            options.nx, options.ny
-        ));
-    }
-    if !options.tiling.block_x.is_multiple_of(32) || options.tiling.block_x > 1024 {
-        return Err(format!(
-            "--block-x must be a multiple of 32 up to 1024, not {}",
-            options.tiling.block_x
-        ));
-    }
     if let Some(n) = options.n_pes {
-        (program.decompose)(&options, n.get())?;
+        (program.decompose)(&options, n.get()).map_err(|problem| format!("-n {n}: {problem}"))?;
     }
     Ok(options)
 }
@@ -829,10 +865,289 @@ fn program_name() -> String {
 #[cfg(test)]
 pub mod tests {
     use super::*;
+    use proptest::prelude::*;
+    use proptest::sample::select;
+    use proptest::test_runner::{Config, TestCaseError, TestRunner};
 
     /// Splits a command line.
     pub fn args(text: &str) -> Vec<String> {
         text.split_whitespace().map(String::from).collect()
+    }
+
+    /// Checks `test` on 256 values of `strategy` (a short run, for CI); on a failure, panics with
+    /// the smallest failing value proptest found.
+    pub fn property<S: Strategy>(
+        strategy: S,
+        test: impl Fn(S::Value) -> Result<(), TestCaseError>,
+    ) {
+        let config = Config {
+            cases: 256,
+            failure_persistence: None,
+            ..Config::default()
+        };
+        if let Err(failure) = TestRunner::new(config).run(&strategy, test) {
+            panic!("{failure}");
+        }
+    }
+
+    /// Every flag either runner takes.
+    const FLAGS: [&str; 13] = [
+        "-n",
+        "--pes-per-gpu",
+        "--timeout",
+        "--variant",
+        "--nx",
+        "--ny",
+        "--iters",
+        "--norm-every",
+        "--check",
+        "--block-x",
+        "--rows-per-thread",
+        "--append-result",
+        "--grid",
+    ];
+
+    /// The flags that take a count or a size, none of which may be zero or negative.
+    const SIZE_FLAGS: [&str; 9] = [
+        "-n",
+        "--pes-per-gpu",
+        "--timeout",
+        "--nx",
+        "--ny",
+        "--iters",
+        "--norm-every",
+        "--block-x",
+        "--rows-per-thread",
+    ];
+
+    /// Whether a usage error starts with the argument it is about and says what to pass instead.
+    pub fn names_the_flag_and_the_fix(message: &str, args: &[String]) -> bool {
+        let names = args.iter().any(|arg| {
+            message.starts_with(&format!("{arg} "))
+                || message.starts_with(&format!("unknown argument `{arg}`"))
+        });
+        let fix = ["takes ", "; see the usage", "; use "]
+            .iter()
+            .any(|fix| message.contains(fix));
+        names && fix
+    }
+
+    /// Values at the edges of what the flags take: zero, signs, overflow, infinities, NaN, junk.
+    const EDGE_VALUES: [&str; 17] = [
+        "0",
+        "-1",
+        "1",
+        "3",
+        "4294967296",
+        "18446744073709551616",
+        "1e400",
+        "inf",
+        "-inf",
+        "NaN",
+        "0.5",
+        "",
+        "x",
+        "0x1",
+        "99999x99999",
+        "2x3",
+        "--nx",
+    ];
+
+    /// A flag's value: numbers of every size and sign, variants, grids and junk.
+    fn value(program: &Program) -> impl Strategy<Value = String> + use<> {
+        prop_oneof![
+            3 => (1u32..70_000).prop_map(|v| v.to_string()),
+            1 => any::<i64>().prop_map(|v| v.to_string()),
+            1 => any::<u64>().prop_map(|v| v.to_string()),
+            1 => any::<f64>().prop_map(|v| v.to_string()),
+            1 => select(EDGE_VALUES.to_vec()).prop_map(String::from),
+            1 => select(program.variants).prop_map(String::from),
+            1 => "[0-9]{1,5}x[0-9]{1,5}",
+            1 => ".{0,8}",
+        ]
+    }
+
+    /// A command line: mostly flags with values, so that parsing gets past the first few, and some
+    /// stray words.
+    fn command_line(program: &Program) -> impl Strategy<Value = Vec<String>> + use<> {
+        let item = prop_oneof![
+            6 => (select(FLAGS.to_vec()), value(program))
+                .prop_map(|(flag, value)| vec![flag.to_string(), value]),
+            1 => select(FLAGS.to_vec()).prop_map(|flag| vec![flag.to_string()]),
+            1 => value(program).prop_map(|word| vec![word]),
+        ];
+        proptest::collection::vec(item, 0..8).prop_map(|items| items.concat())
+    }
+
+    /// Arbitrary command lines never panic, and every one refused is explained: the message starts
+    /// with the flag (or unknown argument) and says what to pass. Every flag is also tried with
+    /// every edge value.
+    pub fn any_command_line_parses_or_is_explained(program: &Program) {
+        let explained = |args: &[String]| match parse(program, args) {
+            Err(message) if !names_the_flag_and_the_fix(&message, args) => {
+                Err(TestCaseError::fail(format!("{message:?} for {args:?}")))
+            }
+            _ => Ok(()),
+        };
+        for flag in FLAGS {
+            for value in EDGE_VALUES {
+                explained(&[flag.to_string(), value.to_string()]).unwrap();
+            }
+        }
+        property(command_line(program), |args| explained(&args));
+    }
+
+    /// Valid options, for `program`, and the flags that ask for them, in any order.
+    fn valid_options(program: &Program) -> impl Strategy<Value = (Options, Vec<String>)> + use<> {
+        let grid = if program.takes_grid {
+            proptest::option::of((1usize..=3, 1usize..=3)).boxed()
+        } else {
+            Just(None).boxed()
+        };
+        let jobs = (
+            proptest::option::of(1usize..=8),
+            proptest::option::of(1usize..=8),
+            proptest::option::of(1u64..=100_000),
+            grid,
+            proptest::option::of("[a-zA-Z0-9./_-]{1,20}"),
+        );
+        let problem = (
+            select(program.variants),
+            0usize..=4096,
+            0usize..=4096,
+            1u32..=100_000,
+            1u32..=100,
+            any::<bool>(),
+            1u32..=32,
+            1u32..=64,
+        );
+        (jobs, problem)
+            .prop_flat_map(|(jobs, problem)| {
+                let (n, pes_per_gpu, timeout, grid, append_result) = jobs;
+                let (variant, nx, ny, iters, norm_every, check, warps, rows_per_band) = problem;
+                let options = Options {
+                    // With a grid, `-n` must be its size; every grid fits 11 x 11 cells and up.
+                    n_pes: grid
+                        .map_or(n, |(px, py)| n.map(|_| px * py))
+                        .and_then(NonZeroUsize::new),
+                    pes_per_gpu: pes_per_gpu.and_then(NonZeroUsize::new),
+                    timeout: timeout.map(Duration::from_secs),
+                    variant,
+                    nx: 11 + nx,
+                    ny: 11 + ny,
+                    iters,
+                    norm_every,
+                    check,
+                    tiling: Tiling {
+                        block_x: 32 * warps,
+                        rows_per_band,
+                        vector: 4,
+                    },
+                    grid: grid.map(|(px, py)| ProcessGrid { px, py }),
+                    append_result,
+                };
+                let flags = flags_of(&options);
+                (Just(options), Just(flags).prop_shuffle())
+            })
+            .prop_map(|(options, flags)| (options, flags.concat()))
+    }
+
+    /// The flags that ask for `options`, one group per flag.
+    fn flags_of(options: &Options) -> Vec<Vec<String>> {
+        let pair = |flag: &str, value: String| vec![flag.to_string(), value];
+        let mut flags = vec![
+            pair("--variant", options.variant.to_string()),
+            pair("--nx", options.nx.to_string()),
+            pair("--ny", options.ny.to_string()),
+            pair("--iters", options.iters.to_string()),
+            pair("--norm-every", options.norm_every.to_string()),
+            pair("--block-x", options.tiling.block_x.to_string()),
+            pair(
+                "--rows-per-thread",
+                options.tiling.rows_per_band.to_string(),
+            ),
+        ];
+        flags.extend(options.n_pes.map(|n| pair("-n", n.to_string())));
+        flags.extend(
+            options
+                .pes_per_gpu
+                .map(|k| pair("--pes-per-gpu", k.to_string())),
+        );
+        flags.extend(
+            options
+                .timeout
+                .map(|t| pair("--timeout", t.as_secs().to_string())),
+        );
+        flags.extend(
+            options
+                .grid
+                .map(|g| pair("--grid", format!("{}x{}", g.px, g.py))),
+        );
+        flags.extend(
+            options
+                .append_result
+                .clone()
+                .map(|f| pair("--append-result", f)),
+        );
+        if options.check {
+            flags.push(vec!["--check".to_string()]);
+        }
+        flags
+    }
+
+    /// Valid options written as flags, in any order, parse back to the same options.
+    pub fn valid_flags_round_trip(program: &Program) {
+        property(valid_options(program), |(options, flags)| {
+            prop_assert_eq!(parse(program, &flags), Ok(options));
+            Ok(())
+        });
+    }
+
+    /// Zero and negative counts and sizes (and sides below 3), more PEs than interior cells, and
+    /// unknown variants are refused, naming the flag and the fix.
+    pub fn bad_sizes_pe_counts_and_variants_are_refused(program: &Program) {
+        let refused = |args: &[String]| -> Result<String, TestCaseError> {
+            let message = parse(program, args)
+                .err()
+                .ok_or_else(|| TestCaseError::fail(format!("{args:?} was accepted")))?;
+            prop_assert!(names_the_flag_and_the_fix(&message, args), "{message:?}");
+            Ok(message)
+        };
+        property(
+            (select(SIZE_FLAGS.to_vec()), i64::MIN..=0),
+            |(flag, value)| {
+                refused(&[flag.to_string(), value.to_string()])?;
+                Ok(())
+            },
+        );
+        property((select(vec!["--nx", "--ny"]), 1usize..3), |(flag, side)| {
+            refused(&[flag.to_string(), side.to_string()])?;
+            Ok(())
+        });
+        // At most 31 x 31 interior cells, fewer than MAX_PES.
+        let too_many_pes = (3usize..=33, 3usize..=33).prop_flat_map(|(nx, ny)| {
+            let cells = (nx - 2) * (ny - 2);
+            (Just(nx), Just(ny), cells + 1..=MAX_PES)
+        });
+        property(too_many_pes, |(nx, ny, n)| {
+            let message = refused(&args(&format!("--nx {nx} --ny {ny} -n {n}")))?;
+            prop_assert!(message.starts_with(&format!("-n {n}: ")), "{message:?}");
+            Ok(())
+        });
+        property(MAX_PES + 1..=usize::MAX, |n| {
+            refused(&args(&format!("-n {n}")))?;
+            Ok(())
+        });
+        let unknown =
+            "[a-z-]{0,12}".prop_filter("a variant", |v| !program.variants.contains(&v.as_str()));
+        property(unknown, |variant| {
+            let message = refused(&["--variant".to_string(), variant])?;
+            prop_assert!(
+                message.contains(&program.variants.join(", ")),
+                "{message:?}"
+            );
+            Ok(())
+        });
     }
 
     /// Checks the flags every runner shares against `program`.

@@ -25,7 +25,7 @@ mod solver;
 
 use nvshmem_halo::host::{HaloGrids, NormBuffers};
 use nvshmem_halo::packing::ColumnPacking;
-use nvshmem_halo::{Boundary, Decomposition2d, Tiling};
+use nvshmem_halo::{Boundary, Decomposition2d, DecompositionError, Tiling};
 use nvshmem_host::{Kernel, LaunchConfig, Nvshmem, SymmetricBuffer};
 use solver::{CommonKernels, Iterations, Meeting, Options, Program, Verdict};
 use std::error::Error;
@@ -52,19 +52,26 @@ fn main() -> ExitCode {
 fn decompose(options: &Options, n_pes: usize) -> Result<Decomposition2d, String> {
     let (nx, ny, open) = (options.nx - 2, options.ny - 2, Boundary::Open);
     let decomposition = match options.grid {
-        Some(grid) if grid.n_pes() != n_pes => {
-            Err(nvshmem_halo::DecompositionError::GridMismatch {
-                px: grid.px,
-                py: grid.py,
-                n_pes,
-            })
-        }
+        Some(grid) if grid.n_pes() != n_pes => Err(DecompositionError::GridMismatch {
+            px: grid.px,
+            py: grid.py,
+            n_pes,
+        }),
         Some(grid) => Decomposition2d::new(nx, ny, grid, open, open),
         None => Decomposition2d::for_pes(nx, ny, n_pes, open, open),
     };
     decomposition.map_err(|error| {
+        let fix = match error {
+            DecompositionError::GridMismatch { .. } => {
+                format!("use a --grid of {n_pes} PEs, or none to have one chosen")
+            }
+            DecompositionError::TooLarge { .. } => {
+                "use more PEs or a smaller --nx or --ny".to_string()
+            }
+            _ => "use fewer PEs, a larger --nx or --ny, or another --grid".to_string(),
+        };
         format!(
-            "{error} (the {} x {} grid has {nx} x {ny} interior cells)",
+            "{error} (the {} x {} grid has {nx} x {ny} interior cells); {fix}",
             options.nx, options.ny
         )
     })
@@ -175,6 +182,62 @@ mod tests {
             error.contains("2 x 2 process grid does not hold 3 PEs"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn any_command_line_parses_or_is_explained() {
+        solver::tests::any_command_line_parses_or_is_explained(&PROGRAM);
+    }
+
+    #[test]
+    fn valid_flags_round_trip() {
+        solver::tests::valid_flags_round_trip(&PROGRAM);
+    }
+
+    #[test]
+    fn bad_sizes_pe_counts_and_variants_are_refused() {
+        solver::tests::bad_sizes_pe_counts_and_variants_are_refused(&PROGRAM);
+    }
+
+    #[test]
+    fn the_grid_flag_takes_two_positive_counts_and_nothing_else() {
+        use nvshmem_halo::ProcessGrid;
+        use proptest::prelude::*;
+        let grid = |text: &str| solver::parse(&PROGRAM, &["--grid".to_string(), text.to_string()]);
+        solver::tests::property((1usize..=32, 1usize..=32), |(px, py)| {
+            let options = grid(&format!("{px}x{py}")).map_err(TestCaseError::fail)?;
+            prop_assert_eq!(options.grid, Some(ProcessGrid { px, py }));
+            Ok(())
+        });
+        // Zero, too many PEs in all, a missing side or trailing junk.
+        let bad = prop_oneof![
+            (0usize..=40).prop_map(|py| format!("0x{py}")),
+            (0usize..=40).prop_map(|py| format!("{py}x0")),
+            (33usize..=2000, 33usize..=2000).prop_map(|(px, py)| format!("{px}x{py}")),
+            "[0-9]{1,3}x?",
+            "[0-9]{1,3}x[0-9]{1,3}[a-wyz .-][0-9a-z]{0,2}",
+            "x[0-9]{1,3}",
+        ];
+        solver::tests::property(bad, |text| {
+            let message = grid(&text)
+                .err()
+                .ok_or_else(|| TestCaseError::fail(format!("--grid {text} was accepted")))?;
+            prop_assert!(message.starts_with("--grid takes PXxPY"), "{message}");
+            Ok(())
+        });
+        // With -n, the grid must hold exactly that many PEs.
+        let mismatched = (1usize..=8, 1usize..=8, 1usize..=64)
+            .prop_filter("a match", |(px, py, n)| px * py != *n);
+        solver::tests::property(mismatched, |(px, py, n)| {
+            let args = args(&format!("--grid {px}x{py} -n {n} --nx 100 --ny 100"));
+            let message = solver::parse(&PROGRAM, &args).unwrap_err();
+            prop_assert!(message.starts_with(&format!("-n {n}: ")), "{message}");
+            prop_assert!(
+                message.contains(&format!("use a --grid of {n} PEs")),
+                "{message}"
+            );
+            Ok(())
+        });
     }
 
     #[test]

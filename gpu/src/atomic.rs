@@ -43,6 +43,7 @@ use crate::{AtomicBitwise, AtomicCompareSwap, AtomicElement, AtomicInteger, Symm
 /// `source` is a symmetric `T` and `pe` is in `0..n_pes()`.
 #[inline]
 pub unsafe fn fetch<T: AtomicElement>(source: SymmetricPtr<T>, pe: i32) -> T {
+    crate::checks::check_pe!("fetch", pe);
     // SAFETY: the caller's contract above.
     unsafe { (T::ATOMIC.fetch)(source.as_ptr(), pe) }
 }
@@ -53,6 +54,7 @@ pub unsafe fn fetch<T: AtomicElement>(source: SymmetricPtr<T>, pe: i32) -> T {
 /// `dest` is a symmetric `T` and `pe` is in `0..n_pes()`.
 #[inline]
 pub unsafe fn set<T: AtomicElement>(dest: SymmetricPtr<T>, value: T, pe: i32) {
+    crate::checks::check_pe!("set", pe);
     // SAFETY: the caller's contract above.
     unsafe { (T::ATOMIC.set)(dest.as_ptr(), value, pe) }
 }
@@ -63,6 +65,7 @@ pub unsafe fn set<T: AtomicElement>(dest: SymmetricPtr<T>, value: T, pe: i32) {
 /// `dest` is a symmetric `T` and `pe` is in `0..n_pes()`.
 #[inline]
 pub unsafe fn swap<T: AtomicElement>(dest: SymmetricPtr<T>, value: T, pe: i32) -> T {
+    crate::checks::check_pe!("swap", pe);
     // SAFETY: the caller's contract above.
     unsafe { (T::ATOMIC.swap)(dest.as_ptr(), value, pe) }
 }
@@ -79,6 +82,7 @@ pub unsafe fn compare_swap<T: AtomicCompareSwap>(
     value: T,
     pe: i32,
 ) -> T {
+    crate::checks::check_pe!("compare_swap", pe);
     // SAFETY: the caller's contract above.
     unsafe { (T::COMPARE_SWAP.compare_swap)(dest.as_ptr(), expected, value, pe) }
 }
@@ -93,6 +97,7 @@ macro_rules! operand_ops {
         /// `dest` is a symmetric `T` and `pe` is in `0..n_pes()`.
         #[inline]
         pub unsafe fn $fetch<T: $bound>(dest: SymmetricPtr<T>, value: T, pe: i32) -> T {
+            crate::checks::check_pe!(stringify!($fetch), pe);
             // SAFETY: the caller's contract above.
             unsafe { (T::$table.$fetch)(dest.as_ptr(), value, pe) }
         }
@@ -104,6 +109,7 @@ macro_rules! operand_ops {
         /// `dest` is a symmetric `T` and `pe` is in `0..n_pes()`.
         #[inline]
         pub unsafe fn $plain<T: $bound>(dest: SymmetricPtr<T>, value: T, pe: i32) {
+            crate::checks::check_pe!(stringify!($plain), pe);
             // SAFETY: the caller's contract above.
             unsafe { (T::$table.$plain)(dest.as_ptr(), value, pe) }
         }
@@ -123,6 +129,7 @@ operand_ops! {
 /// `dest` is a symmetric `T` and `pe` is in `0..n_pes()`.
 #[inline]
 pub unsafe fn fetch_inc<T: AtomicInteger>(dest: SymmetricPtr<T>, pe: i32) -> T {
+    crate::checks::check_pe!("fetch_inc", pe);
     // SAFETY: the caller's contract above.
     unsafe { (T::ARITHMETIC.fetch_inc)(dest.as_ptr(), pe) }
 }
@@ -134,6 +141,7 @@ pub unsafe fn fetch_inc<T: AtomicInteger>(dest: SymmetricPtr<T>, pe: i32) -> T {
 /// `dest` is a symmetric `T` and `pe` is in `0..n_pes()`.
 #[inline]
 pub unsafe fn inc<T: AtomicInteger>(dest: SymmetricPtr<T>, pe: i32) {
+    crate::checks::check_pe!("inc", pe);
     // SAFETY: the caller's contract above.
     unsafe { (T::ARITHMETIC.inc)(dest.as_ptr(), pe) }
 }

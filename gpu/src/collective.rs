@@ -192,6 +192,7 @@ macro_rules! scoped_collectives {
             count: usize,
             root: i32,
         ) {
+            crate::checks::check_team_pe!("broadcast", team, root);
             // SAFETY: the caller upholds the contract restated above; the status is always 0.
             let _ = unsafe { (T::COLLECTIVE.broadcast.$scope)(team.raw(), dest.as_ptr(), source.as_ptr(), count, root) };
         }
@@ -241,6 +242,7 @@ macro_rules! scoped_collectives {
         /// As for [`broadcast`], with `bytes` bytes.
         #[inline]
         pub unsafe fn broadcastmem<T>(team: Team, dest: SymmetricPtr<T>, source: SymmetricPtr<T>, bytes: usize, root: i32) {
+            crate::checks::check_team_pe!("broadcastmem", team, root);
             // SAFETY: the caller upholds the contract restated above; the status is always 0.
             let _ = unsafe { ffi::[<nvshmem $x _broadcastmem $suffix>](team.raw(), dest.as_ptr().cast(), source.as_ptr().cast_const().cast(), bytes, root) };
         }

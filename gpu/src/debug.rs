@@ -1,6 +1,6 @@
 //! Device-side diagnostics for the opt-in timeouts ([`crate::p2p::wait_until_timeout`],
-//! [`crate::sync::barrier_all_timeout`]): the cycle counter, and a message through CUDA's `vprintf`
-//! followed by a trap.
+//! [`crate::sync::barrier_all_timeout`]) and the PE checks of the `checks` feature (`checks.rs`):
+//! the cycle counter, and a message through CUDA's `vprintf` followed by a trap.
 #![cfg(target_arch = "nvptx64")]
 
 use crate::Cmp;
@@ -34,15 +34,50 @@ fn who() -> Who {
 }
 
 /// Prints `format` with `args` (a `#[repr(C)]` struct laid out as `vprintf` expects: each argument
-/// at its natural alignment), then traps.
-fn fail<A>(format: &CStr, args: &A) -> ! {
-    // SAFETY: `format` is NUL-terminated and its conversions match `A`'s fields (callers below);
-    // `trap` ends the kernel with an error, which the host sees at its next synchronisation, after
-    // the driver has flushed the printf buffer.
+/// at its natural alignment).
+fn print<A>(format: &CStr, args: &A) {
+    // SAFETY: `format` is NUL-terminated and its conversions match `A`'s fields (callers below).
     unsafe {
         core::arch::nvptx::vprintf(format.as_ptr().cast(), (args as *const A).cast::<c_void>());
-        core::arch::nvptx::trap()
     }
+}
+
+/// Ends the kernel with an error, which the host sees at its next synchronisation, after the driver
+/// has flushed the printf buffer.
+fn trap() -> ! {
+    // SAFETY: `trap` has no preconditions.
+    unsafe { core::arch::nvptx::trap() }
+}
+
+/// Prints `format` with `args` (see [`print`]), then traps.
+fn fail<A>(format: &CStr, args: &A) -> ! {
+    print(format, args);
+    trap()
+}
+
+/// As [`fail`], with one message per warp: the threads of a warp or block call fail a check
+/// together, so the lowest active thread of the warp prints, and the others wait for it before they
+/// all trap (a thread that trapped first could end the kernel before the message is printed).
+#[cfg(feature = "checks")]
+fn fail_once_per_warp<A>(format: &CStr, args: &A) -> ! {
+    let (active, lower): (u32, u32);
+    // SAFETY: reads which threads of the warp are here, and the lanes below this one; no memory.
+    unsafe {
+        core::arch::asm!(
+            "activemask.b32 {active};",
+            "mov.u32 {lower}, %lanemask_lt;",
+            active = out(reg32) active,
+            lower = out(reg32) lower,
+            options(nomem, nostack),
+        );
+    }
+    if active & lower == 0 {
+        print(format, args);
+    }
+    // SAFETY: every thread of `active` is here (they took the same branch to this function) and
+    // reaches this barrier, the printing one after its message.
+    unsafe { core::arch::asm!("bar.warp.sync {};", in(reg32) active, options(nostack)) };
+    trap()
 }
 
 #[repr(C)]
@@ -100,6 +135,58 @@ pub(crate) fn barrier_timed_out(missing: i32, n_pes: i32, epoch: u64, cycles: u6
             missing,
             n_pes,
             epoch,
+        },
+    )
+}
+
+#[repr(C)]
+#[cfg(feature = "checks")]
+struct PeArgs {
+    who: Who,
+    function: *const u8,
+    pe: i32,
+    n_pes: i32,
+}
+
+/// Reports a call of `function` with a PE outside `0..n_pes` and traps.
+#[cold]
+#[inline(never)]
+#[cfg(feature = "checks")]
+pub(crate) fn pe_out_of_range(function: &CStr, pe: i32, n_pes: i32) -> ! {
+    fail_once_per_warp(
+        c"nvshmem-gpu: PE %d (block %u, thread %u): %s called with PE %d, but the PEs are 0..%d\n",
+        &PeArgs {
+            who: who(),
+            function: function.as_ptr().cast(),
+            pe,
+            n_pes,
+        },
+    )
+}
+
+#[repr(C)]
+#[cfg(feature = "checks")]
+struct TeamPeArgs {
+    who: Who,
+    function: *const u8,
+    pe: i32,
+    team: i32,
+    n_pes: i32,
+}
+
+/// Reports a call of `function` with a PE outside `0..n_pes` of team `team` and traps.
+#[cold]
+#[inline(never)]
+#[cfg(feature = "checks")]
+pub(crate) fn team_pe_out_of_range(function: &CStr, team: i32, pe: i32, n_pes: i32) -> ! {
+    fail_once_per_warp(
+        c"nvshmem-gpu: PE %d (block %u, thread %u): %s called with PE %d of team %d, but the team's PEs are 0..%d\n",
+        &TeamPeArgs {
+            who: who(),
+            function: function.as_ptr().cast(),
+            pe,
+            team,
+            n_pes,
         },
     )
 }

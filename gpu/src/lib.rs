@@ -106,6 +106,28 @@
 //!
 //! The NVSHMEM functions themselves come from NVSHMEM's device bitcode, which the builder links in;
 //! code that calls them can only run in a kernel built that way.
+//!
+//! # Checks
+//! NVSHMEM does not check PE numbers on the device: a put to PE `n_pes()` reads past its peer
+//! tables and faults somewhere else, or hangs. With this crate's `checks` feature, every call that
+//! takes a PE (the [`rma`] transfers and [`rma::ptr`], [`signal`]'s puts and `signal_op`, every
+//! [`atomic`], at every scope) first checks it against `0..pe::n_pes()`, and the `root` of
+//! [`collective::broadcast`] and `broadcastmem` against `0..team::n_pes(team)`. On a PE out of
+//! range, one thread of each warp that made the call prints, through CUDA's `vprintf`,
+//!
+//! ```text
+//! nvshmem-gpu: PE 1 (block 3, thread 0): nvshmem_gpu::rma::block::put_nbi called with PE 4, but the PEs are 0..4
+//! ```
+//!
+//! and the warp traps, so the launch fails on the host (`CUDA_ERROR_LAUNCH_FAILED`, which
+//! `nvshmem-host` reports pointing at this line) instead of faulting elsewhere or hanging. A check
+//! costs a read of NVSHMEM's PE count and one compare; without the feature the checks compile to
+//! nothing. The [`ffi`] functions are never checked.
+//!
+//! `nvshmem-builder` turns the feature on when the crate that builds the kernels is built with debug
+//! assertions (a `cargo build` or `cargo test` without `--release`) and leaves it off otherwise;
+//! `PtxBuilder::checks(true)` turns it on in a release build, `checks(false)` off in a debug one. A
+//! kernel crate can also enable it for good: `nvshmem-gpu = { …, features = ["checks"] }`.
 #![cfg_attr(not(test), no_std)]
 #![cfg_attr(target_arch = "nvptx64", feature(stdarch_nvptx, asm_experimental_arch))]
 #![warn(missing_docs)]
@@ -118,6 +140,7 @@ pub use paste as __paste;
 mod element;
 
 pub mod atomic;
+mod checks;
 pub mod collective;
 mod debug;
 pub mod ffi;
@@ -125,6 +148,8 @@ pub mod p2p;
 #[cfg(all(target_arch = "nvptx64", feature = "panic-handler"))]
 mod panic;
 pub mod pe;
+#[cfg(target_arch = "nvptx64")]
+mod peer_copy;
 pub mod rma;
 pub mod signal;
 mod symmetric;

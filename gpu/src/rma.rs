@@ -32,6 +32,7 @@ use core::ptr::NonNull;
 /// [`crate::sync::quiet`] or a barrier.
 #[inline]
 pub unsafe fn p<T: Element>(dest: SymmetricPtr<T>, value: T, pe: i32) {
+    crate::checks::check_pe!("p", pe);
     // SAFETY: the caller upholds NVSHMEM's contract for `nvshmem_<T>_p`, restated above.
     unsafe { (T::RMA.p)(dest.as_ptr(), value, pe) }
 }
@@ -42,6 +43,7 @@ pub unsafe fn p<T: Element>(dest: SymmetricPtr<T>, value: T, pe: i32) {
 /// `source` is valid for one `T` on every PE and `pe` is in `0..n_pes()`.
 #[inline]
 pub unsafe fn g<T: Element>(source: SymmetricPtr<T>, pe: i32) -> T {
+    crate::checks::check_pe!("g", pe);
     // SAFETY: the caller upholds NVSHMEM's contract for `nvshmem_<T>_g`, restated above.
     unsafe { (T::RMA.g)(source.as_ptr(), pe) }
 }
@@ -57,6 +59,7 @@ pub unsafe fn g<T: Element>(source: SymmetricPtr<T>, pe: i32) -> T {
 /// `pe` is in `0..n_pes()`.
 #[inline]
 pub unsafe fn ptr<T>(ptr: SymmetricPtr<T>, pe: i32) -> Option<NonNull<T>> {
+    crate::checks::check_pe!("ptr", pe);
     // SAFETY: `ptr` is a symmetric address (its type says so) and `pe` a valid PE (caller).
     NonNull::new(unsafe { ffi::nvshmem_ptr(ptr.as_ptr().cast_const().cast(), pe) }.cast())
 }
@@ -75,6 +78,24 @@ pub unsafe fn mc_ptr<T>(team: Team, ptr: SymmetricPtr<T>) -> Option<NonNull<T>> 
     )
 }
 
+/// [`crate::peer_copy::transfer`] at scope `$scope` (`thread`, `warp` or `block`), moving
+/// `$bytes` bytes `$way` (`Put`: local to symmetric; `Get`: symmetric to local). GPU only.
+#[cfg(target_arch = "nvptx64")]
+macro_rules! load_store {
+    ($scope:ident, $way:ident, $symmetric:expr, $local:expr, $bytes:expr, $pe:expr) => {
+        paste::paste! {
+            crate::peer_copy::transfer(
+                crate::peer_copy::Scope::[<$scope:camel>],
+                crate::peer_copy::Way::$way,
+                $symmetric.cast(),
+                $local as *mut c_void,
+                $bytes,
+                $pe,
+            )
+        }
+    };
+}
+
 /// Generates the typed and byte transfers for one scope.
 macro_rules! scoped_transfers {
     ($scope:ident, $who:literal, $x:literal, $suffix:literal) => {
@@ -88,6 +109,12 @@ macro_rules! scoped_transfers {
         #[doc = concat!($who, ".")]
         #[inline]
         pub unsafe fn put<T: Element>(dest: SymmetricPtr<T>, source: *const T, count: usize, pe: i32) {
+            crate::checks::check_pe!("put", pe);
+            #[cfg(target_arch = "nvptx64")]
+            // SAFETY: as below; the peer path needs nothing more.
+            if unsafe { load_store!($scope, Put, dest.as_ptr(), source, count * size_of::<T>(), pe) } {
+                return;
+            }
             // SAFETY: the caller upholds the contract restated above.
             unsafe { (T::RMA.put.$scope)(dest.as_ptr(), source, count, pe) }
         }
@@ -99,6 +126,12 @@ macro_rules! scoped_transfers {
         /// As for `put`, and neither buffer is touched before the next [`crate::sync::quiet`].
         #[inline]
         pub unsafe fn put_nbi<T: Element>(dest: SymmetricPtr<T>, source: *const T, count: usize, pe: i32) {
+            crate::checks::check_pe!("put_nbi", pe);
+            #[cfg(target_arch = "nvptx64")]
+            // SAFETY: as below; the peer path needs nothing more.
+            if unsafe { load_store!($scope, Put, dest.as_ptr(), source, count * size_of::<T>(), pe) } {
+                return;
+            }
             // SAFETY: the caller upholds the contract restated above.
             unsafe { (T::RMA.put_nbi.$scope)(dest.as_ptr(), source, count, pe) }
         }
@@ -112,6 +145,12 @@ macro_rules! scoped_transfers {
         #[doc = concat!($who, ".")]
         #[inline]
         pub unsafe fn get<T: Element>(dest: *mut T, source: SymmetricPtr<T>, count: usize, pe: i32) {
+            crate::checks::check_pe!("get", pe);
+            #[cfg(target_arch = "nvptx64")]
+            // SAFETY: as below; the peer path needs nothing more.
+            if unsafe { load_store!($scope, Get, source.as_ptr(), dest, count * size_of::<T>(), pe) } {
+                return;
+            }
             // SAFETY: the caller upholds the contract restated above.
             unsafe { (T::RMA.get.$scope)(dest, source.as_ptr(), count, pe) }
         }
@@ -124,6 +163,12 @@ macro_rules! scoped_transfers {
         /// As for `get`, and `dest` is not read before the next [`crate::sync::quiet`].
         #[inline]
         pub unsafe fn get_nbi<T: Element>(dest: *mut T, source: SymmetricPtr<T>, count: usize, pe: i32) {
+            crate::checks::check_pe!("get_nbi", pe);
+            #[cfg(target_arch = "nvptx64")]
+            // SAFETY: as below; the peer path needs nothing more.
+            if unsafe { load_store!($scope, Get, source.as_ptr(), dest, count * size_of::<T>(), pe) } {
+                return;
+            }
             // SAFETY: the caller upholds the contract restated above.
             unsafe { (T::RMA.get_nbi.$scope)(dest, source.as_ptr(), count, pe) }
         }
@@ -147,6 +192,7 @@ macro_rules! scoped_transfers {
             count: usize,
             pe: i32,
         ) {
+            crate::checks::check_pe!("iput", pe);
             // SAFETY: the caller upholds the contract restated above.
             unsafe { (T::RMA.iput.$scope)(dest.as_ptr(), source, dest_stride, source_stride, count, pe) }
         }
@@ -168,6 +214,7 @@ macro_rules! scoped_transfers {
             count: usize,
             pe: i32,
         ) {
+            crate::checks::check_pe!("iget", pe);
             // SAFETY: the caller upholds the contract restated above.
             unsafe { (T::RMA.iget.$scope)(dest, source.as_ptr(), dest_stride, source_stride, count, pe) }
         }
@@ -179,6 +226,12 @@ macro_rules! scoped_transfers {
         /// As for `put`, counted in bytes.
         #[inline]
         pub unsafe fn putmem<T>(dest: SymmetricPtr<T>, source: *const T, bytes: usize, pe: i32) {
+            crate::checks::check_pe!("putmem", pe);
+            #[cfg(target_arch = "nvptx64")]
+            // SAFETY: as below; the peer path needs nothing more.
+            if unsafe { load_store!($scope, Put, dest.as_ptr(), source, bytes, pe) } {
+                return;
+            }
             // SAFETY: the caller upholds the contract restated above.
             unsafe { ffi::[<nvshmem $x _putmem $suffix>](dest.as_ptr().cast(), source.cast::<c_void>(), bytes, pe) }
         }
@@ -190,6 +243,12 @@ macro_rules! scoped_transfers {
         /// As for `put_nbi`, counted in bytes.
         #[inline]
         pub unsafe fn putmem_nbi<T>(dest: SymmetricPtr<T>, source: *const T, bytes: usize, pe: i32) {
+            crate::checks::check_pe!("putmem_nbi", pe);
+            #[cfg(target_arch = "nvptx64")]
+            // SAFETY: as below; the peer path needs nothing more.
+            if unsafe { load_store!($scope, Put, dest.as_ptr(), source, bytes, pe) } {
+                return;
+            }
             // SAFETY: the caller upholds the contract restated above.
             unsafe { ffi::[<nvshmem $x _putmem_nbi $suffix>](dest.as_ptr().cast(), source.cast::<c_void>(), bytes, pe) }
         }
@@ -201,6 +260,12 @@ macro_rules! scoped_transfers {
         /// As for `get`, counted in bytes.
         #[inline]
         pub unsafe fn getmem<T>(dest: *mut T, source: SymmetricPtr<T>, bytes: usize, pe: i32) {
+            crate::checks::check_pe!("getmem", pe);
+            #[cfg(target_arch = "nvptx64")]
+            // SAFETY: as below; the peer path needs nothing more.
+            if unsafe { load_store!($scope, Get, source.as_ptr(), dest, bytes, pe) } {
+                return;
+            }
             // SAFETY: the caller upholds the contract restated above.
             unsafe { ffi::[<nvshmem $x _getmem $suffix>](dest.cast(), source.as_ptr().cast_const().cast(), bytes, pe) }
         }
@@ -212,6 +277,12 @@ macro_rules! scoped_transfers {
         /// As for `get_nbi`, counted in bytes.
         #[inline]
         pub unsafe fn getmem_nbi<T>(dest: *mut T, source: SymmetricPtr<T>, bytes: usize, pe: i32) {
+            crate::checks::check_pe!("getmem_nbi", pe);
+            #[cfg(target_arch = "nvptx64")]
+            // SAFETY: as below; the peer path needs nothing more.
+            if unsafe { load_store!($scope, Get, source.as_ptr(), dest, bytes, pe) } {
+                return;
+            }
             // SAFETY: the caller upholds the contract restated above.
             unsafe { ffi::[<nvshmem $x _getmem_nbi $suffix>](dest.cast(), source.as_ptr().cast_const().cast(), bytes, pe) }
         }

@@ -41,6 +41,7 @@ pub enum SignalOp {
 /// `signal` is a symmetric `u64` on every PE and `pe` is in `0..n_pes()`.
 #[inline]
 pub unsafe fn signal_op(signal: SymmetricPtr<u64>, value: u64, op: SignalOp, pe: i32) {
+    crate::checks::check_pe!("signal_op", pe);
     // SAFETY: the caller's contract above.
     unsafe { ffi::nvshmemx_signal_op(signal.as_ptr(), value, op as i32, pe) }
 }
@@ -68,6 +69,25 @@ pub unsafe fn signal_wait_until(signal: SymmetricPtr<u64>, cmp: Cmp, value: u64)
     unsafe { ffi::nvshmem_signal_wait_until(signal.as_ptr(), cmp as i32, value) }
 }
 
+/// [`crate::peer_copy::put_signal`] at scope `$scope` (`thread`, `warp` or `block`). GPU only.
+#[cfg(target_arch = "nvptx64")]
+macro_rules! load_store_signal {
+    ($scope:ident, $dest:expr, $source:expr, $bytes:expr, $signal:expr, $value:expr, $op:expr, $pe:expr) => {
+        paste::paste! {
+            crate::peer_copy::put_signal(
+                crate::peer_copy::Scope::[<$scope:camel>],
+                $dest.as_ptr().cast(),
+                $source.cast(),
+                $bytes,
+                $signal.as_ptr(),
+                $value,
+                $op as i32,
+                $pe,
+            )
+        }
+    };
+}
+
 macro_rules! scoped_signals {
     ($scope:ident, $who:literal, $x:literal, $suffix:literal) => {
         paste::paste! {
@@ -89,6 +109,12 @@ macro_rules! scoped_signals {
             op: SignalOp,
             pe: i32,
         ) {
+            crate::checks::check_pe!("put_signal", pe);
+            #[cfg(target_arch = "nvptx64")]
+            // SAFETY: as below; the peer path needs nothing more.
+            if unsafe { load_store_signal!($scope, dest, source, count * size_of::<T>(), signal, value, op, pe) } {
+                return;
+            }
             // SAFETY: the caller upholds the contract restated above.
             unsafe {
                 (T::RMA.put_signal.$scope)(dest.as_ptr(), source, count, signal.as_ptr(), value, op as i32, pe)
@@ -110,6 +136,12 @@ macro_rules! scoped_signals {
             op: SignalOp,
             pe: i32,
         ) {
+            crate::checks::check_pe!("put_signal_nbi", pe);
+            #[cfg(target_arch = "nvptx64")]
+            // SAFETY: as below; the peer path needs nothing more.
+            if unsafe { load_store_signal!($scope, dest, source, count * size_of::<T>(), signal, value, op, pe) } {
+                return;
+            }
             // SAFETY: the caller upholds the contract restated above.
             unsafe {
                 (T::RMA.put_signal_nbi.$scope)(dest.as_ptr(), source, count, signal.as_ptr(), value, op as i32, pe)
@@ -131,6 +163,12 @@ macro_rules! scoped_signals {
             op: SignalOp,
             pe: i32,
         ) {
+            crate::checks::check_pe!("putmem_signal", pe);
+            #[cfg(target_arch = "nvptx64")]
+            // SAFETY: as below; the peer path needs nothing more.
+            if unsafe { load_store_signal!($scope, dest, source, bytes, signal, value, op, pe) } {
+                return;
+            }
             // SAFETY: the caller upholds the contract restated above.
             unsafe {
                 ffi::[<nvshmem $x _putmem_signal $suffix>](
@@ -154,6 +192,12 @@ macro_rules! scoped_signals {
             op: SignalOp,
             pe: i32,
         ) {
+            crate::checks::check_pe!("putmem_signal_nbi", pe);
+            #[cfg(target_arch = "nvptx64")]
+            // SAFETY: as below; the peer path needs nothing more.
+            if unsafe { load_store_signal!($scope, dest, source, bytes, signal, value, op, pe) } {
+                return;
+            }
             // SAFETY: the caller upholds the contract restated above.
             unsafe {
                 ffi::[<nvshmem $x _putmem_signal_nbi $suffix>](

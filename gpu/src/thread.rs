@@ -88,3 +88,26 @@ pub unsafe fn sync_threads() {
     // SAFETY: the caller guarantees the whole block reaches this call.
     unsafe { nvptx::_syncthreads() }
 }
+
+/// `%laneid`: this thread's index in its warp, `0..32`.
+#[inline]
+pub fn lane_id() -> u32 {
+    let lane: u32;
+    // SAFETY: reading a PTX special register has no preconditions inside a kernel.
+    unsafe {
+        core::arch::asm!("mov.u32 {lane}, %laneid;", lane = out(reg32) lane, options(nomem, nostack))
+    };
+    lane
+}
+
+/// `__syncwarp()`: waits until every thread of the warp arrives, and orders their memory accesses
+/// before it with those after it.
+///
+/// # Safety
+/// Every thread of the warp reaches the same call.
+#[inline]
+pub unsafe fn sync_warp() {
+    // SAFETY: the caller guarantees the whole warp reaches this call; the asm may touch memory as
+    // far as the compiler knows, so no access moves across it.
+    unsafe { core::arch::asm!("bar.warp.sync -1;", options(nostack)) };
+}

@@ -1,6 +1,7 @@
 //! The host crate's error type. NVSHMEM has no error-string API, so every message here says what
 //! failed and what to do about it.
 
+use cudarc::driver::sys::CUresult;
 use std::fmt;
 
 /// Everything that can go wrong on the host side.
@@ -170,7 +171,13 @@ impl fmt::Display for Error {
                  visible; start fewer PEs, or share GPUs with `nvshmemrun --pes-per-gpu K` \
                  (or NVSHMEMRS_PES_PER_GPU=K under mpirun/srun)"
             ),
-            Error::Cuda { action, error } => write!(f, "CUDA failed while {action}: {error}"),
+            Error::Cuda { action, error } => {
+                write!(f, "CUDA failed while {action}: {error}")?;
+                match after_kernel_failure(error.0) {
+                    Some(hint) => write!(f, "; {hint}"),
+                    None => Ok(()),
+                }
+            }
             Error::Nvshmem { call, status, hint } => {
                 write!(f, "{call} failed with status {status}: {hint}")
             }
@@ -327,6 +334,29 @@ impl From<nvshmem_launch::rendezvous::RendezvousError> for Error {
     }
 }
 
+/// What to look at after a CUDA error that a failed kernel leaves behind; such errors are sticky, so
+/// whichever later call of the context sees one first (usually a synchronisation) reports it.
+fn after_kernel_failure(code: CUresult) -> Option<&'static str> {
+    use CUresult::*;
+    match code {
+        CUDA_ERROR_LAUNCH_FAILED | CUDA_ERROR_ILLEGAL_INSTRUCTION | CUDA_ERROR_ASSERT => Some(
+            "a kernel trapped. nvshmem-gpu's device checks (a PE out of range) and timeouts print \
+             why before they trap: look for the line starting `nvshmem-gpu:` printed above, on \
+             this PE's standard output. Without one, a kernel panicked (panics trap silently)",
+        ),
+        CUDA_ERROR_ILLEGAL_ADDRESS
+        | CUDA_ERROR_MISALIGNED_ADDRESS
+        | CUDA_ERROR_INVALID_ADDRESS_SPACE
+        | CUDA_ERROR_INVALID_PC
+        | CUDA_ERROR_HARDWARE_STACK_ERROR => Some(
+            "a kernel faulted. A PE out of range is a common cause: kernels built with \
+             nvshmem-gpu's device checks (a debug build, or PtxBuilder::checks(true)) trap there \
+             and print the call; compute-sanitizer finds the faulting access",
+        ),
+        _ => None,
+    }
+}
+
 /// Attaches what was being done to a CUDA driver error.
 pub(crate) trait CudaContext<T> {
     /// Wraps the error with `action` ("loading the PTX module", …).
@@ -339,5 +369,27 @@ impl<T> CudaContext<T> for Result<T, cudarc::driver::DriverError> {
             action: action.into(),
             error,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_trapped_kernel_points_at_the_device_message() {
+        for code in [
+            CUresult::CUDA_ERROR_LAUNCH_FAILED,
+            CUresult::CUDA_ERROR_ILLEGAL_INSTRUCTION,
+        ] {
+            let hint = after_kernel_failure(code).unwrap();
+            assert!(hint.contains("`nvshmem-gpu:` printed above"), "{hint}");
+        }
+        let hint = after_kernel_failure(CUresult::CUDA_ERROR_ILLEGAL_ADDRESS).unwrap();
+        assert!(hint.contains("PtxBuilder::checks(true)"), "{hint}");
+        assert_eq!(
+            after_kernel_failure(CUresult::CUDA_ERROR_OUT_OF_MEMORY),
+            None
+        );
     }
 }

@@ -170,11 +170,13 @@ impl Nvshmem {
         &self.stream
     }
 
-    /// Waits until every launched kernel and copy has finished.
+    /// Waits until every launched kernel and copy has finished. A kernel that trapped (a failed
+    /// device check or timeout of `nvshmem-gpu`, a panic) makes it fail with
+    /// `CUDA_ERROR_LAUNCH_FAILED`, whose message points at what the device printed.
     pub fn synchronize(&self) -> Result<(), Error> {
         self.stream
             .synchronize()
-            .doing("waiting for the GPU (a kernel failed; the message is CUDA's)")
+            .doing("waiting for the GPU's kernels and copies")
     }
 
     /// Completes this PE's outstanding NVSHMEM operations and waits for every PE

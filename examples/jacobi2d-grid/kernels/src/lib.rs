@@ -65,13 +65,18 @@ pub unsafe fn grid_p(
                 let edge = value(patch.ny, column);
                 device::put_edge_element(a_new, &patch, Direction::Down, column, edge);
             }
-            for (direction, edge_column) in [(Direction::Left, 1), (Direction::Right, patch.nx)] {
-                if column == edge_column {
-                    for row in rows.clone() {
-                        let edge = value(row, column);
-                        device::put_edge_element(a_new, &patch, direction, row, edge);
-                    }
+            // Two plain tests rather than a loop over an array of sides (see `grid_pack`).
+            let put_column = |direction: Direction| {
+                for row in rows.clone() {
+                    let edge = value(row, column);
+                    device::put_edge_element(a_new, &patch, direction, row, edge);
                 }
+            };
+            if column == 1 {
+                put_column(Direction::Left);
+            }
+            if column == patch.nx {
+                put_column(Direction::Right);
             }
         });
         add_norm(norm_slots, residual);
@@ -103,18 +108,21 @@ pub unsafe fn grid_pack(
     // the whole block reaches `push_edges` and `add_norm`.
     unsafe {
         let residual = sweep(a.as_ptr(), a_new.as_ptr(), &patch, first, rows.clone());
+        // Two plain tests rather than a loop over an array of sides: the array would live in
+        // local memory (a stack frame) in every thread.
+        let pack = |direction: Direction, column: u32| {
+            let start = packing.send(direction);
+            for row in rows.clone() {
+                *packed.as_ptr().add(start + row as usize) =
+                    *a_new.as_ptr().add(patch.index(row, column));
+            }
+        };
         for_owned_columns(&patch, first, |column| {
-            for (direction, edge_column, has_neighbour) in [
-                (Direction::Left, 1, patch.left >= 0),
-                (Direction::Right, patch.nx, patch.right >= 0),
-            ] {
-                if column == edge_column && has_neighbour {
-                    let start = packing.send(direction);
-                    for row in rows.clone() {
-                        *packed.as_ptr().add(start + row as usize) =
-                            *a_new.as_ptr().add(patch.index(row, column));
-                    }
-                }
+            if column == 1 && patch.left >= 0 {
+                pack(Direction::Left, column);
+            }
+            if column == patch.nx && patch.right >= 0 {
+                pack(Direction::Right, column);
             }
         });
         push_edges(a_new, &patch, &tiling, column_block, &rows);

@@ -1,0 +1,246 @@
+//! The load/store path of the RMA wrappers: when the target PE's memory is mapped into this PE's
+//! address space (NVLink or PCIe peer access, and this PE itself), `put`, `get` and their `_nbi`
+//! and byte forms copy with the calling threads' own loads and stores instead of calling
+//! NVSHMEM's device library; otherwise they call it (its proxy path).
+//!
+//! Why: NVSHMEM's device bitcode (`libnvshmem_device.bc`, what a Rust kernel links) is built with
+//! `__clang_llvm_bitcode_lib__`, under which its copy loop loads four 32-bit words one by one and
+//! stores them with a `volatile` inline-asm vector store, one 16-byte piece per iteration. CUDA C++
+//! code that includes NVSHMEM's headers gets the plain `int4` loop instead, which `nvcc` turns into
+//! 16-byte loads and stores unrolled four times. With one thread per copy the bitcode loop moved
+//! half the bytes per second (bench/results/bench-2026-11-29.md, thread-scope `put_bw`: 0.54 of
+//! CUDA C++). This module is the header path in Rust: the same peer address
+//! (`nvshmem_ptr`: the peer's heap base plus the offset), the same split of the bytes into 16-,
+//! 8-, 4- and 1-byte pieces dealt out over the threads of the group, plain stores (ordered, like
+//! NVSHMEM's, by `quiet`, `fence` and barriers), and the same group synchronisation before and
+//! after.
+
+use crate::{ffi, thread};
+use core::ffi::c_void;
+
+/// The threads that share one transfer: NVSHMEM's thread, warp and block scopes.
+#[derive(Clone, Copy)]
+pub(crate) enum Scope {
+    /// The calling thread alone.
+    Thread,
+    /// The 32 threads of the calling warp.
+    Warp,
+    /// Every thread of the calling block.
+    Block,
+}
+
+impl Scope {
+    /// This thread's rank in the group and the group's size.
+    #[inline(always)]
+    fn rank_and_size(self) -> (usize, usize) {
+        match self {
+            Scope::Thread => (0, 1),
+            Scope::Warp => (thread::lane_id() as usize, 32),
+            Scope::Block => (
+                thread::rank_in_block() as usize,
+                (thread::block_dim_x() * thread::block_dim_y() * thread::block_dim_z()) as usize,
+            ),
+        }
+    }
+
+    /// Waits for the whole group (`__syncwarp`, `__syncthreads`; nothing for one thread).
+    ///
+    /// # Safety
+    /// Every thread of the group reaches the same call.
+    #[inline(always)]
+    unsafe fn sync(self) {
+        // SAFETY: the caller's contract.
+        unsafe {
+            match self {
+                Scope::Thread => {}
+                Scope::Warp => thread::sync_warp(),
+                Scope::Block => thread::sync_threads(),
+            }
+        }
+    }
+}
+
+/// Which way the bytes go: to the peer (`put`) or from it (`get`).
+#[derive(Clone, Copy)]
+pub(crate) enum Way {
+    /// Local `local` to `symmetric` on the peer.
+    Put,
+    /// `symmetric` on the peer to local `local`.
+    Get,
+}
+
+/// Moves `bytes` bytes between local memory at `local` and the symmetric address `symmetric` on
+/// PE `pe` with the group's loads and stores, if `pe`'s memory is mapped here; returns `false`,
+/// having done nothing (and synchronised nothing), if it is not.
+///
+/// # Safety
+/// Every thread of the group calls it with the same arguments; `symmetric` is a symmetric address
+/// valid for `bytes` bytes on every PE, `local` is valid for `bytes` bytes, `pe` is a valid PE;
+/// the buffers do not overlap.
+#[inline(always)]
+pub(crate) unsafe fn transfer(
+    scope: Scope,
+    way: Way,
+    symmetric: *mut c_void,
+    local: *mut c_void,
+    bytes: usize,
+    pe: i32,
+) -> bool {
+    // SAFETY: the caller's contract.
+    let Some(remote) = (unsafe { peer_address(symmetric, pe) }) else {
+        return false;
+    };
+    let (dest, source) = match way {
+        Way::Put => (remote, local),
+        Way::Get => (local, remote),
+    };
+    // SAFETY: the caller's contract; the remote range is the peer's mapping of `symmetric`.
+    unsafe { group_copy(scope, dest, source, bytes) };
+    true
+}
+
+/// `put_signal` over loads and stores, as NVSHMEM's header path does it: the group copies
+/// `bytes` bytes from local `source` to `symmetric` on PE `pe`, then its first thread makes the
+/// data visible system-wide (`fence.sc.sys`) and applies `op` with `value` to `signal` on `pe`
+/// (`nvshmemx_signal_op`). Returns `false`, having done nothing, if `pe`'s memory is not mapped
+/// here.
+///
+/// # Safety
+/// As for [`transfer`] (a put), and `signal` is a symmetric `u64`, `op` a signal operation.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)] // NVSHMEM's put_signal arguments plus the scope
+pub(crate) unsafe fn put_signal(
+    scope: Scope,
+    symmetric: *mut c_void,
+    source: *const c_void,
+    bytes: usize,
+    signal: *mut u64,
+    value: u64,
+    op: i32,
+    pe: i32,
+) -> bool {
+    // SAFETY: the caller's contract.
+    let Some(remote) = (unsafe { peer_address(symmetric, pe) }) else {
+        return false;
+    };
+    // SAFETY: the caller's contract; the whole group is here, so it may synchronise.
+    unsafe {
+        group_copy(scope, remote, source.cast_mut(), bytes);
+        if scope.rank_and_size().0 == 0 {
+            core::arch::asm!("fence.sc.sys;", options(nostack));
+            ffi::nvshmemx_signal_op(signal, value, op, pe);
+        }
+        scope.sync();
+    }
+    true
+}
+
+/// The address of `symmetric` on PE `pe` in this PE's address space (`nvshmem_ptr`), if mapped.
+///
+/// # Safety
+/// `symmetric` is a symmetric address and `pe` a valid PE.
+#[inline(always)]
+unsafe fn peer_address(symmetric: *mut c_void, pe: i32) -> Option<*mut c_void> {
+    // SAFETY: the caller's contract.
+    let remote = unsafe { ffi::nvshmem_ptr(symmetric.cast_const(), pe) };
+    (!remote.is_null()).then_some(remote)
+}
+
+/// The group waits, copies `bytes` bytes from `source` to `dest` (each thread its share), and
+/// waits again.
+///
+/// # Safety
+/// Every thread of the group calls it with the same arguments; both ranges are valid for `bytes`
+/// bytes and do not overlap.
+#[inline(always)]
+unsafe fn group_copy(scope: Scope, dest: *mut c_void, source: *mut c_void, bytes: usize) {
+    let (rank, size) = scope.rank_and_size();
+    // SAFETY: the caller's contract.
+    unsafe {
+        scope.sync();
+        copy(dest.cast(), source.cast_const().cast(), bytes, rank, size);
+        scope.sync();
+    }
+}
+
+/// Copies `bytes` bytes from `source` to `dest`, thread `rank` of `size` taking every `size`-th
+/// piece: 16-byte pieces while both addresses allow, then 8-, 4- and 1-byte ones for the rest.
+///
+/// # Safety
+/// Both ranges are valid for `bytes` bytes and do not overlap; the group's threads call it with the
+/// same `dest`, `source` and `bytes` and distinct ranks below `size`.
+#[inline(always)]
+unsafe fn copy(
+    mut dest: *mut u8,
+    mut source: *const u8,
+    mut bytes: usize,
+    rank: usize,
+    size: usize,
+) {
+    // SAFETY: each step copies whole pieces inside the ranges and advances both pointers past them.
+    unsafe {
+        if aligned(dest, source, 16) {
+            let done = copy_pieces::<u128>(dest, source, bytes, rank, size);
+            (dest, source, bytes) = (dest.add(done), source.add(done), bytes - done);
+        }
+        if aligned(dest, source, 8) {
+            let done = copy_pieces::<u64>(dest, source, bytes, rank, size);
+            (dest, source, bytes) = (dest.add(done), source.add(done), bytes - done);
+        }
+        if aligned(dest, source, 4) {
+            let done = copy_pieces::<u32>(dest, source, bytes, rank, size);
+            (dest, source, bytes) = (dest.add(done), source.add(done), bytes - done);
+        }
+        copy_pieces::<u8>(dest, source, bytes, rank, size);
+    }
+}
+
+/// Whether both addresses are multiples of `alignment`.
+#[inline(always)]
+fn aligned(dest: *mut u8, source: *const u8, alignment: usize) -> bool {
+    (dest as usize | source as usize).is_multiple_of(alignment)
+}
+
+/// Pieces a thread loads before it stores any: with one load in flight at a time, a thread that
+/// copies alone (thread scope, or a small group) waits a full memory round trip per piece.
+const BATCH: usize = 4;
+
+/// Copies the whole `P`-sized pieces of the first `bytes` bytes (this thread's share of them:
+/// pieces `rank`, `rank + size`, ...) and returns how many bytes those pieces cover. [`BATCH`]
+/// pieces are loaded before they are stored (the ranges do not overlap, so the order is free).
+///
+/// # Safety
+/// As for [`copy`], and both addresses are aligned for `P`.
+#[inline(always)]
+unsafe fn copy_pieces<P: Copy>(
+    dest: *mut u8,
+    source: *const u8,
+    bytes: usize,
+    rank: usize,
+    size: usize,
+) -> usize {
+    let pieces = bytes / size_of::<P>();
+    let (dest, source) = (dest.cast::<P>(), source.cast::<P>());
+    let mut i = rank;
+    // SAFETY: every piece read or written has an index below `pieces`, inside both ranges; the
+    // addresses are aligned for `P`; the ranges do not overlap, so loading ahead reads the same
+    // values.
+    unsafe {
+        // Four named loads rather than an array: an array indexed in a loop lives in local memory.
+        while i + (BATCH - 1) * size < pieces {
+            let (at0, at1, at2, at3) = (i, i + size, i + 2 * size, i + 3 * size);
+            let (piece0, piece1) = (source.add(at0).read(), source.add(at1).read());
+            let (piece2, piece3) = (source.add(at2).read(), source.add(at3).read());
+            dest.add(at0).write(piece0);
+            dest.add(at1).write(piece1);
+            dest.add(at2).write(piece2);
+            dest.add(at3).write(piece3);
+            i += BATCH * size;
+        }
+        while i < pieces {
+            dest.add(i).write(source.add(i).read());
+            i += size;
+        }
+    }
+    pieces * size_of::<P>()
+}
