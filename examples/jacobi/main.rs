@@ -245,20 +245,7 @@ mod tests {
         assert!(error.contains("unknown argument `--grid`"), "{error}");
     }
 
-    #[test]
-    fn any_command_line_parses_or_is_explained() {
-        solver::tests::any_command_line_parses_or_is_explained(&PROGRAM);
-    }
-
-    #[test]
-    fn valid_flags_round_trip() {
-        solver::tests::valid_flags_round_trip(&PROGRAM);
-    }
-
-    #[test]
-    fn bad_sizes_pe_counts_and_variants_are_refused() {
-        solver::tests::bad_sizes_pe_counts_and_variants_are_refused(&PROGRAM);
-    }
+    solver::tests::shared_flag_tests!(&PROGRAM);
 
     #[test]
     fn more_pes_than_rows_are_refused() {

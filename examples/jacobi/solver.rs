@@ -1150,6 +1150,28 @@ pub mod tests {
         });
     }
 
+    /// The `#[test]` functions every runner shares, written into the calling test module for
+    /// `$program` (a `&Program`).
+    macro_rules! shared_flag_tests {
+        ($program:expr) => {
+            #[test]
+            fn any_command_line_parses_or_is_explained() {
+                $crate::solver::tests::any_command_line_parses_or_is_explained($program);
+            }
+
+            #[test]
+            fn valid_flags_round_trip() {
+                $crate::solver::tests::valid_flags_round_trip($program);
+            }
+
+            #[test]
+            fn bad_sizes_pe_counts_and_variants_are_refused() {
+                $crate::solver::tests::bad_sizes_pe_counts_and_variants_are_refused($program);
+            }
+        };
+    }
+    pub(crate) use shared_flag_tests;
+
     /// Checks the flags every runner shares against `program`.
     pub fn shared_flags_parse_and_bad_ones_are_usage_errors(program: &Program) {
         let variant = program.variants[program.variants.len() - 1];

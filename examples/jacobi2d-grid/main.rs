@@ -184,20 +184,7 @@ mod tests {
         );
     }
 
-    #[test]
-    fn any_command_line_parses_or_is_explained() {
-        solver::tests::any_command_line_parses_or_is_explained(&PROGRAM);
-    }
-
-    #[test]
-    fn valid_flags_round_trip() {
-        solver::tests::valid_flags_round_trip(&PROGRAM);
-    }
-
-    #[test]
-    fn bad_sizes_pe_counts_and_variants_are_refused() {
-        solver::tests::bad_sizes_pe_counts_and_variants_are_refused(&PROGRAM);
-    }
+    solver::tests::shared_flag_tests!(&PROGRAM);
 
     #[test]
     fn the_grid_flag_takes_two_positive_counts_and_nothing_else() {
