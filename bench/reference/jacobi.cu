@@ -314,7 +314,7 @@ int main(int argc, char **argv) {
     double *totals = (double *)nvshmem_calloc(schedule.count(), sizeof(double));
     Schedule warm_schedule{std::min(o.iters, 4u), o.norm_every};
     double *warm_totals = (double *)nvshmem_calloc(warm_schedule.count(), sizeof(double));
-    double *report_buffer = (double *)nvshmem_calloc(4, sizeof(double));
+    double *report_buffer = (double *)nvshmem_calloc(PeReport::VALUES, sizeof(double));
     if (!run.a || !run.a_new || !s.words || !totals || !warm_totals || !report_buffer)
         REF_DIE("nvshmem_malloc failed: 2 x %zu bytes (NVSHMEM_SYMMETRIC_SIZE?)", run.p.len() * sizeof(float));
     CUDA_CHECK(cudaMalloc(&s.arrivals, 4 * sizeof(uint32_t)));
@@ -359,23 +359,17 @@ int main(int argc, char **argv) {
     if (o.check) check_cells(o, run.t, run.p, mine, final_norm, report);
 
     // Every PE's report, to every PE (all learn the verdict; PE 0 prints).
-    double values[4] = {report.seconds, report.gpu_error, report.cpu_error, report.norm_error};
+    double values[PeReport::VALUES];
+    report.pack(values);
     CUDA_CHECK(cudaMemcpy(report_buffer, values, sizeof values, cudaMemcpyHostToDevice));
     nvshmem_barrier_all();
     double *gathered = nullptr;
-    CUDA_CHECK(cudaMalloc(&gathered, 4 * me.n_pes * sizeof(double)));
-    gather<<<1, 128>>>(report_buffer, 4, gathered);
-    std::vector<double> all(4 * me.n_pes);
+    CUDA_CHECK(cudaMalloc(&gathered, PeReport::VALUES * me.n_pes * sizeof(double)));
+    gather<<<1, 128>>>(report_buffer, PeReport::VALUES, gathered);
+    std::vector<double> all(PeReport::VALUES * me.n_pes);
     CUDA_CHECK(cudaMemcpy(all.data(), gathered, all.size() * sizeof(double), cudaMemcpyDeviceToHost));
-    std::vector<PeReport> reports(me.n_pes);
     bool failed = false;
-    for (int pe = 0; pe < me.n_pes; pe++) {
-        reports[pe].seconds = all[4 * pe];
-        reports[pe].gpu_error = all[4 * pe + 1];
-        reports[pe].cpu_error = all[4 * pe + 2];
-        reports[pe].norm_error = all[4 * pe + 3];
-        failed = failed || reports[pe].failed();
-    }
+    std::vector<PeReport> reports = unpack_reports(all, me.n_pes, failed);
     nvshmem_barrier_all();
     if (me.pe == 0) print_results(o, me.n_pes, copy, final_norm, reports, failed);
     nvshmem_barrier_all();

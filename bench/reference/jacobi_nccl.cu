@@ -102,24 +102,18 @@ int main(int argc, char **argv) {
     PeReport report;
     report.seconds = ms / 1e3;
     if (o.check) check_cells(o, t, p, mine, final_norm, report);
-    double values[4] = {report.seconds, report.gpu_error, report.cpu_error, report.norm_error};
+    double values[PeReport::VALUES];
+    report.pack(values);
     double *mine_d = nullptr, *all_d = nullptr;
     CUDA_CHECK(cudaMalloc(&mine_d, sizeof values));
     CUDA_CHECK(cudaMalloc(&all_d, sizeof values * me.n_pes));
     CUDA_CHECK(cudaMemcpy(mine_d, values, sizeof values, cudaMemcpyHostToDevice));
-    NCCL_CHECK(ncclAllGather(mine_d, all_d, 4, ncclDouble, comm, 0));
-    std::vector<double> all(4 * me.n_pes);
+    NCCL_CHECK(ncclAllGather(mine_d, all_d, PeReport::VALUES, ncclDouble, comm, 0));
+    std::vector<double> all(PeReport::VALUES * me.n_pes);
     CUDA_CHECK(cudaStreamSynchronize(0));
     CUDA_CHECK(cudaMemcpy(all.data(), all_d, all.size() * sizeof(double), cudaMemcpyDeviceToHost));
-    std::vector<PeReport> reports(me.n_pes);
     bool failed = false;
-    for (int pe = 0; pe < me.n_pes; pe++) {
-        reports[pe].seconds = all[4 * pe];
-        reports[pe].gpu_error = all[4 * pe + 1];
-        reports[pe].cpu_error = all[4 * pe + 2];
-        reports[pe].norm_error = all[4 * pe + 3];
-        failed = failed || reports[pe].failed();
-    }
+    std::vector<PeReport> reports = unpack_reports(all, me.n_pes, failed);
     if (me.pe == 0) print_results(o, me.n_pes, copy, final_norm, reports, failed);
     barrier();
     NCCL_CHECK(ncclCommDestroy(comm));

@@ -549,11 +549,31 @@ static std::vector<float> cpu_jacobi(const Options &o, double &norm) {
 
 // What one PE found: {seconds, gpu_error, cpu_error, norm_error}; -1 where not checked.
 struct PeReport {
+    static const int VALUES = 4;  // doubles per report when the PEs exchange them
     double seconds = 0, gpu_error = -1, cpu_error = -1, norm_error = -1;
     bool failed() const {
         return gpu_error > CELL_TOLERANCE || cpu_error > CELL_TOLERANCE || norm_error > NORM_TOLERANCE;
     }
+    // The report as VALUES doubles, in the order `unpack_reports` reads them.
+    void pack(double *values) const {
+        values[0] = seconds, values[1] = gpu_error, values[2] = cpu_error, values[3] = norm_error;
+    }
 };
+
+// Every PE's report from `all` (VALUES doubles per PE, PE by PE); `failed` says whether any failed.
+static std::vector<PeReport> unpack_reports(const std::vector<double> &all, int n_pes, bool &failed) {
+    std::vector<PeReport> reports(n_pes);
+    failed = false;
+    for (int pe = 0; pe < n_pes; pe++) {
+        const double *values = &all[PeReport::VALUES * pe];
+        reports[pe].seconds = values[0];
+        reports[pe].gpu_error = values[1];
+        reports[pe].cpu_error = values[2];
+        reports[pe].norm_error = values[3];
+        failed = failed || reports[pe].failed();
+    }
+    return reports;
+}
 
 // The checks of `--check` for this PE's cells `mine` and the run's final norm.
 static void check_cells(const Options &o, const Tiling &t, const Patch &p, const std::vector<float> &mine,
