@@ -125,8 +125,8 @@ pub(crate) unsafe fn put_signal(
     };
     // SAFETY: the caller's contract; the whole group is here, so it may synchronise.
     unsafe {
-        group_copy(scope, remote, source.cast_mut(), bytes);
-        if scope.rank_and_size().0 == 0 {
+        let rank = group_copy(scope, remote, source.cast_mut(), bytes);
+        if rank == 0 {
             core::arch::asm!("fence.sc.sys;", options(nostack));
             ffi::nvshmemx_signal_op(signal, value, op, pe);
         }
@@ -147,13 +147,13 @@ unsafe fn peer_address(symmetric: *mut c_void, pe: i32) -> Option<*mut c_void> {
 }
 
 /// The group waits, copies `bytes` bytes from `source` to `dest` (each thread its share), and
-/// waits again.
+/// waits again. Returns this thread's rank in the group.
 ///
 /// # Safety
 /// Every thread of the group calls it with the same arguments; both ranges are valid for `bytes`
 /// bytes and do not overlap.
 #[inline(always)]
-unsafe fn group_copy(scope: Scope, dest: *mut c_void, source: *mut c_void, bytes: usize) {
+unsafe fn group_copy(scope: Scope, dest: *mut c_void, source: *mut c_void, bytes: usize) -> usize {
     let (rank, size) = scope.rank_and_size();
     // SAFETY: the caller's contract.
     unsafe {
@@ -161,6 +161,7 @@ unsafe fn group_copy(scope: Scope, dest: *mut c_void, source: *mut c_void, bytes
         copy(dest.cast(), source.cast_const().cast(), bytes, rank, size);
         scope.sync();
     }
+    rank
 }
 
 /// Copies `bytes` bytes from `source` to `dest`, thread `rank` of `size` taking every `size`-th
