@@ -152,6 +152,8 @@ pub mod pe;
 mod peer_copy;
 pub mod rma;
 pub mod signal;
+#[cfg(any(target_arch = "nvptx64", test))]
+mod striped_copy;
 mod symmetric;
 pub mod sync;
 pub mod team;

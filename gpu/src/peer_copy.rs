@@ -11,11 +11,11 @@
 //! half the bytes per second (bench/results/bench-2026-11-29.md, thread-scope `put_bw`: 0.54 of
 //! CUDA C++). This module is the header path in Rust: the same peer address
 //! (`nvshmem_ptr`: the peer's heap base plus the offset), the same split of the bytes into 16-,
-//! 8-, 4- and 1-byte pieces dealt out over the threads of the group, plain stores (ordered, like
-//! NVSHMEM's, by `quiet`, `fence` and barriers), and the same group synchronisation before and
-//! after.
+//! 8-, 4- and 1-byte pieces dealt out over the threads of the group ([`crate::striped_copy`]),
+//! plain stores (ordered, like NVSHMEM's, by `quiet`, `fence` and barriers), and the same group
+//! synchronisation before and after.
 
-use crate::{ffi, thread};
+use crate::{ffi, striped_copy, thread};
 use core::ffi::c_void;
 
 /// The threads that share one transfer: NVSHMEM's thread, warp and block scopes.
@@ -158,90 +158,8 @@ unsafe fn group_copy(scope: Scope, dest: *mut c_void, source: *mut c_void, bytes
     // SAFETY: the caller's contract.
     unsafe {
         scope.sync();
-        copy(dest.cast(), source.cast_const().cast(), bytes, rank, size);
+        striped_copy::copy(dest.cast(), source.cast_const().cast(), bytes, rank, size);
         scope.sync();
     }
     rank
-}
-
-/// Copies `bytes` bytes from `source` to `dest`, thread `rank` of `size` taking every `size`-th
-/// piece: 16-byte pieces while both addresses allow, then 8-, 4- and 1-byte ones for the rest.
-///
-/// # Safety
-/// Both ranges are valid for `bytes` bytes and do not overlap; the group's threads call it with the
-/// same `dest`, `source` and `bytes` and distinct ranks below `size`.
-#[inline(always)]
-unsafe fn copy(
-    mut dest: *mut u8,
-    mut source: *const u8,
-    mut bytes: usize,
-    rank: usize,
-    size: usize,
-) {
-    // SAFETY: each step copies whole pieces inside the ranges and advances both pointers past them.
-    unsafe {
-        if aligned(dest, source, 16) {
-            let done = copy_pieces::<u128>(dest, source, bytes, rank, size);
-            (dest, source, bytes) = (dest.add(done), source.add(done), bytes - done);
-        }
-        if aligned(dest, source, 8) {
-            let done = copy_pieces::<u64>(dest, source, bytes, rank, size);
-            (dest, source, bytes) = (dest.add(done), source.add(done), bytes - done);
-        }
-        if aligned(dest, source, 4) {
-            let done = copy_pieces::<u32>(dest, source, bytes, rank, size);
-            (dest, source, bytes) = (dest.add(done), source.add(done), bytes - done);
-        }
-        copy_pieces::<u8>(dest, source, bytes, rank, size);
-    }
-}
-
-/// Whether both addresses are multiples of `alignment`.
-#[inline(always)]
-fn aligned(dest: *mut u8, source: *const u8, alignment: usize) -> bool {
-    (dest as usize | source as usize).is_multiple_of(alignment)
-}
-
-/// Pieces a thread loads before it stores any: with one load in flight at a time, a thread that
-/// copies alone (thread scope, or a small group) waits a full memory round trip per piece.
-const BATCH: usize = 4;
-
-/// Copies the whole `P`-sized pieces of the first `bytes` bytes (this thread's share of them:
-/// pieces `rank`, `rank + size`, ...) and returns how many bytes those pieces cover. [`BATCH`]
-/// pieces are loaded before they are stored (the ranges do not overlap, so the order is free).
-///
-/// # Safety
-/// As for [`copy`], and both addresses are aligned for `P`.
-#[inline(always)]
-unsafe fn copy_pieces<P: Copy>(
-    dest: *mut u8,
-    source: *const u8,
-    bytes: usize,
-    rank: usize,
-    size: usize,
-) -> usize {
-    let pieces = bytes / size_of::<P>();
-    let (dest, source) = (dest.cast::<P>(), source.cast::<P>());
-    let mut i = rank;
-    // SAFETY: every piece read or written has an index below `pieces`, inside both ranges; the
-    // addresses are aligned for `P`; the ranges do not overlap, so loading ahead reads the same
-    // values.
-    unsafe {
-        // Four named loads rather than an array: an array indexed in a loop lives in local memory.
-        while i + (BATCH - 1) * size < pieces {
-            let (at0, at1, at2, at3) = (i, i + size, i + 2 * size, i + 3 * size);
-            let (piece0, piece1) = (source.add(at0).read(), source.add(at1).read());
-            let (piece2, piece3) = (source.add(at2).read(), source.add(at3).read());
-            dest.add(at0).write(piece0);
-            dest.add(at1).write(piece1);
-            dest.add(at2).write(piece2);
-            dest.add(at3).write(piece3);
-            i += BATCH * size;
-        }
-        while i < pieces {
-            dest.add(i).write(source.add(i).read());
-            i += size;
-        }
-    }
-    pieces * size_of::<P>()
 }

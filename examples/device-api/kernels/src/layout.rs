@@ -30,6 +30,13 @@ pub mod rma {
     /// Regions of `N` in `bytes` (`u8`): 0 thread putmem, 1 warp putmem_nbi, 2 block putmem,
     /// 3 block getmem.
     pub const BYTE_REGIONS: usize = 4;
+    /// The part of each byte region that its transfer moves, as `(offset, length)`: the same
+    /// offset into `byte_source` and into the region, so that the copy takes every piece size of
+    /// the load/store path: region 0 (aligned, odd length) 16-, 8-, 4- and 1-byte pieces, region 1
+    /// (odd offset) bytes only, region 2 (offset 4) 4- and 1-byte pieces, region 3 (offset 8) 8-,
+    /// 4- and 1-byte pieces. The bytes around the span stay 0.
+    pub const BYTE_SPANS: [(usize, usize); BYTE_REGIONS] =
+        [(0, N - 1), (1, N - 2), (4, N - 5), (8, N - 9)];
     /// Regions of `N` in `reals` (`f64`): 0 `p` from the previous PE, 1 `g` of the next PE's
     /// region 0, 2 stores through `ptr` by the previous PE.
     pub const REAL_REGIONS: usize = 3;
@@ -80,7 +87,10 @@ pub mod rma {
 
     /// Byte `i` of region `region` of `bytes` on PE `me` of `n`.
     pub const fn expected_byte(me: i32, n: i32, region: usize, i: usize) -> u8 {
-        if region < 3 {
+        let (offset, length) = BYTE_SPANS[region];
+        if i < offset || i >= offset + length {
+            0
+        } else if region < 3 {
             byte(prev(me, n), i)
         } else {
             byte(next(me, n), i)

@@ -44,8 +44,8 @@ unsafe fn record<T>(results: SymmetricPtr<T>, slot: usize, value: T) {
 /// # Safety
 /// Every buffer is symmetric with the sizes of [`layout::rma`] (`source`, `byte_source`: `N`;
 /// `out`: `OUT_REGIONS × N`; `strided`: `STRIDED_REGIONS × N`, zeroed; `bytes`: `BYTE_REGIONS ×
-/// N`; `reals`: `REAL_REGIONS × N`; `reach`: `REACH_WORDS`); every PE launches it cooperatively as
-/// one block of `THREADS` threads.
+/// N`, zeroed; `reals`: `REAL_REGIONS × N`; `reach`: `REACH_WORDS`); every PE launches it
+/// cooperatively as one block of `THREADS` threads.
 #[kernel]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn rma_families(
@@ -69,16 +69,34 @@ pub unsafe fn rma_families(
         if t == 0 {
             rma::put(out, source.as_ptr(), N, to);
             rma::iput(strided, source.as_ptr(), 2, 1, N / 2, to);
-            rma::putmem(bytes, byte_source.as_ptr(), N, to);
+            let (offset, length) = layout::rma::BYTE_SPANS[0];
+            rma::putmem(
+                bytes.add(offset),
+                byte_source.as_ptr().add(offset),
+                length,
+                to,
+            );
         }
         if warp0 {
             rma::warp::put_nbi(out.add(N), source.as_ptr(), N, to);
             rma::warp::iput(strided.add(N), source.as_ptr(), 1, 2, N / 2, to);
-            rma::warp::putmem_nbi(bytes.add(N), byte_source.as_ptr(), N, to);
+            let (offset, length) = layout::rma::BYTE_SPANS[1];
+            rma::warp::putmem_nbi(
+                bytes.add(N + offset),
+                byte_source.as_ptr().add(offset),
+                length,
+                to,
+            );
         }
         rma::block::put(out.add(2 * N), source.as_ptr(), N, to);
         rma::block::put_nbi(out.add(3 * N), source.as_ptr(), N, to);
-        rma::block::putmem(bytes.add(2 * N), byte_source.as_ptr(), N, to);
+        let (offset, length) = layout::rma::BYTE_SPANS[2];
+        rma::block::putmem(
+            bytes.add(2 * N + offset),
+            byte_source.as_ptr().add(offset),
+            length,
+            to,
+        );
         for i in my_share(N) {
             rma::p(reals.add(i), layout::rma::p_value(me, i), to);
         }
@@ -106,7 +124,13 @@ pub unsafe fn rma_families(
         }
         rma::block::get_nbi(out.add(6 * N).as_ptr(), source, N, to);
         rma::block::iget(strided.add(2 * N).as_ptr(), source, 2, 3, N / 3, to);
-        rma::block::getmem(bytes.add(3 * N).as_ptr(), byte_source, N, to);
+        let (offset, length) = layout::rma::BYTE_SPANS[3];
+        rma::block::getmem(
+            bytes.add(3 * N + offset).as_ptr(),
+            byte_source.add(offset),
+            length,
+            to,
+        );
         for i in my_share(N) {
             *reals.add(N + i).as_ptr() = rma::g(reals.add(i), to);
         }

@@ -1,0 +1,197 @@
+//! One copy shared by a group of threads: thread `rank` of `size` moves pieces `rank`,
+//! `rank + size`, ... of the range, in the widest pieces both addresses allow. The load/store path
+//! of the RMA wrappers ([`crate::peer_copy`]) copies with it; it is plain pointer arithmetic, so
+//! its tests run on the host, one rank after the other.
+
+/// Copies `bytes` bytes from `source` to `dest`, thread `rank` of `size` taking every `size`-th
+/// piece: 16-byte pieces while both addresses allow, then 8-byte ones, then (in [`copy_rest`]) 4-
+/// and 1-byte ones for the rest.
+///
+/// Each stage returns as soon as nothing is left, so a transfer of whole 16-byte pieces between
+/// 16-byte aligned buffers, the common case, executes the 16-byte stage alone, and a single 8-byte
+/// element (a flag, a counter) the first two. The 4- and 1-byte stages run in a function of their
+/// own, so that a kernel's loop around the transfer does not execute their bookkeeping: inline,
+/// it doubled the instructions of a transfer with one 16-byte piece per thread and cost 40-50 %
+/// of the bandwidth of small block- and warp-scope puts (measured on an H200, 2026-11-29).
+///
+/// # Safety
+/// Both ranges are valid for `bytes` bytes and do not overlap; the group's threads call it with the
+/// same `dest`, `source` and `bytes` and distinct ranks below `size`.
+#[inline(always)]
+pub(crate) unsafe fn copy(
+    dest: *mut u8,
+    source: *const u8,
+    bytes: usize,
+    rank: usize,
+    size: usize,
+) {
+    let mut done = 0;
+    // SAFETY: each stage copies whole pieces of the part not yet copied, which is inside both
+    // ranges, from addresses aligned for the piece.
+    unsafe {
+        if aligned(dest, source, 16) {
+            done = copy_pieces::<u128>(dest, source, bytes, rank, size);
+            if done == bytes {
+                return;
+            }
+        }
+        // `done` is a multiple of 16: the rest is as aligned as the start.
+        if aligned(dest, source, 8) {
+            let (dest, source) = (dest.add(done), source.add(done));
+            done += copy_pieces::<u64>(dest, source, bytes - done, rank, size);
+            if done == bytes {
+                return;
+            }
+        }
+        copy_rest(dest.add(done), source.add(done), bytes - done, rank, size);
+    }
+}
+
+/// The 4- and 1-byte stages of [`copy`]: what is left after the 16- and 8-byte pieces.
+///
+/// # Safety
+/// As for [`copy`].
+#[inline(never)]
+unsafe fn copy_rest(
+    mut dest: *mut u8,
+    mut source: *const u8,
+    mut bytes: usize,
+    rank: usize,
+    size: usize,
+) {
+    // SAFETY: each step copies whole pieces inside the ranges and advances both pointers past them.
+    unsafe {
+        if aligned(dest, source, 4) {
+            let done = copy_pieces::<u32>(dest, source, bytes, rank, size);
+            (dest, source, bytes) = (dest.add(done), source.add(done), bytes - done);
+        }
+        copy_pieces::<u8>(dest, source, bytes, rank, size);
+    }
+}
+
+/// Whether both addresses are multiples of `alignment`.
+#[inline(always)]
+fn aligned(dest: *mut u8, source: *const u8, alignment: usize) -> bool {
+    (dest as usize | source as usize).is_multiple_of(alignment)
+}
+
+/// Pieces a thread loads before it stores any: with one load in flight at a time, a thread that
+/// copies alone (thread scope, or a small group) waits a full memory round trip per piece.
+const BATCH: usize = 4;
+
+/// Copies the whole `P`-sized pieces of the first `bytes` bytes (this thread's share of them:
+/// pieces `rank`, `rank + size`, ...) and returns how many bytes those pieces cover. [`BATCH`]
+/// pieces are loaded before they are stored (the ranges do not overlap, so the order is free).
+///
+/// # Safety
+/// As for [`copy`], and both addresses are aligned for `P`.
+#[inline(always)]
+unsafe fn copy_pieces<P: Copy>(
+    dest: *mut u8,
+    source: *const u8,
+    bytes: usize,
+    rank: usize,
+    size: usize,
+) -> usize {
+    let pieces = bytes / size_of::<P>();
+    let (dest, source) = (dest.cast::<P>(), source.cast::<P>());
+    let mut i = rank;
+    // SAFETY: every piece read or written has an index below `pieces`, inside both ranges; the
+    // addresses are aligned for `P`; the ranges do not overlap, so loading ahead reads the same
+    // values.
+    unsafe {
+        // Four named loads rather than an array: an array indexed in a loop lives in local memory.
+        while i + (BATCH - 1) * size < pieces {
+            let (at0, at1, at2, at3) = (i, i + size, i + 2 * size, i + 3 * size);
+            let (piece0, piece1) = (source.add(at0).read(), source.add(at1).read());
+            let (piece2, piece3) = (source.add(at2).read(), source.add(at3).read());
+            dest.add(at0).write(piece0);
+            dest.add(at1).write(piece1);
+            dest.add(at2).write(piece2);
+            dest.add(at3).write(piece3);
+            i += BATCH * size;
+        }
+        while i < pieces {
+            dest.add(i).write(source.add(i).read());
+            i += size;
+        }
+    }
+    pieces * size_of::<P>()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::copy;
+
+    /// Copies `len` bytes from offset `from` of a patterned buffer to offset `to` of a zeroed one,
+    /// running the ranks of a group of `size` one after the other, and checks that exactly those
+    /// bytes arrive and nothing around them is touched.
+    fn check(from: usize, to: usize, len: usize, size: usize) {
+        // Buffers of u128 start 16-byte aligned, so the offsets decide the alignment.
+        let mut source = [0u128; 40];
+        let mut dest = [0u128; 40];
+        let source_bytes = source.len() * 16;
+        // SAFETY: a u128 array is plain bytes.
+        let source_view = unsafe {
+            core::slice::from_raw_parts_mut(source.as_mut_ptr().cast::<u8>(), source_bytes)
+        };
+        for (i, byte) in source_view.iter_mut().enumerate() {
+            *byte = (i * 7 + 1) as u8 | 1; // never 0, so a missed byte shows
+        }
+        for rank in 0..size {
+            // SAFETY: both ranges lie inside their arrays (the callers keep offset + len within
+            // 640 bytes) and the arrays do not overlap.
+            unsafe {
+                copy(
+                    dest.as_mut_ptr().cast::<u8>().add(to),
+                    source.as_ptr().cast::<u8>().add(from),
+                    len,
+                    rank,
+                    size,
+                )
+            };
+        }
+        // SAFETY: as above.
+        let (source_view, dest_view) = unsafe {
+            (
+                core::slice::from_raw_parts(source.as_ptr().cast::<u8>(), source_bytes),
+                core::slice::from_raw_parts(dest.as_ptr().cast::<u8>(), source_bytes),
+            )
+        };
+        for (i, &byte) in dest_view.iter().enumerate() {
+            let expected = if (to..to + len).contains(&i) {
+                source_view[i - to + from]
+            } else {
+                0
+            };
+            assert_eq!(
+                byte, expected,
+                "byte {i} after copying {len} bytes from offset {from} to offset {to} with {size} \
+                 thread(s)"
+            );
+        }
+    }
+
+    #[test]
+    fn every_length_and_alignment_arrives_whole_and_alone() {
+        for size in [1, 3, 32] {
+            for from in 0..17 {
+                for to in 0..17 {
+                    for len in (0..=70).chain([127, 128, 129, 255, 256, 257, 400]) {
+                        check(from, to, len, size);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn groups_larger_than_the_piece_count_copy_everything_once() {
+        // 128 threads over 3 pieces of 16 bytes and a tail: most ranks have nothing to do.
+        for len in [0, 1, 15, 16, 48, 57, 600] {
+            check(0, 0, len, 128);
+            check(16, 32, len, 128);
+            check(8, 24, len.min(560), 128);
+        }
+    }
+}
