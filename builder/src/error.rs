@@ -58,6 +58,17 @@ pub enum BuildError {
         /// What is missing.
         problem: String,
     },
+    /// A [`crate::PtxBuilder::max_registers`] limit could not be applied.
+    RegisterLimit {
+        /// The kernel it names.
+        kernel: String,
+        /// The limit asked for.
+        registers: u32,
+        /// Why it could not be applied.
+        problem: String,
+        /// The kernels the PTX has.
+        kernels: Vec<String>,
+    },
     /// `ptxas` rejected the PTX.
     PtxasRejected {
         /// The PTX file.
@@ -130,6 +141,17 @@ impl fmt::Display for BuildError {
                  first (the builder runs the build script again as the kernels' linker)"
             ),
             BuildError::InvalidPtx { ptx, problem } => write!(f, "{}: {problem}", ptx.display()),
+            BuildError::RegisterLimit {
+                kernel,
+                registers,
+                problem,
+                kernels,
+            } => write!(
+                f,
+                "max_registers(\"{kernel}\", {registers}): {problem}; fix the call in build.rs \
+                 (the kernels are: {})",
+                kernels.join(", ")
+            ),
             BuildError::PtxasRejected { ptx, arch, output } => write!(
                 f,
                 "ptxas -arch={arch} rejected {}:\n{output}\nThis is a bug in nvshmem-builder or \

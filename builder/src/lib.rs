@@ -68,6 +68,7 @@ pub struct PtxBuilder {
     crate_path: PathBuf,
     arch: String,
     checks: Option<bool>,
+    register_limits: Vec<(String, u32)>,
 }
 
 /// The result of [`PtxBuilder::build`].
@@ -111,6 +112,7 @@ impl PtxBuilder {
             crate_path,
             arch: DEFAULT_ARCH.to_string(),
             checks: None,
+            register_limits: Vec::new(),
         }
     }
 
@@ -134,6 +136,21 @@ impl PtxBuilder {
     /// ```
     pub fn checks(mut self, on: bool) -> PtxBuilder {
         self.checks = Some(on);
+        self
+    }
+
+    /// Caps the registers per thread of `kernel` at `registers` (PTX `.maxnreg`, what CUDA C++
+    /// gets from `__launch_bounds__` or `-maxrregcount`): fewer registers let more blocks share a
+    /// multiprocessor, at the price of spills if the kernel needs more. Worth it for a persistent
+    /// kernel whose cooperative grid is sized by occupancy. `registers` is 16 to 255; the kernel
+    /// must be one of the crate's `#[kernel]` functions, else [`PtxBuilder::build`] fails.
+    ///
+    /// ```no_run
+    /// // 64 registers: 8 blocks of 128 threads per multiprocessor instead of 5 at 88.
+    /// let builder = nvshmem_builder::PtxBuilder::new("kernels").max_registers("jacobi_persistent", 64);
+    /// ```
+    pub fn max_registers(mut self, kernel: &str, registers: u32) -> PtxBuilder {
+        self.register_limits.push((kernel.to_string(), registers));
         self
     }
 
@@ -187,15 +204,26 @@ impl PtxBuilder {
         }
         println!("cargo::rerun-if-changed={}", device_bitcode.display());
         let path = out_dir.join(format!("{package}.ptx"));
-        std::fs::copy(&nested.ptx, &path).map_err(|error| BuildError::Io {
+        let io_error = |error| BuildError::Io {
             path: path.clone(),
             error,
-        })?;
-        let text = std::fs::read_to_string(&path).map_err(|error| BuildError::Io {
-            path: path.clone(),
+        };
+        let mut text = std::fs::read_to_string(&nested.ptx).map_err(|error| BuildError::Io {
+            path: nested.ptx.clone(),
             error,
         })?;
-        let (kernels, nvshmem_version) = inspect_ptx(&path, &text)?;
+        let (kernels, nvshmem_version) = inspect_ptx(&nested.ptx, &text)?;
+        for (kernel, registers) in &self.register_limits {
+            text = limit_registers(&text, kernel, *registers).map_err(|problem| {
+                BuildError::RegisterLimit {
+                    kernel: kernel.clone(),
+                    registers: *registers,
+                    problem,
+                    kernels: kernels.clone(),
+                }
+            })?;
+        }
+        std::fs::write(&path, &text).map_err(io_error)?;
         let assembled = match ptxas::find(&caller_dir) {
             Ok(ptxas) => {
                 ptxas::check(&ptxas, &path, &self.arch)?;
@@ -272,6 +300,30 @@ fn inspect_ptx(path: &Path, text: &str) -> Result<(Vec<String>, String), BuildEr
     Ok((kernels, nvshmem_version))
 }
 
+/// `text` with `.maxnreg registers` on the entry `kernel` (between its parameter list and its body),
+/// or what is wrong: the register count out of range, no such entry, or a limit already there.
+fn limit_registers(text: &str, kernel: &str, registers: u32) -> Result<String, String> {
+    if !(16..=255).contains(&registers) {
+        return Err("the limit must be 16 to 255 registers per thread".into());
+    }
+    let entry = format!(".visible .entry {kernel}(");
+    let start = text
+        .find(&entry)
+        .ok_or_else(|| "the PTX has no such kernel".to_string())?;
+    let body = start
+        + text[start..]
+            .find("\n{")
+            .ok_or_else(|| "the kernel's body was not found in the PTX".to_string())?;
+    if text[start..body].contains(".maxnreg") {
+        return Err("the kernel already has a register limit".into());
+    }
+    Ok(format!(
+        "{}\n.maxnreg {registers}{}",
+        &text[..body],
+        &text[body..]
+    ))
+}
+
 /// The `name` of the `[package]` in `manifest`.
 fn package_name(manifest: &Path) -> Result<String, BuildError> {
     let text = std::fs::read_to_string(manifest).map_err(|error| BuildError::Io {
@@ -335,6 +387,45 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(error.contains("nvshmemi_device_state_d"), "{error}");
+    }
+
+    #[test]
+    fn register_limits_go_between_the_parameters_and_the_body_of_their_kernel_only() {
+        let ptx = ".visible .entry ring(\n\t.param .u64 ring_param_0\n)\n{\n\tret;\n}\n\
+                   .visible .entry shift(\n\t.param .u64 shift_param_0\n)\n{\n\tret;\n}\n";
+        let limited = limit_registers(ptx, "shift", 64).unwrap();
+        assert_eq!(
+            limited,
+            ptx.replace("shift_param_0\n)\n{", "shift_param_0\n)\n.maxnreg 64\n{")
+        );
+        assert!(
+            limit_registers(&limited, "shift", 32)
+                .unwrap_err()
+                .contains("already")
+        );
+        assert!(
+            limit_registers(ptx, "shif", 64)
+                .unwrap_err()
+                .contains("no such kernel")
+        );
+        for registers in [0, 15, 256] {
+            assert!(
+                limit_registers(ptx, "ring", registers)
+                    .unwrap_err()
+                    .contains("16 to 255")
+            );
+        }
+        let error = BuildError::RegisterLimit {
+            kernel: "shif".into(),
+            registers: 64,
+            problem: "the PTX has no such kernel".into(),
+            kernels: vec!["ring".into(), "shift".into()],
+        }
+        .to_string();
+        assert!(
+            error.contains("max_registers(\"shif\", 64)") && error.contains("ring, shift"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -4,15 +4,13 @@
 //! its tests run on the host, one rank after the other.
 
 /// Copies `bytes` bytes from `source` to `dest`, thread `rank` of `size` taking every `size`-th
-/// piece: 16-byte pieces while both addresses allow, then 8-byte ones, then (in [`copy_rest`]) 4-
-/// and 1-byte ones for the rest.
+/// piece: 16-byte pieces while both addresses allow, then 8-, 4- and 1-byte ones for the rest.
 ///
 /// Each stage returns as soon as nothing is left, so a transfer of whole 16-byte pieces between
-/// 16-byte aligned buffers, the common case, executes the 16-byte stage alone, and a single 8-byte
-/// element (a flag, a counter) the first two. The 4- and 1-byte stages run in a function of their
-/// own, so that a kernel's loop around the transfer does not execute their bookkeeping: inline,
-/// it doubled the instructions of a transfer with one 16-byte piece per thread and cost 40-50 %
-/// of the bandwidth of small block- and warp-scope puts (measured on an H200, 2026-11-29).
+/// 16-byte aligned buffers, the common case, executes the 16-byte stage alone. Without the early
+/// returns, the bookkeeping of the stages that had nothing to do doubled the instructions of a
+/// transfer with one 16-byte piece per thread and cost 40-50 % of the bandwidth of small block- and
+/// warp-scope puts (measured on an H200 with `ncu`, 2026-11-29).
 ///
 /// # Safety
 /// Both ranges are valid for `bytes` bytes and do not overlap; the group's threads call it with the
@@ -26,46 +24,53 @@ pub(crate) unsafe fn copy(
     size: usize,
 ) {
     let mut done = 0;
-    // SAFETY: each stage copies whole pieces of the part not yet copied, which is inside both
-    // ranges, from addresses aligned for the piece.
+    // SAFETY: each stage copies whole pieces of the part not yet copied, which lies inside both
+    // ranges. `done` is a multiple of the previous stage's piece size, so the rest is as aligned
+    // as the start and a stage runs only when both addresses allow its piece.
     unsafe {
         if aligned(dest, source, 16) {
-            done = copy_pieces::<u128>(dest, source, bytes, rank, size);
+            done = copy_pieces::<u128>(dest, source, bytes, rank, size, Loads::Batched);
             if done == bytes {
                 return;
             }
         }
-        // `done` is a multiple of 16: the rest is as aligned as the start.
         if aligned(dest, source, 8) {
-            let (dest, source) = (dest.add(done), source.add(done));
-            done += copy_pieces::<u64>(dest, source, bytes - done, rank, size);
+            let rest = bytes - done;
+            done += copy_pieces::<u64>(
+                dest.add(done),
+                source.add(done),
+                rest,
+                rank,
+                size,
+                Loads::Batched,
+            );
             if done == bytes {
                 return;
             }
         }
-        copy_rest(dest.add(done), source.add(done), bytes - done, rank, size);
-    }
-}
-
-/// The 4- and 1-byte stages of [`copy`]: what is left after the 16- and 8-byte pieces.
-///
-/// # Safety
-/// As for [`copy`].
-#[inline(never)]
-unsafe fn copy_rest(
-    mut dest: *mut u8,
-    mut source: *const u8,
-    mut bytes: usize,
-    rank: usize,
-    size: usize,
-) {
-    // SAFETY: each step copies whole pieces inside the ranges and advances both pointers past them.
-    unsafe {
         if aligned(dest, source, 4) {
-            let done = copy_pieces::<u32>(dest, source, bytes, rank, size);
-            (dest, source, bytes) = (dest.add(done), source.add(done), bytes - done);
+            let rest = bytes - done;
+            done += copy_pieces::<u32>(
+                dest.add(done),
+                source.add(done),
+                rest,
+                rank,
+                size,
+                Loads::OneByOne,
+            );
+            if done == bytes {
+                return;
+            }
         }
-        copy_pieces::<u8>(dest, source, bytes, rank, size);
+        let rest = bytes - done;
+        copy_pieces::<u8>(
+            dest.add(done),
+            source.add(done),
+            rest,
+            rank,
+            size,
+            Loads::OneByOne,
+        );
     }
 }
 
@@ -75,13 +80,22 @@ fn aligned(dest: *mut u8, source: *const u8, alignment: usize) -> bool {
     (dest as usize | source as usize).is_multiple_of(alignment)
 }
 
-/// Pieces a thread loads before it stores any: with one load in flight at a time, a thread that
-/// copies alone (thread scope, or a small group) waits a full memory round trip per piece.
-const BATCH: usize = 4;
+/// How a thread of [`copy_pieces`] loads its pieces.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Loads {
+    /// Four pieces before it stores any: with one load in flight at a time, a thread that copies
+    /// alone (thread scope, or a small group) waits a full memory round trip per piece. The 16-
+    /// and 8-byte stages, which move the bulk of a transfer, batch.
+    Batched,
+    /// One piece at a time, as NVSHMEM's header path does: the 4- and 1-byte stages, which move
+    /// at most a few bytes unless the buffers are misaligned, stay small (batched, they raised a
+    /// block-scope get kernel from 72 to 96 registers).
+    OneByOne,
+}
 
 /// Copies the whole `P`-sized pieces of the first `bytes` bytes (this thread's share of them:
-/// pieces `rank`, `rank + size`, ...) and returns how many bytes those pieces cover. [`BATCH`]
-/// pieces are loaded before they are stored (the ranges do not overlap, so the order is free).
+/// pieces `rank`, `rank + size`, ...) and returns how many bytes those pieces cover. Batched loads
+/// fetch four pieces before they store them (the ranges do not overlap, so the order is free).
 ///
 /// # Safety
 /// As for [`copy`], and both addresses are aligned for `P`.
@@ -92,6 +106,7 @@ unsafe fn copy_pieces<P: Copy>(
     bytes: usize,
     rank: usize,
     size: usize,
+    loads: Loads,
 ) -> usize {
     let pieces = bytes / size_of::<P>();
     let (dest, source) = (dest.cast::<P>(), source.cast::<P>());
@@ -101,7 +116,7 @@ unsafe fn copy_pieces<P: Copy>(
     // values.
     unsafe {
         // Four named loads rather than an array: an array indexed in a loop lives in local memory.
-        while i + (BATCH - 1) * size < pieces {
+        while loads == Loads::Batched && i + 3 * size < pieces {
             let (at0, at1, at2, at3) = (i, i + size, i + 2 * size, i + 3 * size);
             let (piece0, piece1) = (source.add(at0).read(), source.add(at1).read());
             let (piece2, piece3) = (source.add(at2).read(), source.add(at3).read());
@@ -109,7 +124,7 @@ unsafe fn copy_pieces<P: Copy>(
             dest.add(at1).write(piece1);
             dest.add(at2).write(piece2);
             dest.add(at3).write(piece3);
-            i += BATCH * size;
+            i += 4 * size;
         }
         while i < pieces {
             dest.add(i).write(source.add(i).read());
