@@ -24,7 +24,8 @@
 //! 3. Forwards the kernel crate's warnings as `cargo::warning`, and emits `cargo::rerun-if-changed`
 //!    for every source file in the nested build's dep-info, and for `NVSHMEM_HOME`.
 //! 4. Checks the PTX: it has kernels and keeps NVSHMEM's `nvshmemi_device_state_d` and
-//!    `nvshmemi_device_lib_version_d`; where `ptxas` is found, assembles it for the architecture and
+//!    `nvshmemi_device_lib_version_d`; applies the register limits of
+//!    [`PtxBuilder::max_registers`]; where `ptxas` is found, assembles it for the architecture and
 //!    fails the build on an error.
 //! 5. Exports `cargo::rustc-env=<PACKAGE>_PTX=<path>` and `<PACKAGE>_NVSHMEM_VERSION=<x.y.z>`
 //!    (`<PACKAGE>` is the kernel crate's package name, upper-case, `-` as `_`).
