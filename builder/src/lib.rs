@@ -147,8 +147,8 @@ impl PtxBuilder {
     /// must be one of the crate's `#[kernel]` functions, else [`PtxBuilder::build`] fails.
     ///
     /// ```no_run
-    /// // 64 registers: 8 blocks of 128 threads per multiprocessor instead of 5 at 88.
-    /// let builder = nvshmem_builder::PtxBuilder::new("kernels").max_registers("jacobi_persistent", 64);
+    /// // 80 registers: 6 blocks of 128 threads per multiprocessor instead of 5 at 88.
+    /// let builder = nvshmem_builder::PtxBuilder::new("kernels").max_registers("jacobi_persistent", 80);
     /// ```
     pub fn max_registers(mut self, kernel: &str, registers: u32) -> PtxBuilder {
         self.register_limits.push((kernel.to_string(), registers));
