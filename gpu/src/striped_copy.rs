@@ -24,44 +24,33 @@ pub(crate) unsafe fn copy(
     size: usize,
 ) {
     let mut done = 0;
+    // One stage: if both addresses allow `$piece`-sized pieces, copy the whole pieces of what is
+    // left, and return once nothing is.
+    macro_rules! stage {
+        ($piece:ty, $loads:expr) => {
+            if aligned(dest, source, size_of::<$piece>()) {
+                let rest = bytes - done;
+                done += copy_pieces::<$piece>(
+                    dest.add(done),
+                    source.add(done),
+                    rest,
+                    rank,
+                    size,
+                    $loads,
+                );
+                if done == bytes {
+                    return;
+                }
+            }
+        };
+    }
     // SAFETY: each stage copies whole pieces of the part not yet copied, which lies inside both
     // ranges. `done` is a multiple of the previous stage's piece size, so the rest is as aligned
     // as the start and a stage runs only when both addresses allow its piece.
     unsafe {
-        if aligned(dest, source, 16) {
-            done = copy_pieces::<u128>(dest, source, bytes, rank, size, Loads::Batched);
-            if done == bytes {
-                return;
-            }
-        }
-        if aligned(dest, source, 8) {
-            let rest = bytes - done;
-            done += copy_pieces::<u64>(
-                dest.add(done),
-                source.add(done),
-                rest,
-                rank,
-                size,
-                Loads::Batched,
-            );
-            if done == bytes {
-                return;
-            }
-        }
-        if aligned(dest, source, 4) {
-            let rest = bytes - done;
-            done += copy_pieces::<u32>(
-                dest.add(done),
-                source.add(done),
-                rest,
-                rank,
-                size,
-                Loads::OneByOne,
-            );
-            if done == bytes {
-                return;
-            }
-        }
+        stage!(u128, Loads::Batched);
+        stage!(u64, Loads::Batched);
+        stage!(u32, Loads::OneByOne);
         let rest = bytes - done;
         copy_pieces::<u8>(
             dest.add(done),
