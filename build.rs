@@ -3,7 +3,7 @@
 //! device checks of PE arguments follow the profile, except where `device_checks` fixes them;
 //! `register_limits` caps the registers of kernels whose occupancy matters.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 fn main() {
     // The builder runs this script again as the kernels' linker; that run must not list folders.
@@ -19,11 +19,17 @@ fn main() {
     println!("cargo::rerun-if-changed=examples");
     println!("cargo::rerun-if-changed=bench");
     for kernels in kernel_crates {
+        // The folder above `kernels/`: the example's or benchmark's name.
+        let program = kernels
+            .parent()
+            .and_then(|dir| dir.file_name())
+            .and_then(|name| name.to_str())
+            .unwrap_or_default();
         let mut builder = nvshmem_builder::PtxBuilder::new(&kernels);
-        if let Some(on) = device_checks(&kernels) {
+        if let Some(on) = device_checks(program) {
             builder = builder.checks(on);
         }
-        for &(kernel, registers) in register_limits(&kernels) {
+        for &(kernel, registers) in register_limits(program) {
             builder = builder.max_registers(kernel, registers);
         }
         if let Err(error) = builder.build() {
@@ -33,31 +39,26 @@ fn main() {
     }
 }
 
-/// Whether a kernel crate's device checks of PE arguments are fixed rather than following the
-/// profile (on in debug builds): the GPU suite runs release builds, and there the faults example
+/// Whether the device checks of PE arguments of `program`'s kernels are fixed rather than following
+/// the profile (on in debug builds): the GPU suite runs release builds, and there the faults example
 /// must trap on its bad PE and the device-API tests show that no valid call trips a check; the
 /// benchmarks measure the calls without checks.
-fn device_checks(kernels: &Path) -> Option<bool> {
-    let example = kernels.parent()?.file_name()?.to_str()?;
-    match example {
+fn device_checks(program: &str) -> Option<bool> {
+    match program {
         "faults" | "device-api" | "device-api-teams" => Some(true),
         "micro" => Some(false),
         _ => None,
     }
 }
 
-/// Register limits of a kernel crate's kernels ([`nvshmem_builder::PtxBuilder::max_registers`]).
+/// Register limits of `program`'s kernels ([`nvshmem_builder::PtxBuilder::max_registers`]).
 /// Jacobi's persistent kernel needs 88 registers; capped at 80 it spills 8 bytes, fits 6 blocks of
 /// 128 threads per multiprocessor instead of 5, and ran 2-3 % faster at 1, 2 and 4 PEs on the H200
 /// (at 64 it spills 72 bytes, reloads 112 and ran 20 % slower; bench/results/bench-2026-11-29.md,
 /// notes).
-fn register_limits(kernels: &Path) -> &'static [(&'static str, u32)] {
-    match kernels
-        .parent()
-        .and_then(|dir| dir.file_name())
-        .and_then(|name| name.to_str())
-    {
-        Some("jacobi") => &[("jacobi_persistent", 80)],
+fn register_limits(program: &str) -> &'static [(&'static str, u32)] {
+    match program {
+        "jacobi" => &[("jacobi_persistent", 80)],
         _ => &[],
     }
 }
