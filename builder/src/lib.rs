@@ -205,10 +205,6 @@ impl PtxBuilder {
         }
         println!("cargo::rerun-if-changed={}", device_bitcode.display());
         let path = out_dir.join(format!("{package}.ptx"));
-        let io_error = |error| BuildError::Io {
-            path: path.clone(),
-            error,
-        };
         let mut text = std::fs::read_to_string(&nested.ptx).map_err(|error| BuildError::Io {
             path: nested.ptx.clone(),
             error,
@@ -224,7 +220,10 @@ impl PtxBuilder {
                 }
             })?;
         }
-        std::fs::write(&path, &text).map_err(io_error)?;
+        std::fs::write(&path, &text).map_err(|error| BuildError::Io {
+            path: path.clone(),
+            error,
+        })?;
         let assembled = match ptxas::find(&caller_dir) {
             Ok(ptxas) => {
                 ptxas::check(&ptxas, &path, &self.arch)?;
