@@ -8,8 +8,9 @@
 //! cargo run --release --example micro -- -n 2 --pes-per-gpu 2     (relaunches itself)
 //! ```
 //!
-//! PE 0 measures; the other PEs take part in barriers (and in the two-sided cases). One line per
-//! measurement, from PE 0:
+//! PE 0 measures; the other PEs take part in barriers (and in the two-sided cases). While PE 0
+//! measures, the others wait on the host, not in a barrier, whose kernel would spin on the GPU
+//! beside the measured one (see [`Runner::end_case`]). One line per measurement, from PE 0:
 //!
 //! ```text
 //! result: bench=put_bw impl=rust scope=block bytes=1048576 grid=8 pes=2 value=123.4567 unit=GB/s
@@ -36,6 +37,7 @@ mod options;
 use nvshmem_host::{Bootstrap, Kernel, KernelArg, LaunchConfig, Module, Nvshmem, SymmetricBuffer};
 use options::{Bench, Grid, Options, Scope};
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
 
 const PTX: &str = include_str!(env!("MICRO_KERNELS_PTX"));
 
@@ -47,6 +49,10 @@ const BW_BYTES_PER_LAUNCH: usize = 256 << 20;
 const BW_ITERS: (usize, usize) = (2, 1000);
 /// Untimed barriers (or round trips) at the start of each two-sided launch.
 const TWO_SIDED_WARMUP: u32 = 20;
+/// How long the PEs that wait for PE 0 to end a case wait before they give up…
+const CASE_LIMIT: Duration = Duration::from_secs(120);
+/// …and how often they look.
+const CASE_POLL: Duration = Duration::from_micros(100);
 /// What destination buffers hold before a sweep, so that unwritten elements show.
 const POISON: u64 = 0xDEAD_BEEF_DEAD_BEEF;
 
@@ -162,12 +168,17 @@ struct Runner<'a> {
     dest: SymmetricBuffer<'a, u64>,
     elapsed: SymmetricBuffer<'a, u64>,
     flags: SymmetricBuffer<'a, u64>,
+    /// The number of the last case PE 0 ended, written by the `release` kernel.
+    ended: SymmetricBuffer<'a, u64>,
+    /// Cases run so far.
+    cases: u64,
     failed: usize,
 }
 
 impl<'a> Runner<'a> {
     /// Allocates (collectively, the same on every PE and in `micro.cu`): source and destination of
-    /// the largest size, one `u64` per two-sided launch for its time, two ping-pong words.
+    /// the largest size, one `u64` per two-sided launch for its time, two ping-pong words, the
+    /// word that ends a case.
     fn new(
         nvshmem: &'a Nvshmem,
         module: &'a Module<'a>,
@@ -186,6 +197,7 @@ impl<'a> Runner<'a> {
         let dest = nvshmem.alloc::<u64>(count)?;
         let elapsed = nvshmem.alloc_zeroed::<u64>((options.warmup + options.reps) as usize)?;
         let flags = nvshmem.alloc_zeroed::<u64>(2)?;
+        let ended = nvshmem.alloc_zeroed::<u64>(1)?;
         let values: Vec<u64> = (0..count).map(|i| pattern(me, i)).collect();
         source.copy_from_host(&values)?;
         let probe = module.kernel("delay")?;
@@ -203,6 +215,8 @@ impl<'a> Runner<'a> {
             dest,
             elapsed,
             flags,
+            ended,
+            cases: 0,
             failed: 0,
         })
     }
@@ -222,8 +236,7 @@ impl<'a> Runner<'a> {
                         &[&dest, &iters, &runner.peer],
                     )?;
                     Ok(median_time(times) * 1e6 / f64::from(iters))
-                });
-                Ok(())
+                })
             }
             Bench::PutLat => {
                 let (dest, source) = (self.dest.as_symmetric_ptr(), self.source.as_symmetric_ptr());
@@ -241,7 +254,7 @@ impl<'a> Runner<'a> {
                                 &[&dest, &source, &count, &iters, &runner.peer],
                             )?;
                             Ok(median_time(times) * 1e6 / f64::from(iters))
-                        });
+                        })?;
                     }
                 }
                 Ok(())
@@ -260,7 +273,7 @@ impl<'a> Runner<'a> {
                         unsafe {
                             kernel.launch_cooperative(config, &[&TWO_SIDED_WARMUP, &iters, &slot])
                         }
-                    });
+                    })?;
                 }
                 Ok(())
             }
@@ -302,8 +315,7 @@ impl<'a> Runner<'a> {
                             kernel.launch_cooperative(config, &args)
                         }
                     }
-                });
-                Ok(())
+                })
             }
         }
     }
@@ -345,7 +357,7 @@ impl<'a> Runner<'a> {
                             &[&dest, &source, &count, &iters, &runner.peer],
                         )?;
                         Ok(bytes as f64 * f64::from(iters) / median_time(times) / 1e9)
-                    });
+                    })?;
                 }
             }
         }
@@ -384,7 +396,8 @@ impl<'a> Runner<'a> {
         1 % self.n_pes
     }
 
-    /// Runs one case on PE 0 between two barriers and prints its line (or why it failed).
+    /// Runs one case on PE 0 after a barrier, prints its line (or why it failed), and ends it
+    /// ([`Runner::end_case`]).
     fn one_sided_case(
         &mut self,
         bench: Bench,
@@ -392,7 +405,7 @@ impl<'a> Runner<'a> {
         bytes: usize,
         grid: u32,
         measure: impl FnOnce(&Runner<'a>) -> Result<f64, Failure>,
-    ) {
+    ) -> Result<(), Failure> {
         self.nvshmem.barrier_all();
         if self.me == 0 {
             let unit = if bench.name().ends_with("_bw") {
@@ -417,7 +430,7 @@ impl<'a> Runner<'a> {
                 }
             }
         }
-        self.nvshmem.barrier_all();
+        self.end_case()
     }
 
     /// `--warmup` untimed launches, then `--reps` timed ones; the seconds of each timed launch.
@@ -461,6 +474,45 @@ impl<'a> Runner<'a> {
             .collect()
     }
 
+    /// Ends a case: PE 0 writes the case's number into every other PE's `ended` word (the `release`
+    /// kernel, once its own work is done), the others wait on the host until their word holds it,
+    /// then all meet in a barrier.
+    ///
+    /// The others could wait in `nvshmem_barrier_all` instead, but its kernel would spin on the GPU
+    /// while PE 0 measures; with several PEs on one GPU (MPS) it shares the multiprocessors with
+    /// the measured kernel and takes issue slots from it. It cost a one-block thread-scope put of
+    /// 4 KiB 20 % of its bandwidth at 2 PEs on an H200 (2026-11-29). No kernel runs during a case
+    /// but the ones it measures.
+    fn end_case(&mut self) -> Result<(), Failure> {
+        self.cases += 1;
+        let number = self.cases;
+        if self.me == 0 {
+            if self.n_pes > 1 {
+                let release = self.module.kernel("release")?;
+                let word = self.ended.as_symmetric_ptr();
+                // SAFETY: release(word: SymmetricPtr<u64>, value: u64); `ended` is one symmetric
+                // u64 that only this kernel writes.
+                unsafe { release.launch(LaunchConfig::linear(1, 1), &[&word, &number])? };
+                self.nvshmem.synchronize()?;
+            }
+        } else {
+            let start = Instant::now();
+            while self.ended.to_vec()?[0] < number {
+                if start.elapsed() > CASE_LIMIT {
+                    return Err(format!(
+                        "PE 0 did not end case {number} within {} s; its output says why \
+                         (a failed launch, or a kernel that hangs)",
+                        CASE_LIMIT.as_secs()
+                    )
+                    .into());
+                }
+                std::thread::sleep(CASE_POLL);
+            }
+        }
+        self.nvshmem.barrier_all();
+        Ok(())
+    }
+
     /// The device address where two-sided launch number `launch` stores its nanoseconds.
     fn slot(&self, launch: usize) -> *mut u64 {
         // SAFETY: callers pass launch < warmup + reps, the buffer's length.
@@ -476,7 +528,7 @@ impl<'a> Runner<'a> {
         bytes: usize,
         per_op: f64,
         launch: impl Fn(&Runner<'a>, usize) -> Result<(), nvshmem_host::Error>,
-    ) {
+    ) -> Result<(), Failure> {
         let launches = (self.options.warmup + self.options.reps) as usize;
         let name = bench.name();
         let scope_name = scope.name();
@@ -510,7 +562,7 @@ impl<'a> Runner<'a> {
                 }
             }
         }
-        self.nvshmem.barrier_all();
+        self.end_case()
     }
 }
 

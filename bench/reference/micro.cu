@@ -17,6 +17,11 @@
 //    20 untimed barriers or round trips line the PEs up, then the GPU's nanosecond clock times
 //    --lat-iters of them inside the kernel; median over --reps. Barrier latency = time / barriers;
 //    ping-pong latency = half a round trip.
+//  - while PE 0 measures, the other PEs wait on the host for the end of the case (release and
+//    end_case), not in nvshmem_barrier_all, whose kernel would spin beside the measured one.
+#include <chrono>
+#include <thread>
+
 #include "common.cuh"
 
 static const uint64_t DELAY_NS = 50000;
@@ -25,6 +30,8 @@ static const size_t BW_ITERS_MIN = 2, BW_ITERS_MAX = 1000;
 static const size_t PUT_LAT_BYTES_PER_LAUNCH = size_t(1) << 20;
 static const uint32_t TWO_SIDED_WARMUP = 20;
 static const uint64_t POISON = 0xDEADBEEFDEADBEEFull;
+static const std::chrono::seconds CASE_LIMIT(120);
+static const std::chrono::microseconds CASE_POLL(100);
 static const size_t GRANULE = 16;  // elements (u64) per granule of a share: 128 bytes
 static const unsigned WARP = 32;
 
@@ -48,6 +55,14 @@ __global__ void delay(uint64_t ns) {
     uint64_t start = globaltimer();
     while (globaltimer() - start < ns) {
     }
+}
+
+// Writes `value` into `word` on every PE but this one, then quiet: PE 0 ends a case with it.
+__global__ void release(uint64_t *word, uint64_t value) {
+    int me = nvshmem_my_pe();
+    for (int other = 0; other < nvshmem_n_pes(); other++)
+        if (other != me) nvshmem_uint64_p(word, value, other);
+    nvshmem_quiet();
 }
 
 __global__ void put_bw_block(uint64_t *dest, uint64_t *source, size_t count, uint32_t iters, int peer) {
@@ -314,7 +329,8 @@ struct Runner {
     int me = 0, n_pes = 1, peer = 0;
     uint32_t sms = 0;
     size_t count = 0;
-    uint64_t *source = nullptr, *dest = nullptr, *elapsed = nullptr, *flags = nullptr;
+    uint64_t *source = nullptr, *dest = nullptr, *elapsed = nullptr, *flags = nullptr, *ended = nullptr;
+    uint64_t cases = 0;
     int failed = 0;
 
     uint32_t scope_threads(int scope) const { return scope == THREAD ? 1 : scope == WARP_SCOPE ? 32 : o.threads; }
@@ -351,7 +367,33 @@ struct Runner {
         return "";
     }
 
-    // Runs one case on PE 0 between two barriers and prints its line (or why it failed).
+    // Ends a case (as Runner::end_case in the Rust runner): PE 0 writes the case's number into every
+    // other PE's `ended` word, the others wait on the host until theirs holds it, then all meet in
+    // a barrier. No kernel runs during a case but the ones it measures.
+    void end_case() {
+        cases++;
+        if (me == 0) {
+            if (n_pes > 1) {
+                release<<<1, 1>>>(ended, cases);
+                CUDA_CHECK(cudaGetLastError());
+                CUDA_CHECK(cudaDeviceSynchronize());
+            }
+        } else {
+            auto start = std::chrono::steady_clock::now();
+            uint64_t seen = 0;
+            for (;;) {
+                CUDA_CHECK(cudaMemcpy(&seen, ended, 8, cudaMemcpyDeviceToHost));
+                if (seen >= cases) break;
+                if (std::chrono::steady_clock::now() - start > CASE_LIMIT)
+                    REF_DIE("PE 0 did not end case %llu within %lld s; its output says why", (unsigned long long)cases,
+                            (long long)CASE_LIMIT.count());
+                std::this_thread::sleep_for(CASE_POLL);
+            }
+        }
+        nvshmem_barrier_all();
+    }
+
+    // Runs one case on PE 0 after a barrier, prints its line (or why it failed), and ends it.
     template <typename Measure>
     void one_sided_case(int bench, int scope, size_t bytes, uint32_t grid, Measure measure) {
         nvshmem_barrier_all();
@@ -369,7 +411,7 @@ struct Runner {
             }
             fflush(stdout);
         }
-        nvshmem_barrier_all();
+        end_case();
     }
 
     void bandwidth(int bench) {
@@ -446,7 +488,7 @@ struct Runner {
             }
             fflush(stdout);
         }
-        nvshmem_barrier_all();
+        end_case();
     }
 
     void run(int bench) {
@@ -543,7 +585,8 @@ int main(int argc, char **argv) {
     r.dest = (uint64_t *)nvshmem_malloc(r.count * 8);
     r.elapsed = (uint64_t *)nvshmem_calloc(r.o.warmup + r.o.reps, 8);
     r.flags = (uint64_t *)nvshmem_calloc(2, 8);
-    if (r.source == nullptr || r.dest == nullptr || r.elapsed == nullptr || r.flags == nullptr)
+    r.ended = (uint64_t *)nvshmem_calloc(1, 8);
+    if (r.source == nullptr || r.dest == nullptr || r.elapsed == nullptr || r.flags == nullptr || r.ended == nullptr)
         REF_DIE("nvshmem_malloc of %zu bytes failed (NVSHMEM_SYMMETRIC_SIZE?)", r.count * 8);
     {
         std::vector<uint64_t> values(r.count);
@@ -555,6 +598,7 @@ int main(int argc, char **argv) {
     for (int bench = 0; bench < N_BENCH; bench++)
         if (std::find(r.o.benches.begin(), r.o.benches.end(), bench) != r.o.benches.end()) r.run(bench);
 
+    nvshmem_free(r.ended);
     nvshmem_free(r.flags);
     nvshmem_free(r.elapsed);
     nvshmem_free(r.dest);

@@ -15,6 +15,7 @@
 //! | [`pingpong_p`] | 1 × 1, cooperative, every PE | PEs 0 and 1 bounce a counter: `p` to the other's word, `wait_until` the own word holds it; `warmup` + `iters` round trips, the `iters` timed |
 //! | [`pingpong_signal`] | same | the same with `put_signal` of `count` elements and `signal_wait_until` |
 //! | [`delay`] | 1 × 1 | spins `ns` nanoseconds (keeps the stream busy while the host enqueues the timed launch) |
+//! | [`release`] | 1 × 1, PE 0 only | `p` of `value` to `word` on every other PE, `quiet` (the end of a case: the others wait for it on the host) |
 //!
 //! Shares are whole granules of [`GRANULE`] elements, so every transfer starts 128-byte aligned.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
@@ -63,6 +64,22 @@ fn globaltimer() -> u64 {
 pub unsafe fn delay(ns: u64) {
     let start = globaltimer();
     while globaltimer().wrapping_sub(start) < ns {}
+}
+
+/// Writes `value` into `word` on every PE but this one, then `quiet`: PE 0 launches it at the end
+/// of a case, and the other PEs, which wait for the word on the host, go on.
+///
+/// # Safety
+/// `word` is a symmetric `u64` that no other launch writes meanwhile.
+#[kernel]
+pub unsafe fn release(word: SymmetricPtr<u64>, value: u64) {
+    let me = pe::my_pe();
+    for other in (0..pe::n_pes()).filter(|&other| other != me) {
+        // SAFETY: the caller's contract; `other` is a PE.
+        unsafe { rma::p(word, value, other) };
+    }
+    // SAFETY: no conditions.
+    unsafe { sync::quiet() };
 }
 
 /// Bandwidth, block scope: block `b` puts its share of `count` elements from `source` to `dest` on
