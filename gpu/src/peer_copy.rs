@@ -18,7 +18,7 @@
 //! 5 % slower than CUDA C++, and block- and warp-scope puts of 4 KiB 3-8 % slower than in this
 //! order (H200, 2026-11-29, bench/results).
 
-use crate::{ffi, striped_copy, thread};
+use crate::{SignalOp, ffi, striped_copy, thread};
 use core::ffi::c_void;
 
 /// The threads that share one transfer: NVSHMEM's thread, warp and block scopes.
@@ -107,8 +107,12 @@ pub(crate) unsafe fn transfer(
 /// `put_signal` over loads and stores, as NVSHMEM's header path does it: the group copies
 /// `bytes` bytes from local `source` to `symmetric` on PE `pe`, then its first thread makes the
 /// data visible system-wide (`fence.sc.sys`) and applies `op` with `value` to `signal` on `pe`
-/// (`nvshmemx_signal_op`). Returns `false`, having only waited for the group, if `pe`'s memory is
-/// not mapped here.
+/// through the peer's mapping ([`signal_at`]). Returns `false`, having only waited for the group,
+/// if `pe`'s memory is not mapped here.
+///
+/// The signal's address is looked up before the fence, as NVSHMEM's header path does; calling
+/// `nvshmemx_signal_op` after the fence looked it up again, a load behind the fence's cache
+/// invalidation on every signal.
 ///
 /// # Safety
 /// As for [`transfer`] (a put), and `signal` is a symmetric `u64`, `op` a signal operation.
@@ -121,7 +125,7 @@ pub(crate) unsafe fn put_signal(
     bytes: usize,
     signal: *mut u64,
     value: u64,
-    op: i32,
+    op: SignalOp,
     pe: i32,
 ) -> bool {
     // SAFETY: the caller's contract: the whole group is here.
@@ -130,16 +134,42 @@ pub(crate) unsafe fn put_signal(
     let Some(remote) = (unsafe { peer_address(symmetric, pe) }) else {
         return false;
     };
+    // SAFETY: the caller's contract: `signal` is symmetric, so it is mapped where `symmetric` is.
+    let remote_signal = unsafe { peer_address(signal.cast(), pe) };
     // SAFETY: the caller's contract; the whole group is here, so it may synchronise.
     unsafe {
         let rank = copy_then_sync(scope, remote, source.cast_mut(), bytes);
         if rank == 0 {
             core::arch::asm!("fence.sc.sys;", options(nostack));
-            ffi::nvshmemx_signal_op(signal, value, op, pe);
+            match remote_signal {
+                Some(word) => signal_at(word.cast(), value, op),
+                None => ffi::nvshmemx_signal_op(signal, value, op as i32, pe),
+            }
         }
         scope.sync();
     }
     true
+}
+
+/// Applies `op` with `value` to the signal word at `word`, a peer's word mapped here, as NVSHMEM
+/// does on that path: a volatile store (`Set`) or a system-scope atomic addition (`Add`).
+///
+/// # Safety
+/// `word` is a peer's signal word, mapped in this PE's address space.
+#[inline(always)]
+unsafe fn signal_at(word: *mut u64, value: u64, op: SignalOp) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        match op {
+            SignalOp::Set => word.write_volatile(value),
+            SignalOp::Add => core::arch::asm!(
+                "red.relaxed.sys.add.u64 [{word}], {value};",
+                word = in(reg64) word,
+                value = in(reg64) value,
+                options(nostack),
+            ),
+        }
+    }
 }
 
 /// The address of `symmetric` on PE `pe` in this PE's address space (`nvshmem_ptr`), if mapped.

@@ -81,7 +81,7 @@ macro_rules! load_store_signal {
                 $bytes,
                 $signal.as_ptr(),
                 $value,
-                $op as i32,
+                $op,
                 $pe,
             )
         }
