@@ -54,8 +54,8 @@ fn device_checks(program: &str) -> Option<bool> {
 /// Register limits of `program`'s kernels ([`nvshmem_builder::PtxBuilder::max_registers`]).
 /// Jacobi's persistent kernel needs 88 registers; capped at 80 it spills 8 bytes, fits 6 blocks of
 /// 128 threads per multiprocessor instead of 5, and ran 2-3 % faster at 1, 2 and 4 PEs on the H200
-/// (at 64 it spills 72 bytes, reloads 112 and ran 20 % slower; bench/results/bench-2026-11-29.md,
-/// notes).
+/// (at 64 it spills 72 bytes, reloads 112 and ran 20 % slower;
+/// bench/results/bench-2026-11-29-1634.md, notes).
 fn register_limits(program: &str) -> &'static [(&'static str, u32)] {
     match program {
         "jacobi" => &[("jacobi_persistent", 80)],

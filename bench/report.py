@@ -48,7 +48,9 @@ def method(machine, rounds):
   launched by a Rust runner, and a CUDA C++ kernel (`bench/reference/*.cu`, built here with
   `nvcc -O3 -rdc=true -arch=sm_90` against the same NVSHMEM) launched by a C++ runner that mirrors
   the Rust one: the same NVSHMEM calls, launch shapes, allocations, order of cases, timing and output.
-  Both start under the same launcher (`nvshmemrun`) with the same environment.
+  Both start under the same launcher (`nvshmemrun`) with the same environment. The C++ runner also
+  makes the one symmetric allocation the Rust host library makes when it starts (the ledger of its
+  allocation check), so that both programs' buffers lie at the same offsets of the symmetric heap.
 - **PE counts.** The whole comparison runs at each PE count of `BENCH_PES` (here: {pes}), started
   with `nvshmemrun -n PEs --pes-per-gpu K`, K = ⌈PEs ÷ GPUs⌉; PEs that share a GPU run under MPS
   (started by the harness for those runs only). At 1 PE the one-sided benchmarks move data from PE 0
@@ -62,8 +64,15 @@ def method(machine, rounds):
   machine and the place in the sequence hit both programs alike. Micro-benchmarks run {rounds}
   round(s), Jacobi timings {jacobi_rounds}; a figure below is the **median over the rounds** of that
   program (of two rounds: their mean).
-- **One-sided micro-benchmarks** (`put_bw`, `get_bw`, `p_lat`, `put_lat`; PE 0 issues to PE 1, the other
-  PEs wait in a barrier; arguments: `{micro_args}`): per case, untimed warm-up launches, then `--reps` timed
+- **Idle PEs wait on the host.** While PE 0 measures (and PE 1, in the ping-pongs), the other PEs
+  wait for the end of the case on the host: PE 0 writes the case's number into their memory with a
+  small kernel once its timed launches are done, and they poll it with a copy every millisecond;
+  then all meet in `nvshmem_barrier_all`. Waiting in that barrier instead would leave its kernel
+  spinning on the GPU during the measurement, and with several PEs on one GPU (MPS) it shares the
+  multiprocessors with the measured kernel (it cost a one-block thread-scope put of 4 KiB 20 % at 2
+  PEs; the reports up to bench-2026-11-29-1634 were measured that way).
+- **One-sided micro-benchmarks** (`put_bw`, `get_bw`, `p_lat`, `put_lat`; PE 0 issues to PE 1;
+  arguments: `{micro_args}`): per case, untimed warm-up launches, then `--reps` timed
   launches, each between two CUDA events recorded on the stream right behind a 50 µs spinning
   kernel (so the start event is not taken on an idle GPU while the host is still launching). Median
   over the timed launches. A bandwidth launch repeats the transfer enough times to move ≈256 MiB (2

@@ -37,6 +37,10 @@
 #   BENCH_ROUNDS         rounds of each pair (default 3)
 #   BENCH_JACOBI_ROUNDS  rounds of the Jacobi timings (default BENCH_ROUNDS)
 #   BENCH_BUDGET_S       time budget of the whole run in seconds (default 500)
+#   BENCH_GPUS           GPUs to spread the PEs over (default: every GPU of the machine; 1 puts all
+#                        PEs on the first GPU, as on a machine of one GPU)
+#   BENCH_TAG            a word added to the output files' names (bench-DATE-TAG.md, ...), so that
+#                        two runs of one day do not overwrite each other
 #   MICRO_ARGS, JACOBI_ARGS, JACOBI_CHECK_ARGS   the programs' arguments (defaults below; set
 #                        and empty: the programs' own defaults)
 #
@@ -55,19 +59,27 @@ ROUNDS=${BENCH_ROUNDS:-3}
 JACOBI_ROUNDS=${BENCH_JACOBI_ROUNDS:-$ROUNDS}
 BENCH_PES=${BENCH_PES:-1 2 4}
 read -ra PES_LIST <<< "${BENCH_PES//,/ }"
-for value in "$BUDGET" "$ROUNDS" "$JACOBI_ROUNDS" "${PES_LIST[@]}"; do
+GPUS_PRESENT=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+GPUS=${BENCH_GPUS:-$GPUS_PRESENT}
+for value in "$BUDGET" "$ROUNDS" "$JACOBI_ROUNDS" "$GPUS" "${PES_LIST[@]}"; do
     [[ $value =~ ^[1-9][0-9]*$ ]] || {
-        echo "run-bench: BENCH_PES, BENCH_ROUNDS, BENCH_JACOBI_ROUNDS and BENCH_BUDGET_S take whole numbers ≥ 1, not '$value'" >&2
+        echo "run-bench: BENCH_PES, BENCH_ROUNDS, BENCH_JACOBI_ROUNDS, BENCH_BUDGET_S and BENCH_GPUS take whole numbers ≥ 1, not '$value' (no GPU found?)" >&2
         exit 2
     }
 done
+(( GPUS <= GPUS_PRESENT )) || {
+    echo "run-bench: BENCH_GPUS=$GPUS, but this machine has $GPUS_PRESENT GPU(s); set at most $GPUS_PRESENT" >&2
+    exit 2
+}
+TAG=${BENCH_TAG:-}
+[[ $TAG =~ ^[A-Za-z0-9_]*$ ]] || { echo "run-bench: BENCH_TAG takes letters, digits and _, not '$TAG'" >&2; exit 2; }
 (( ${#PES_LIST[@]} )) || { echo "run-bench: BENCH_PES is empty" >&2; exit 2; }
 mapfile -t PES_LIST < <(printf '%s\n' "${PES_LIST[@]}" | sort -nu)
 mkdir -p "$OUT" || exit 2
 DIST=dist
 START=$(date +%s)
 DATE=$(date -u +%Y-%m-%d)
-PREFIX=$OUT/bench-$DATE
+PREFIX=$OUT/bench-$DATE${TAG:+-$TAG}
 LOG=$PREFIX.log
 RESULTS=$PREFIX-results.txt
 TMP=$(mktemp -d)
@@ -110,14 +122,13 @@ cleanup() {
 trap cleanup EXIT
 
 # ---- what is here --------------------------------------------------------------------------------
-GPUS=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 NVCC=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null || true)
 NCCL_HOME=${NCCL_HOME:-$(python3 -c 'import nvidia.nccl as m; print(list(m.__path__)[0])' 2>/dev/null)}
 MACHINE=$TMP/machine.txt
 {
     echo "gpu: $(nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>/dev/null | head -1)"
     echo "driver: $(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -1)"
-    echo "gpus: $GPUS"
+    if (( GPUS == GPUS_PRESENT )); then echo "gpus: $GPUS"; else echo "gpus: $GPUS of the machine's $GPUS_PRESENT"; fi
     echo "cpus: $(nproc)"
     echo "nvshmem: $(nvshmem_version) ($NVSHMEM_HOME)"
     echo "nccl: ${NCCL_HOME:-none}"
@@ -174,8 +185,7 @@ MPS_BROKEN=0
 declare -A PES_SEEN
 use_pes() {
     PES=$1
-    local gpus=$(( GPUS > 0 ? GPUS : 1 ))
-    PPG=$(( (PES + gpus - 1) / gpus ))
+    PPG=$(( (PES + GPUS - 1) / GPUS ))
     if (( BUDGET - $(elapsed) - 20 < 15 )); then
         :  # nothing more runs (job skips every run): MPS stays as it is
     elif (( PPG > 1 )); then

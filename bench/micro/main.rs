@@ -51,8 +51,9 @@ const BW_ITERS: (usize, usize) = (2, 1000);
 const TWO_SIDED_WARMUP: u32 = 20;
 /// How long the PEs that wait for PE 0 to end a case wait before they give up…
 const CASE_LIMIT: Duration = Duration::from_secs(120);
-/// …and how often they look.
-const CASE_POLL: Duration = Duration::from_micros(100);
+/// …and how often they look (each look is a copy from the GPU: seldom, not to disturb the
+/// measured kernel).
+const CASE_POLL: Duration = Duration::from_millis(1);
 /// What destination buffers hold before a sweep, so that unwritten elements show.
 const POISON: u64 = 0xDEAD_BEEF_DEAD_BEEF;
 

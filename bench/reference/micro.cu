@@ -31,7 +31,7 @@ static const size_t PUT_LAT_BYTES_PER_LAUNCH = size_t(1) << 20;
 static const uint32_t TWO_SIDED_WARMUP = 20;
 static const uint64_t POISON = 0xDEADBEEFDEADBEEFull;
 static const std::chrono::seconds CASE_LIMIT(120);
-static const std::chrono::microseconds CASE_POLL(100);
+static const std::chrono::milliseconds CASE_POLL(1);
 static const size_t GRANULE = 16;  // elements (u64) per granule of a share: 128 bytes
 static const unsigned WARP = 32;
 

@@ -8,15 +8,15 @@
 //! stores them with a `volatile` inline-asm vector store, one 16-byte piece per iteration. CUDA C++
 //! code that includes NVSHMEM's headers gets the plain `int4` loop instead, which `nvcc` turns into
 //! 16-byte loads and stores unrolled four times. With one thread per copy the bitcode loop moved
-//! half the bytes per second (bench/results/bench-2026-11-29.md, thread-scope `put_bw`: 0.54 of
-//! CUDA C++). This module is the header path in Rust: the same peer address
+//! half the bytes per second (bench/results/bench-2026-11-29-1156.md, thread-scope `put_bw`: 0.54
+//! of CUDA C++). This module is the header path in Rust: the same peer address
 //! (`nvshmem_ptr`: the peer's heap base plus the offset), the same split of the bytes into 16-,
 //! 8-, 4- and 1-byte pieces dealt out over the threads of the group ([`crate::striped_copy`]),
 //! plain stores (ordered, like NVSHMEM's, by `quiet`, `fence` and barriers), and the same group
 //! synchronisation before and after, in the same order: the group waits first, then looks up the
 //! peer's address. Looked up before the wait, the address made a block-scope `get_nbi` of 4 KiB
 //! 5 % slower than CUDA C++, and block- and warp-scope puts of 4 KiB 3-8 % slower than in this
-//! order (H200, 2026-11-29, bench/results).
+//! order (H200, 2026-11-29; bench/results/bench-2026-11-29.md, notes).
 
 use crate::{SignalOp, ffi, striped_copy, thread};
 use core::ffi::c_void;
