@@ -39,6 +39,7 @@ IMPLS = ("rust", "cuda")
 def method(machine, rounds):
     pes = machine.get("pes", "–")
     micro_args = machine.get("micro_args") or "the programs' defaults"
+    collective_args = machine.get("collective_args") or "none"
     jacobi_args = machine.get("jacobi_args", "–")
     jacobi_rounds = machine.get("jacobi_rounds", str(rounds))
     return f"""\
@@ -84,6 +85,13 @@ def method(machine, rounds):
   `%globaltimer` times the next `--lat-iters`; median over the launches. Ping-pong latency is half a
   round trip; the ping-pong runs between PEs 0 and 1 (the kernels of further PEs return at once),
   the barriers take in every PE.
+- **Collectives** (`reduce_lat`, `alltoall_lat`; every PE, over `NVSHMEM_TEAM_WORLD`, at each scope
+  and size of `--lat-sizes`; arguments after the above: `{collective_args}`), timed like the
+  barriers: a sum reduction of bytes ÷ 8
+  `u64`, or an alltoall in which every PE sends the bytes in all (bytes ÷ 8 ÷ PEs `u64` to each PE;
+  sizes below 8 bytes per PE are skipped). They run as their own job, with NVSHMEM's NCCL use off
+  and, where PEs share a GPU, `CUDA_MPS_ACTIVE_THREAD_PERCENTAGE` = 100 ÷ PEs per GPU: without it
+  NVSHMEM runs in its limited multi-PE-per-GPU mode, which has no collectives.
 - **Jacobi** (`{jacobi_args}`). Each program times its iteration loop with CUDA events after
   initialisation and reports seconds per iteration; `gbps` counts each updated cell read and written
   once; `copy_gbps` is the GPU's best device-to-device copy rate (read + write); `floor_fraction` =
@@ -248,7 +256,8 @@ def pes_sort(values):
 # ------------------------------------------------------------------------------------------------
 # Micro-benchmarks
 
-BENCH_ORDER = ["put_bw", "get_bw", "p_lat", "put_lat", "barrier_lat", "pingpong_p", "pingpong_signal"]
+BENCH_ORDER = ["put_bw", "get_bw", "p_lat", "put_lat", "barrier_lat", "pingpong_p", "pingpong_signal",
+               "reduce_lat", "alltoall_lat"]
 SCOPE_ORDER = {"block": 0, "warp": 1, "thread": 2}
 
 

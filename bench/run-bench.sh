@@ -21,8 +21,8 @@
 #                                    (report.py input)
 #   bench-DATE.log                   the full output of the builds and of every run
 #
-# Order: first, for each PE count, the short runs (micro-benchmarks one-sided and two-sided, every
-# round; the Jacobi checks and the NCCL check, once); then the T1 single-GPU Jacobi, once; then the
+# Order: first, for each PE count, the short runs (micro-benchmarks one-sided, two-sided and
+# collective, every round; the Jacobi checks and the NCCL check, once); then the T1 single-GPU Jacobi, once; then the
 # long Jacobi timings round by round (round 1 at every PE count, then round 2, ...; PE counts up in
 # odd rounds and down in even ones, so MPS is switched seldom). A spent time budget so costs the
 # last Jacobi rounds, never a PE count's micro-benchmarks.
@@ -41,13 +41,15 @@
 #                        PEs on the first GPU, as on a machine of one GPU)
 #   BENCH_TAG            a word added to the output files' names (bench-DATE-TAG.md, ...), so that
 #                        two runs of one day do not overwrite each other
-#   MICRO_ARGS, JACOBI_ARGS, JACOBI_CHECK_ARGS   the programs' arguments (defaults below; set
-#                        and empty: the programs' own defaults)
+#   MICRO_ARGS, COLLECTIVE_ARGS, JACOBI_ARGS, JACOBI_CHECK_ARGS   the programs' arguments
+#                        (defaults below; set and empty: the programs' own defaults;
+#                        COLLECTIVE_ARGS come after MICRO_ARGS in the collectives' job)
 #
 # The default run on one H200, estimated from the runs of 2026-11-29: build 11 s; micro-benchmarks
 # ~100 s (18 one-sided runs of 4-5 s, 18 two-sided of 0.6 s); Jacobi checks ~45 s (30 runs);
 # T1 and Jacobi timings ~240 s (90 runs: 3.5-4 s at 1 PE, ~2 s at 2 and 4 PEs); MPS switches,
-# gaps between runs and the report ~35 s: about 430 s of the 500 s budget.
+# gaps between runs and the report ~35 s: about 430 s of the 500 s budget, before the collectives
+# (18 more runs, not yet timed on a GPU: give the first run with them a larger budget).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
@@ -99,6 +101,9 @@ else
     JACOBI_ARGS=${JACOBI_ARGS---nx 16384 --ny 16384 --iters 1000 --norm-every 100}
 fi
 JACOBI_CHECK_ARGS=${JACOBI_CHECK_ARGS---nx 1024 --ny 1024 --iters 100 --norm-every 10 --check}
+# The collectives' own arguments, after MICRO_ARGS (so that they win): latency sizes, and few calls per
+# launch, since one thread alone reduces 4 KiB from every PE for hundreds of microseconds or more.
+COLLECTIVE_ARGS=${COLLECTIVE_ARGS---lat-sizes 8,4K --lat-iters 20}
 VARIANTS=(p put-block signal overlap persistent)
 
 # shellcheck source=bench/lib.sh
@@ -140,6 +145,7 @@ MACHINE=$TMP/machine.txt
     echo "jacobi_rounds: $JACOBI_ROUNDS"
     echo "budget: $BUDGET"
     echo "micro_args: $MICRO_ARGS"
+    echo "collective_args: $COLLECTIVE_ARGS"
     echo "jacobi_args: $JACOBI_ARGS"
     echo "jacobi_check_args: $JACOBI_CHECK_ARGS"
 } > "$MACHINE"
@@ -300,6 +306,19 @@ progress "plan: PE counts ${PES_LIST[*]}, $ROUNDS round(s) (Jacobi timings $JACO
         for (( round = 1; round <= ROUNDS; round++ )); do
             pair micro-two-sided "$round" 30 "$DIST/micro" "$BUILD/micro" --bench "$two_sided" $MICRO_ARGS
         done
+        # Collectives need NVSHMEM's full multi-PE-per-GPU mode where PEs share a GPU: MPS (on) and
+        # CUDA_MPS_ACTIVE_THREAD_PERCENTAGE = 100 / PEs per GPU in every PE's environment; that
+        # limit would bound the other cases' kernels too, so the collectives are a job of their own.
+        progress "== $pes PE(s): micro-benchmarks, collectives (every PE takes part): reduce_lat,alltoall_lat"
+        plain_run=("${RUN[@]}")
+        RUN=(env NVSHMEM_DISABLE_NCCL=1)
+        (( PPG > 1 )) && RUN+=(CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$(( 100 / PPG )))
+        RUN+=("${plain_run[@]}")
+        for (( round = 1; round <= ROUNDS; round++ )); do
+            pair micro-collectives "$round" 60 "$DIST/micro" "$BUILD/micro" --bench reduce_lat,alltoall_lat \
+                $MICRO_ARGS $COLLECTIVE_ARGS
+        done
+        RUN=("${plain_run[@]}")
         progress "== $pes PE(s): Jacobi checks: $JACOBI_CHECK_ARGS"
         for variant in "${VARIANTS[@]}"; do
             pair "jacobi-check-$variant" 1 30 "$DIST/jacobi" "$BUILD/jacobi" --variant "$variant" $JACOBI_CHECK_ARGS

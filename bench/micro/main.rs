@@ -31,6 +31,11 @@
 //!   then the GPU's nanosecond clock times `--lat-iters` of them (launch skew between PEs would
 //!   otherwise be counted). Median over `--reps` launches. Barrier latency is time ÷ barriers;
 //!   ping-pong latency is half a round trip (time ÷ round trips ÷ 2).
+//! - Collectives (`reduce_lat`, `alltoall_lat`) are timed like the barrier, at each scope and each
+//!   size of `--lat-sizes`: a sum reduction of `bytes ÷ 8` `u64`, or an `alltoall` in which every
+//!   PE sends `bytes` in all (`bytes ÷ 8 ÷ PEs` `u64` to each PE). With several PEs on one GPU
+//!   NVSHMEM runs collectives only in its full multi-PE-per-GPU mode (MPS, and
+//!   `CUDA_MPS_ACTIVE_THREAD_PERCENTAGE` ≤ 100 ÷ PEs per GPU); otherwise they are skipped, saying so.
 
 mod options;
 
@@ -278,6 +283,7 @@ impl<'a> Runner<'a> {
                 }
                 Ok(())
             }
+            Bench::ReduceLat | Bench::AlltoallLat => self.collectives(bench),
             Bench::PingpongP | Bench::PingpongSignal => {
                 let iters = options.lat_iters;
                 let per_launch = u64::from(TWO_SIDED_WARMUP + iters);
@@ -318,6 +324,66 @@ impl<'a> Runner<'a> {
                     }
                 })
             }
+        }
+    }
+
+    /// Collective latency at each scope and size of `--lat-sizes` (see the module's notes).
+    fn collectives(&mut self, bench: Bench) -> Result<(), Failure> {
+        let options = self.options;
+        let iters = options.lat_iters;
+        let (dest, source) = (self.dest.as_symmetric_ptr(), self.source.as_symmetric_ptr());
+        let collective = if bench == Bench::ReduceLat {
+            "reduce"
+        } else {
+            "alltoall"
+        };
+        for &scope in &options.scopes {
+            let kernel = self
+                .module
+                .kernel(&format!("{collective}_latency_{}", scope.name()))?;
+            let config = LaunchConfig::linear(1, self.scope_threads(scope));
+            for &bytes in &options.lat_sizes {
+                let count = if bench == Bench::ReduceLat {
+                    bytes / 8
+                } else {
+                    bytes / 8 / self.n_pes as usize
+                };
+                self.two_sided_case(bench, scope, bytes, f64::from(iters), |runner, launch| {
+                    let slot = runner.slot(launch);
+                    // SAFETY: *_latency_*(dest, source, count, warmup, iters, elapsed_ns), launched
+                    // alike on every PE; a reduction touches `count` elements, an alltoall
+                    // `count × PEs`, no more than `bytes / 8`, inside both buffers (they hold the
+                    // largest size); two_sided_case launches only where NVSHMEM runs collectives.
+                    unsafe {
+                        kernel.launch_cooperative(
+                            config,
+                            &[&dest, &source, &count, &TWO_SIDED_WARMUP, &iters, &slot],
+                        )
+                    }
+                })?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Why two-sided case `bench` of `bytes` bytes cannot run here, if it cannot: the same answer
+    /// on every PE, so that all of them skip it alike.
+    fn obstacle(&self, bench: Bench, bytes: usize) -> Option<String> {
+        let collectives = self.nvshmem.init_status().supports_teams_and_collectives();
+        match bench {
+            Bench::PingpongP | Bench::PingpongSignal if self.n_pes < 2 => {
+                Some("needs 2 PEs".into())
+            }
+            Bench::ReduceLat | Bench::AlltoallLat if !collectives => Some(
+                "NVSHMEM runs in its limited multi-PE-per-GPU mode: collectives with several PEs \
+                 on one GPU need MPS and CUDA_MPS_ACTIVE_THREAD_PERCENTAGE at most 100 / PEs per GPU"
+                    .into(),
+            ),
+            Bench::ReduceLat if bytes < 8 => Some("less than one u64".into()),
+            Bench::AlltoallLat if bytes < 8 * self.n_pes as usize => {
+                Some(format!("less than one u64 per PE ({bytes} bytes over {} PEs)", self.n_pes))
+            }
+            _ => None,
         }
     }
 
@@ -534,8 +600,9 @@ impl<'a> Runner<'a> {
         let name = bench.name();
         let scope_name = scope.name();
         self.nvshmem.barrier_all();
-        let outcome: Result<Vec<f64>, Failure> = if self.n_pes < 2 && bench != Bench::BarrierLat {
-            Err("needs 2 PEs".into())
+        let outcome: Result<Vec<f64>, Failure> = if let Some(obstacle) = self.obstacle(bench, bytes)
+        {
+            Err(obstacle.into())
         } else {
             (0..launches)
                 .try_for_each(|number| launch(self, number))

@@ -7,10 +7,11 @@ pub const USAGE: &str = "\
 usage: micro [-n PES] [--pes-per-gpu K] [--timeout SECONDS] [--bench LIST] [--scopes LIST]
              [--sizes LIST] [--lat-sizes LIST] [--grids LIST] [--threads T] [--warmup W]
              [--reps R] [--lat-iters N]
-  --bench      put_bw,get_bw,p_lat,put_lat,barrier_lat,pingpong_p,pingpong_signal (default: all)
+  --bench      put_bw,get_bw,p_lat,put_lat,barrier_lat,pingpong_p,pingpong_signal,reduce_lat,
+               alltoall_lat (default: all)
   --scopes     block,warp,thread (default: all)
   --sizes      bandwidth sizes in bytes, K/M/G suffixes (default 4K,64K,1M,16M,256M)
-  --lat-sizes  put-latency sizes (default 8,4K,64K)
+  --lat-sizes  put-latency and collective sizes (default 8,4K,64K)
   --grids      blocks per launch, `sms` for the multiprocessor count (default 1,8,32,sms)
   --threads    threads per block (default 512)
   --warmup     untimed launches per case (default 2)
@@ -27,11 +28,15 @@ pub enum Bench {
     BarrierLat,
     PingpongP,
     PingpongSignal,
+    ReduceLat,
+    AlltoallLat,
 }
 
 impl Bench {
-    /// Every benchmark, in the order they run (the two-sided ones, which need every PE, last).
-    pub const ALL: [Bench; 7] = [
+    /// Every benchmark, in the order they run (the two-sided ones, which need every PE, last; the
+    /// collectives, which need NVSHMEM's full multi-PE-per-GPU mode where PEs share a GPU, at the
+    /// very end).
+    pub const ALL: [Bench; 9] = [
         Bench::PutBw,
         Bench::GetBw,
         Bench::PLat,
@@ -39,6 +44,8 @@ impl Bench {
         Bench::BarrierLat,
         Bench::PingpongP,
         Bench::PingpongSignal,
+        Bench::ReduceLat,
+        Bench::AlltoallLat,
     ];
 
     pub fn name(self) -> &'static str {
@@ -50,6 +57,8 @@ impl Bench {
             Bench::BarrierLat => "barrier_lat",
             Bench::PingpongP => "pingpong_p",
             Bench::PingpongSignal => "pingpong_signal",
+            Bench::ReduceLat => "reduce_lat",
+            Bench::AlltoallLat => "alltoall_lat",
         }
     }
 }
@@ -227,5 +236,15 @@ mod tests {
         assert!(parse(&args("--sizes 12")).is_err());
         assert!(parse(&args("--bench nope")).is_err());
         assert!(parse(&args("--threads 100")).is_err());
+    }
+
+    #[test]
+    fn every_benchmark_is_named_by_its_own_name_and_runs_by_default() {
+        let names: Vec<&str> = Bench::ALL.iter().map(|bench| bench.name()).collect();
+        let options = parse(&args(&format!("--bench {}", names.join(",")))).unwrap();
+        assert_eq!(options.benches, Bench::ALL);
+        assert_eq!(parse(&[]).unwrap().benches, Bench::ALL);
+        let collectives = parse(&args("--bench reduce_lat,alltoall_lat")).unwrap();
+        assert_eq!(collectives.benches, [Bench::ReduceLat, Bench::AlltoallLat]);
     }
 }

@@ -17,6 +17,10 @@
 //    20 untimed barriers or round trips line the PEs up, then the GPU's nanosecond clock times
 //    --lat-iters of them inside the kernel; median over --reps. Barrier latency = time / barriers;
 //    ping-pong latency = half a round trip.
+//  - collectives (reduce_lat, alltoall_lat) are timed like the barrier at each scope and each size
+//    of --lat-sizes: a sum reduction of bytes/8 uint64, or an alltoall in which every PE sends
+//    bytes in all (bytes/8/PEs uint64 to each PE); skipped, saying why, where NVSHMEM runs in its
+//    limited multi-PE-per-GPU mode.
 //  - while PE 0 measures, the other PEs wait on the host for the end of the case (release and
 //    end_case), not in nvshmem_barrier_all, whose kernel would spin beside the measured one.
 #include <chrono>
@@ -168,6 +172,24 @@ BARRIER_LATENCY(barrier_latency_thread, nvshmem_barrier_all)
 BARRIER_LATENCY(barrier_latency_warp, nvshmemx_barrier_all_warp)
 BARRIER_LATENCY(barrier_latency_block, nvshmemx_barrier_all_block)
 
+// Collective latency: `warmup` untimed calls over every PE, then `iters` timed ones; a sum reduction
+// of `count` uint64 from `source` into `dest`, or an alltoall of `count` uint64 to every PE.
+#define COLLECTIVE_LATENCY(name, call)                                                             \
+    __global__ void name(uint64_t *dest, uint64_t *source, size_t count, uint32_t warmup, uint32_t iters, \
+                         uint64_t *elapsed_ns) {                                                   \
+        for (uint32_t i = 0; i < warmup; i++) call(NVSHMEM_TEAM_WORLD, dest, source, count);        \
+        uint64_t start = globaltimer();                                                            \
+        for (uint32_t i = 0; i < iters; i++) call(NVSHMEM_TEAM_WORLD, dest, source, count);         \
+        uint64_t end = globaltimer();                                                              \
+        if (threadIdx.x == 0) *elapsed_ns = end - start;                                           \
+    }
+COLLECTIVE_LATENCY(reduce_latency_thread, nvshmem_uint64_sum_reduce)
+COLLECTIVE_LATENCY(reduce_latency_warp, nvshmemx_uint64_sum_reduce_warp)
+COLLECTIVE_LATENCY(reduce_latency_block, nvshmemx_uint64_sum_reduce_block)
+COLLECTIVE_LATENCY(alltoall_latency_thread, nvshmem_uint64_alltoall)
+COLLECTIVE_LATENCY(alltoall_latency_warp, nvshmemx_uint64_alltoall_warp)
+COLLECTIVE_LATENCY(alltoall_latency_block, nvshmemx_uint64_alltoall_block)
+
 // Ping-pong with p and wait_until: PE 0 writes base + i + 1 into `flag` on PE 1 and waits until its
 // own `flag` holds it; PE 1 waits for it and writes it back. `warmup` round trips, then `iters`
 // timed ones. Other PEs return at once. Launch 1 x 1 on every PE.
@@ -222,15 +244,16 @@ static const char *USAGE =
     "             [--threads T] [--warmup W] [--reps R] [--lat-iters N]\n"
     "(the same flags and defaults as the Rust runner, bench/micro/options.rs)\n";
 
-enum Bench { PUT_BW, GET_BW, P_LAT, PUT_LAT, BARRIER_LAT, PINGPONG_P, PINGPONG_SIGNAL, N_BENCH };
-static const char *BENCH_NAMES[N_BENCH] = {"put_bw",      "get_bw",     "p_lat",          "put_lat",
-                                           "barrier_lat", "pingpong_p", "pingpong_signal"};
+enum Bench { PUT_BW, GET_BW, P_LAT, PUT_LAT, BARRIER_LAT, PINGPONG_P, PINGPONG_SIGNAL, REDUCE_LAT, ALLTOALL_LAT, N_BENCH };
+static const char *BENCH_NAMES[N_BENCH] = {"put_bw",     "get_bw",          "p_lat",      "put_lat",     "barrier_lat",
+                                           "pingpong_p", "pingpong_signal", "reduce_lat", "alltoall_lat"};
 enum Scope { BLOCK, WARP_SCOPE, THREAD, N_SCOPE };
 static const char *SCOPE_NAMES[N_SCOPE] = {"block", "warp", "thread"};
 static const uint32_t GRID_SMS = 0;  // stands for the multiprocessor count
 
 struct Options {
-    std::vector<int> benches{PUT_BW, GET_BW, P_LAT, PUT_LAT, BARRIER_LAT, PINGPONG_P, PINGPONG_SIGNAL};
+    std::vector<int> benches{PUT_BW,     GET_BW,          P_LAT,      PUT_LAT,     BARRIER_LAT,
+                             PINGPONG_P, PINGPONG_SIGNAL, REDUCE_LAT, ALLTOALL_LAT};
     std::vector<int> scopes{BLOCK, WARP_SCOPE, THREAD};
     std::vector<size_t> sizes{4 << 10, 64 << 10, 1 << 20, 16 << 20, 256 << 20};
     std::vector<size_t> lat_sizes{8, 4 << 10, 64 << 10};
@@ -323,6 +346,7 @@ static uint64_t pattern(int pe, size_t i) { return ((uint64_t)i * 0x9E3779B97F4A
 
 typedef void (*TransferKernel)(uint64_t *, uint64_t *, size_t, uint32_t, int);
 typedef void (*BarrierKernel)(uint32_t, uint32_t, uint64_t *);
+typedef void (*CollectiveKernel)(uint64_t *, uint64_t *, size_t, uint32_t, uint32_t, uint64_t *);
 
 struct Runner {
     Options o;
@@ -456,6 +480,23 @@ struct Runner {
         nvshmem_barrier_all();
     }
 
+    // Why two-sided case `bench` of `bytes` bytes cannot run here ("" if it can): the same answer on
+    // every PE (as Runner::obstacle in the Rust runner).
+    std::string obstacle(int bench, size_t bytes) const {
+        int status = nvshmemx_init_status();
+        bool collectives = status == NVSHMEM_STATUS_IS_INITIALIZED || status == NVSHMEM_STATUS_FULL_MPG;
+        bool collective = bench == REDUCE_LAT || bench == ALLTOALL_LAT;
+        if ((bench == PINGPONG_P || bench == PINGPONG_SIGNAL) && n_pes < 2) return "needs 2 PEs";
+        if (collective && !collectives)
+            return "NVSHMEM runs in its limited multi-PE-per-GPU mode: collectives with several PEs on one GPU "
+                   "need MPS and CUDA_MPS_ACTIVE_THREAD_PERCENTAGE at most 100 / PEs per GPU";
+        if (bench == REDUCE_LAT && bytes < 8) return "less than one u64";
+        if (bench == ALLTOALL_LAT && bytes < 8 * (size_t)n_pes)
+            return "less than one u64 per PE (" + std::to_string(bytes) + " bytes over " + std::to_string(n_pes) +
+                   " PEs)";
+        return "";
+    }
+
     // A case that every PE runs: --warmup + --reps launches by `launch(number)` (which returns an
     // error text or ""), each timing itself on the GPU's clock; PE 0 reports the median of the timed
     // ones / per_op.
@@ -465,7 +506,8 @@ struct Runner {
         nvshmem_barrier_all();
         std::vector<double> seconds;
         auto run = [&]() -> std::string {
-            if (n_pes < 2 && bench != BARRIER_LAT) return "needs 2 PEs";
+            std::string why = obstacle(bench, bytes);
+            if (!why.empty()) return why;
             for (uint32_t l = 0; l < launches; l++) {
                 std::string error = launch(l);
                 if (!error.empty()) return error;
@@ -538,6 +580,29 @@ struct Runner {
                     CUDA_TRY(cudaLaunchCooperativeKernel((void *)kernel, dim3(1), dim3(threads), args, 0, 0));
                     return "";
                 });
+            }
+            break;
+        case REDUCE_LAT:
+        case ALLTOALL_LAT:
+            for (int scope : o.scopes) {
+                bool reduce = bench == REDUCE_LAT;
+                CollectiveKernel kernel =
+                    reduce ? (scope == BLOCK ? reduce_latency_block
+                              : scope == WARP_SCOPE ? reduce_latency_warp
+                                                    : reduce_latency_thread)
+                           : (scope == BLOCK ? alltoall_latency_block
+                              : scope == WARP_SCOPE ? alltoall_latency_warp
+                                                    : alltoall_latency_thread);
+                uint32_t threads = scope_threads(scope), warmup = TWO_SIDED_WARMUP, iters = o.lat_iters;
+                for (size_t bytes : o.lat_sizes) {
+                    size_t count = reduce ? bytes / 8 : bytes / 8 / (size_t)n_pes;
+                    two_sided_case(bench, scope, bytes, iters, [&](uint32_t l) -> std::string {
+                        uint64_t *slot = elapsed + l;
+                        void *args[] = {&dest, &source, &count, &warmup, &iters, &slot};
+                        CUDA_TRY(cudaLaunchCooperativeKernel((void *)kernel, dim3(1), dim3(threads), args, 0, 0));
+                        return "";
+                    });
+                }
             }
             break;
         case PINGPONG_P:

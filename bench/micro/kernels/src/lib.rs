@@ -12,6 +12,8 @@
 //! | [`p_latency`] | 1 × 1, PE 0 only | `iters` times: `p` of one `u64`, `quiet` |
 //! | [`put_latency_thread`], [`put_latency_warp`], [`put_latency_block`] | 1 × 1 / 32 / threads, PE 0 only | `iters` times: blocking `put` of `count` elements, `quiet` |
 //! | [`barrier_latency_thread`], [`barrier_latency_warp`], [`barrier_latency_block`] | 1 × 1 / 32 / threads, cooperative, every PE | `warmup` + `iters` `barrier_all`; the `iters` are timed on the GPU's clock |
+//! | [`reduce_latency_thread`], [`reduce_latency_warp`], [`reduce_latency_block`] | 1 × 1 / 32 / threads, cooperative, every PE | `warmup` + `iters` sum reductions of `count` `u64` over all PEs; the `iters` are timed on the GPU's clock |
+//! | [`alltoall_latency_thread`], [`alltoall_latency_warp`], [`alltoall_latency_block`] | same | the same with `alltoall` of `count` `u64` to every PE |
 //! | [`pingpong_p`] | 1 × 1, cooperative, every PE | PEs 0 and 1 bounce a counter: `p` to the other's word, `wait_until` the own word holds it; `warmup` + `iters` round trips, the `iters` timed |
 //! | [`pingpong_signal`] | same | the same with `put_signal` of `count` elements and `signal_wait_until` |
 //! | [`delay`] | 1 × 1 | spins `ns` nanoseconds (keeps the stream busy while the host enqueues the timed launch) |
@@ -21,7 +23,9 @@
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, asm_experimental_arch))]
 
-use nvshmem_gpu::{Cmp, SignalOp, SymmetricPtr, kernel, p2p, pe, rma, signal, sync, thread};
+use nvshmem_gpu::{
+    Cmp, SignalOp, SymmetricPtr, Team, collective, kernel, p2p, pe, rma, signal, sync, thread,
+};
 
 /// Elements per granule of a share: 16 `u64`, 128 bytes.
 pub const GRANULE: usize = 16;
@@ -380,6 +384,94 @@ barrier_latency! {
 barrier_latency! {
     /// `barrier_all_block` by one block per PE. Launch 1 block.
     barrier_latency_block => sync::barrier_all_block
+}
+
+/// Generates a collective-latency kernel: `warmup` untimed calls of `$call` over every PE, then
+/// `iters` timed ones.
+macro_rules! collective_latency {
+    (
+        $(#[$doc:meta])*
+        $name:ident => |$team:ident, $dest:ident, $source:ident, $count:ident| $call:expr
+    ) => {
+        $(#[$doc])*
+        ///
+        /// # Safety
+        /// `dest` and `source` hold what the collective touches on every PE, `elapsed_ns` is device
+        /// memory for one `u64`; every PE launches it cooperatively with the same arguments, one
+        /// block of the scope's size; NVSHMEM allows collectives here (one PE per GPU, or its full
+        /// multi-PE-per-GPU mode).
+        #[kernel]
+        pub unsafe fn $name(
+            dest: SymmetricPtr<u64>,
+            source: SymmetricPtr<u64>,
+            count: usize,
+            warmup: u32,
+            iters: u32,
+            elapsed_ns: *mut u64,
+        ) {
+            /// One call of the collective over `$team`.
+            ///
+            /// # Safety
+            /// The kernel's contract.
+            #[inline(always)]
+            unsafe fn call(
+                $team: Team,
+                $dest: SymmetricPtr<u64>,
+                $source: SymmetricPtr<u64>,
+                $count: usize,
+            ) {
+                // SAFETY: the kernel's contract, passed on.
+                unsafe { $call }
+            }
+            for _ in 0..warmup {
+                // SAFETY: every PE's block calls it alike (the caller's contract).
+                unsafe { call(Team::WORLD, dest, source, count) };
+            }
+            let start = globaltimer();
+            for _ in 0..iters {
+                // SAFETY: as above.
+                unsafe { call(Team::WORLD, dest, source, count) };
+            }
+            let end = globaltimer();
+            if thread::thread_idx_x() == 0 {
+                // SAFETY: the caller's contract.
+                unsafe { *elapsed_ns = end.wrapping_sub(start) };
+            }
+        }
+    };
+}
+
+collective_latency! {
+    /// Sum reductions of `count` `u64` from `source` into `dest` over every PE, by one thread per
+    /// PE. Launch 1 × 1.
+    reduce_latency_thread => |team, dest, source, count|
+        collective::reduce(team, collective::op::Sum, dest, source, count)
+}
+collective_latency! {
+    /// The same by one warp per PE. Launch 1 × 32.
+    reduce_latency_warp => |team, dest, source, count|
+        collective::warp::reduce(team, collective::op::Sum, dest, source, count)
+}
+collective_latency! {
+    /// The same by one block per PE. Launch 1 block.
+    reduce_latency_block => |team, dest, source, count|
+        collective::block::reduce(team, collective::op::Sum, dest, source, count)
+}
+collective_latency! {
+    /// `alltoall` of `count` `u64` to every PE (`dest` and `source` hold `count × n_pes`), by one
+    /// thread per PE. Launch 1 × 1.
+    alltoall_latency_thread => |team, dest, source, count|
+        collective::alltoall(team, dest, source, count)
+}
+collective_latency! {
+    /// The same by one warp per PE. Launch 1 × 32.
+    alltoall_latency_warp => |team, dest, source, count|
+        collective::warp::alltoall(team, dest, source, count)
+}
+collective_latency! {
+    /// The same by one block per PE. Launch 1 block.
+    alltoall_latency_block => |team, dest, source, count|
+        collective::block::alltoall(team, dest, source, count)
 }
 
 /// Ping-pong with `p` and `wait_until`: PE 0 writes `base + i + 1` into `flag` on PE 1 and waits
