@@ -62,10 +62,11 @@ JACOBI_ROUNDS=${BENCH_JACOBI_ROUNDS:-$ROUNDS}
 BENCH_PES=${BENCH_PES:-1 2 4}
 read -ra PES_LIST <<< "${BENCH_PES//,/ }"
 GPUS_PRESENT=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+(( GPUS_PRESENT > 0 )) || { echo "run-bench: no GPU found ('nvidia-smi -L' lists none): run it on the GPU machine" >&2; exit 2; }
 GPUS=${BENCH_GPUS:-$GPUS_PRESENT}
 for value in "$BUDGET" "$ROUNDS" "$JACOBI_ROUNDS" "$GPUS" "${PES_LIST[@]}"; do
     [[ $value =~ ^[1-9][0-9]*$ ]] || {
-        echo "run-bench: BENCH_PES, BENCH_ROUNDS, BENCH_JACOBI_ROUNDS, BENCH_BUDGET_S and BENCH_GPUS take whole numbers ≥ 1, not '$value' (no GPU found?)" >&2
+        echo "run-bench: BENCH_PES, BENCH_ROUNDS, BENCH_JACOBI_ROUNDS, BENCH_BUDGET_S and BENCH_GPUS take whole numbers ≥ 1, not '$value'" >&2
         exit 2
     }
 done
