@@ -22,10 +22,10 @@
 #   bench-DATE.log                   the full output of the builds and of every run
 #
 # Order: first, for each PE count, the short runs (micro-benchmarks one-sided, two-sided and
-# collective, every round; the Jacobi checks and the NCCL check, once); then the T1 single-GPU Jacobi, once; then the
-# long Jacobi timings round by round (round 1 at every PE count, then round 2, ...; PE counts up in
-# odd rounds and down in even ones, so MPS is switched seldom). A spent time budget so costs the
-# last Jacobi rounds, never a PE count's micro-benchmarks.
+# collective, every round; the Jacobi checks and the NCCL check, once); then the T1 single-GPU
+# Jacobi, once; then the long Jacobi timings round by round (round 1 at every PE count, then round
+# 2, ...; PE counts up in odd rounds and down in even ones, so MPS is switched seldom). A spent
+# time budget so costs the last Jacobi rounds, never a PE count's micro-benchmarks.
 #
 # Every run is under `timeout`, a failing or hanging run is recorded and the harness goes on (a
 # program that timed out is not started again for the same job and PE count); runs that would end
