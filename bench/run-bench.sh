@@ -102,9 +102,11 @@ else
     JACOBI_ARGS=${JACOBI_ARGS---nx 16384 --ny 16384 --iters 1000 --norm-every 100}
 fi
 JACOBI_CHECK_ARGS=${JACOBI_CHECK_ARGS---nx 1024 --ny 1024 --iters 100 --norm-every 10 --check}
-# The collectives' own arguments, after MICRO_ARGS (so that they win): latency sizes, and few calls per
-# launch, since one thread alone reduces 4 KiB from every PE for hundreds of microseconds or more.
-COLLECTIVE_ARGS=${COLLECTIVE_ARGS---lat-sizes 8,4K --lat-iters 20}
+# The collectives' own arguments, after MICRO_ARGS (so that they win): latency sizes; few calls per
+# launch, since one thread alone reduces 4 KiB from every PE for hundreds of microseconds or more;
+# blocks of 256 threads, since NVSHMEM's block-scope reduction needs more than 128 registers per
+# thread in both programs (a block of 512 does not fit on a multiprocessor; one of 256 always does).
+COLLECTIVE_ARGS=${COLLECTIVE_ARGS---lat-sizes 8,4K --lat-iters 20 --threads 256}
 VARIANTS=(p put-block signal overlap persistent)
 
 # shellcheck source=bench/lib.sh

@@ -34,10 +34,13 @@
     } while (0)
 
 // Returns the error text from the enclosing function (measurement paths, which report and go on).
+// It also clears the runtime's last error: a failed launch (a cooperative grid that does not fit)
+// leaves it set, and the next CUDA_CHECK(cudaGetLastError()) would end the program for it.
 #define CUDA_TRY(call)                                                     \
     do {                                                                   \
         cudaError_t err_ = (call);                                         \
         if (err_ != cudaSuccess) {                                         \
+            cudaGetLastError();                                            \
             return std::string(#call) + ": " + cudaGetErrorString(err_);   \
         }                                                                  \
     } while (0)
