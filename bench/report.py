@@ -88,8 +88,8 @@ def method(machine, rounds):
 - **Collectives** (`reduce_lat`, `alltoall_lat`; every PE, over `NVSHMEM_TEAM_WORLD`, at each scope
   and size of `--lat-sizes`; arguments after the above: `{collective_args}`), timed like the
   barriers: a sum reduction of bytes ÷ 8
-  `u64`, or an alltoall in which every PE sends the bytes in all (bytes ÷ 8 ÷ PEs `u64` to each PE;
-  sizes below 8 bytes per PE are skipped). They run as their own job, with NVSHMEM's NCCL use off
+  `u64`, or an alltoall in which every PE sends the bytes to each PE (bytes ÷ 8 `u64`; bytes × PEs
+  in all, as NVSHMEM's perftests count it). They run as their own job, with NVSHMEM's NCCL use off
   and, where PEs share a GPU, `CUDA_MPS_ACTIVE_THREAD_PERCENTAGE` = 100 ÷ PEs per GPU: without it
   NVSHMEM runs in its limited multi-PE-per-GPU mode, which has no collectives.
 - **Jacobi** (`{jacobi_args}`). Each program times its iteration loop with CUDA events after

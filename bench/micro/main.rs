@@ -33,7 +33,8 @@
 //!   ping-pong latency is half a round trip (time ÷ round trips ÷ 2).
 //! - Collectives (`reduce_lat`, `alltoall_lat`) are timed like the barrier, at each scope and each
 //!   size of `--lat-sizes`: a sum reduction of `bytes ÷ 8` `u64`, or an `alltoall` in which every
-//!   PE sends `bytes` in all (`bytes ÷ 8 ÷ PEs` `u64` to each PE). With several PEs on one GPU
+//!   PE sends `bytes` to each PE (`bytes ÷ 8` `u64`; `bytes × PEs` in all, as NVSHMEM's perftests
+//!   count it). With several PEs on one GPU
 //!   NVSHMEM runs collectives only in its full multi-PE-per-GPU mode (MPS, and
 //!   `CUDA_MPS_ACTIVE_THREAD_PERCENTAGE` ≤ 100 ÷ PEs per GPU); otherwise they are skipped, saying so.
 
@@ -183,20 +184,24 @@ struct Runner<'a> {
 
 impl<'a> Runner<'a> {
     /// Allocates (collectively, the same on every PE and in `micro.cu`): source and destination of
-    /// the largest size, one `u64` per two-sided launch for its time, two ping-pong words, the
-    /// word that ends a case.
+    /// the largest size (an alltoall's `--lat-sizes` count once per PE), one `u64` per two-sided
+    /// launch for its time, two ping-pong words, the word that ends a case.
     fn new(
         nvshmem: &'a Nvshmem,
         module: &'a Module<'a>,
         options: &'a Options,
     ) -> Result<Runner<'a>, Failure> {
         let (me, n_pes) = (nvshmem.my_pe(), nvshmem.n_pes());
+        let alltoall_bytes = options
+            .lat_sizes
+            .iter()
+            .map(|&bytes| bytes * n_pes as usize);
         let largest = options
             .sizes
             .iter()
-            .chain(&options.lat_sizes)
-            .max()
             .copied()
+            .chain(alltoall_bytes)
+            .max()
             .unwrap_or(8);
         let count = largest / 8;
         let mut source = nvshmem.alloc::<u64>(count)?;
@@ -343,17 +348,13 @@ impl<'a> Runner<'a> {
                 .kernel(&format!("{collective}_latency_{}", scope.name()))?;
             let config = LaunchConfig::linear(1, self.scope_threads(scope));
             for &bytes in &options.lat_sizes {
-                let count = if bench == Bench::ReduceLat {
-                    bytes / 8
-                } else {
-                    bytes / 8 / self.n_pes as usize
-                };
+                let count = bytes / 8;
                 self.two_sided_case(bench, scope, bytes, f64::from(iters), |runner, launch| {
                     let slot = runner.slot(launch);
                     // SAFETY: *_latency_*(dest, source, count, warmup, iters, elapsed_ns), launched
                     // alike on every PE; a reduction touches `count` elements, an alltoall
-                    // `count × PEs`, no more than `bytes / 8`, inside both buffers (they hold the
-                    // largest size); two_sided_case launches only where NVSHMEM runs collectives.
+                    // `count × PEs`, inside both buffers (they hold `--lat-sizes` × PEs);
+                    // two_sided_case launches only where NVSHMEM runs collectives.
                     unsafe {
                         kernel.launch_cooperative(
                             config,
@@ -379,9 +380,8 @@ impl<'a> Runner<'a> {
                  on one GPU need MPS and CUDA_MPS_ACTIVE_THREAD_PERCENTAGE at most 100 / PEs per GPU"
                     .into(),
             ),
-            Bench::ReduceLat if bytes < 8 => Some("less than one u64".into()),
-            Bench::AlltoallLat if bytes < 8 * self.n_pes as usize => {
-                Some(format!("less than one u64 per PE ({bytes} bytes over {} PEs)", self.n_pes))
+            Bench::ReduceLat | Bench::AlltoallLat if bytes < 8 => {
+                Some(format!("less than one u64 ({bytes} bytes)"))
             }
             _ => None,
         }

@@ -11,7 +11,7 @@ usage: micro [-n PES] [--pes-per-gpu K] [--timeout SECONDS] [--bench LIST] [--sc
                alltoall_lat (default: all)
   --scopes     block,warp,thread (default: all)
   --sizes      bandwidth sizes in bytes, K/M/G suffixes (default 4K,64K,1M,16M,256M)
-  --lat-sizes  put-latency and collective sizes (default 8,4K,64K)
+  --lat-sizes  put-latency and collective sizes, an alltoall's per PE (default 8,4K,64K)
   --grids      blocks per launch, `sms` for the multiprocessor count (default 1,8,32,sms)
   --threads    threads per block (default 512)
   --warmup     untimed launches per case (default 2)

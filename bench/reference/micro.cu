@@ -19,8 +19,8 @@
 //    ping-pong latency = half a round trip.
 //  - collectives (reduce_lat, alltoall_lat) are timed like the barrier at each scope and each size
 //    of --lat-sizes: a sum reduction of bytes/8 uint64, or an alltoall in which every PE sends
-//    bytes in all (bytes/8/PEs uint64 to each PE); skipped, saying why, where NVSHMEM runs in its
-//    limited multi-PE-per-GPU mode.
+//    bytes to each PE (bytes/8 uint64; bytes x PEs in all, as NVSHMEM's perftests count it);
+//    skipped, saying why, where NVSHMEM runs in its limited multi-PE-per-GPU mode.
 //  - while PE 0 measures, the other PEs wait on the host for the end of the case (release and
 //    end_case), not in nvshmem_barrier_all, whose kernel would spin beside the measured one.
 #include <chrono>
@@ -490,10 +490,7 @@ struct Runner {
         if (collective && !collectives)
             return "NVSHMEM runs in its limited multi-PE-per-GPU mode: collectives with several PEs on one GPU "
                    "need MPS and CUDA_MPS_ACTIVE_THREAD_PERCENTAGE at most 100 / PEs per GPU";
-        if (bench == REDUCE_LAT && bytes < 8) return "less than one u64";
-        if (bench == ALLTOALL_LAT && bytes < 8 * (size_t)n_pes)
-            return "less than one u64 per PE (" + std::to_string(bytes) + " bytes over " + std::to_string(n_pes) +
-                   " PEs)";
+        if (collective && bytes < 8) return "less than one u64 (" + std::to_string(bytes) + " bytes)";
         return "";
     }
 
@@ -595,7 +592,7 @@ struct Runner {
                                                     : alltoall_latency_thread);
                 uint32_t threads = scope_threads(scope), warmup = TWO_SIDED_WARMUP, iters = o.lat_iters;
                 for (size_t bytes : o.lat_sizes) {
-                    size_t count = reduce ? bytes / 8 : bytes / 8 / (size_t)n_pes;
+                    size_t count = bytes / 8;
                     two_sided_case(bench, scope, bytes, iters, [&](uint32_t l) -> std::string {
                         uint64_t *slot = elapsed + l;
                         void *args[] = {&dest, &source, &count, &warmup, &iters, &slot};
@@ -644,7 +641,7 @@ int main(int argc, char **argv) {
     // The same allocations in the same order as the Rust runner.
     size_t largest = 8;
     for (size_t s : r.o.sizes) largest = std::max(largest, s);
-    for (size_t s : r.o.lat_sizes) largest = std::max(largest, s);
+    for (size_t s : r.o.lat_sizes) largest = std::max(largest, s * (size_t)r.n_pes);  // alltoall
     r.count = largest / 8;
     r.source = (uint64_t *)nvshmem_malloc(r.count * 8);
     r.dest = (uint64_t *)nvshmem_malloc(r.count * 8);
