@@ -45,11 +45,11 @@
 #                        (defaults below; set and empty: the programs' own defaults;
 #                        COLLECTIVE_ARGS come after MICRO_ARGS in the collectives' job)
 #
-# The default run on one H200, estimated from the runs of 2026-11-29: build 11 s; micro-benchmarks
-# ~100 s (18 one-sided runs of 4-5 s, 18 two-sided of 0.6 s); Jacobi checks ~45 s (30 runs);
-# T1 and Jacobi timings ~240 s (90 runs: 3.5-4 s at 1 PE, ~2 s at 2 and 4 PEs); MPS switches,
-# gaps between runs and the report ~35 s: about 430 s of the 500 s budget, before the collectives
-# (18 more runs, not yet timed on a GPU: give the first run with them a larger budget).
+# The default run on one H200, from the runs of 2026-11-29: build 11-36 s; micro-benchmarks ~115 s
+# (18 one-sided runs of 4-5 s; 18 two-sided and 18 collective runs of 0.6-1.1 s); Jacobi checks
+# ~45 s (30 runs); T1 and Jacobi timings ~240 s (90 runs: 3.5-4 s at 1 PE, ~2 s at 2 and 4 PEs);
+# MPS switches, gaps between runs and the report ~35 s: 426 s in all for 175 runs (04564d5), inside
+# the 500 s budget.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 

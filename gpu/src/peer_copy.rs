@@ -16,7 +16,7 @@
 //! synchronisation before and after, in the same order: the group waits first, then looks up the
 //! peer's address. Looked up before the wait, the address made a block-scope `get_nbi` of 4 KiB
 //! 5 % slower than CUDA C++, and block- and warp-scope puts of 4 KiB 3-8 % slower than in this
-//! order (H200, 2026-11-29; bench/results/bench-2026-11-29.md, notes).
+//! order (H200, 2026-11-29; bench/results/bench-2026-11-29-1827.md, notes).
 
 use crate::{SignalOp, ffi, striped_copy, thread};
 use core::ffi::c_void;
