@@ -34,9 +34,9 @@
 //! - Collectives (`reduce_lat`, `alltoall_lat`) are timed like the barrier, at each scope and each
 //!   size of `--lat-sizes`: a sum reduction of `bytes ÷ 8` `u64`, or an `alltoall` in which every
 //!   PE sends `bytes` to each PE (`bytes ÷ 8` `u64`; `bytes × PEs` in all, as NVSHMEM's perftests
-//!   count it). With several PEs on one GPU
-//!   NVSHMEM runs collectives only in its full multi-PE-per-GPU mode (MPS, and
-//!   `CUDA_MPS_ACTIVE_THREAD_PERCENTAGE` ≤ 100 ÷ PEs per GPU); otherwise they are skipped, saying so.
+//!   count it). With several PEs on one GPU NVSHMEM runs collectives only in its full
+//!   multi-PE-per-GPU mode (MPS, and `CUDA_MPS_ACTIVE_THREAD_PERCENTAGE` ≤ 100 ÷ PEs per GPU);
+//!   otherwise they are skipped, saying so.
 
 mod options;
 

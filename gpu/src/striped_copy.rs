@@ -16,10 +16,11 @@
 /// most one piece: it copies it without the batched loop, and told that less than 16 bytes are
 /// left, the compiler drops that stage's loops altogether. Only buffers that are 8- but not 16-byte
 /// aligned take the batched 8-byte stage. With the batched stage after the 16-byte one, a
-/// warp-scope put of 8 bytes ran about 30 more instructions and took 4-8 % longer than CUDA C++'s.
-/// The 16-byte stage itself stays where it was: moved into the branch of aligned buffers, it lost
-/// the hoisting of its loop test out of the caller's loop, and block-scope gets of 4 KiB fell to
-/// 0.94 of CUDA C++ (H200, 2026-11-29).
+/// warp-scope put of 8 bytes ran about 30 more instructions and took 4-8 % longer than CUDA C++'s;
+/// without it, 0.99-1.01. The 16-byte stage itself stays where it was: moved into the branch of
+/// aligned buffers, it lost the hoisting of its loop test out of the caller's loop, and
+/// block-scope gets of 4 KiB fell to 0.94 of CUDA C++ (H200, 2026-11-29;
+/// bench/results/bench-2026-11-29.md, notes).
 ///
 /// # Safety
 /// Both ranges are valid for `bytes` bytes and do not overlap; the group's threads call it with the
