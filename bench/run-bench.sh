@@ -284,7 +284,9 @@ nccl_at() {
     if ! have "$BUILD/jacobi_nccl"; then echo "jacobi_nccl not built"; return 1; fi
 }
 
-runs=$(( ${#PES_LIST[@]} * (4 * ROUNDS + 2 * ${#VARIANTS[@]} + 2 * ${#VARIANTS[@]} * JACOBI_ROUNDS) + 1 ))
+# Per PE count: three micro-benchmark pairs (one-sided, two-sided, collectives) each round, a Jacobi
+# check pair per variant, a Jacobi timing pair per variant and Jacobi round; then T1 once.
+runs=$(( ${#PES_LIST[@]} * (6 * ROUNDS + 2 * ${#VARIANTS[@]} + 2 * ${#VARIANTS[@]} * JACOBI_ROUNDS) + 1 ))
 progress "plan: PE counts ${PES_LIST[*]}, $ROUNDS round(s) (Jacobi timings $JACOBI_ROUNDS), about $runs runs, budget ${BUDGET}s"
 
 # shellcheck disable=SC2086 # the *_ARGS are word lists
