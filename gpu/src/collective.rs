@@ -7,6 +7,14 @@
 //! one warp or block per PE). With several PEs per GPU, collectives need NVSHMEM's full
 //! multi-process-per-GPU mode (MPS with `CUDA_MPS_ACTIVE_THREAD_PERCENTAGE` ≤ 100 / PEs per GPU).
 //!
+//! At thread scope, over a team whose PEs all map each other's memory (one inside
+//! `NVSHMEM_TEAM_SHARED`), the reductions and reduce-scatters load the members' operands
+//! themselves, and the alltoalls and fcollects of blocks of 256 bytes or more store into the
+//! members' `dest` themselves, 16 bytes at a time with four in flight, instead of calling
+//! NVSHMEM's device library, whose copy loop moves a piece per memory round trip. Such a reduction
+//! combines the operands in team order on every PE, so every PE gets the same bits; one whose
+//! `dest` overlaps its `source` runs NVSHMEM's. Everything else is NVSHMEM's own code.
+//!
 //! Reductions take the operator as a value of a marker type of [`op`]. Which operator exists for
 //! which type is NVSHMEM's: `Sum`, `Prod`, `Min`, `Max` for `f32`, `f64`, `i8`…`i64`, `u8`…`u64`,
 //! `usize`; `And`, `Or`, `Xor` for the integers only. Anything else is a compile error:
@@ -74,6 +82,67 @@ pub trait ReduceOp<T>: sealed::Sealed + Copy {
     /// The names of the wrapped C functions.
     #[doc(hidden)]
     const NAMES: &'static [&'static [&'static str]];
+    /// Combines two elements as NVSHMEM does (`perform_gpu_rdxn`); see [`combine`].
+    #[doc(hidden)]
+    fn combine(a: T, b: T) -> T;
+}
+
+/// The reduction operators on two elements, as NVSHMEM's device code computes them: integers wrap
+/// (C's arithmetic on `int` and narrower types, truncated), `min` keeps the first operand only if it
+/// compares below the second and `max` only if above (so of a NaN and a number, the second one).
+mod combine {
+    use core::ops::{BitAnd, BitOr, BitXor};
+
+    /// Sum and product: wrapping for integers, IEEE for floats.
+    pub(super) trait Arithmetic: Copy + PartialOrd {
+        fn sum(self, other: Self) -> Self;
+        fn prod(self, other: Self) -> Self;
+    }
+
+    macro_rules! integers {
+        ($($t:ty),*) => { $(impl Arithmetic for $t {
+            fn sum(self, other: Self) -> Self { self.wrapping_add(other) }
+            fn prod(self, other: Self) -> Self { self.wrapping_mul(other) }
+        })* };
+    }
+    integers!(i8, i16, i32, i64, u8, u16, u32, u64, usize);
+
+    macro_rules! floats {
+        ($($t:ty),*) => { $(impl Arithmetic for $t {
+            fn sum(self, other: Self) -> Self { self + other }
+            fn prod(self, other: Self) -> Self { self * other }
+        })* };
+    }
+    floats!(f32, f64);
+
+    #[inline(always)]
+    pub(super) fn sum<T: Arithmetic>(a: T, b: T) -> T {
+        a.sum(b)
+    }
+    #[inline(always)]
+    pub(super) fn prod<T: Arithmetic>(a: T, b: T) -> T {
+        a.prod(b)
+    }
+    #[inline(always)]
+    pub(super) fn min<T: PartialOrd>(a: T, b: T) -> T {
+        if a < b { a } else { b }
+    }
+    #[inline(always)]
+    pub(super) fn max<T: PartialOrd>(a: T, b: T) -> T {
+        if a > b { a } else { b }
+    }
+    #[inline(always)]
+    pub(super) fn and<T: BitAnd<Output = T>>(a: T, b: T) -> T {
+        a & b
+    }
+    #[inline(always)]
+    pub(super) fn or<T: BitOr<Output = T>>(a: T, b: T) -> T {
+        a | b
+    }
+    #[inline(always)]
+    pub(super) fn xor<T: BitXor<Output = T>>(a: T, b: T) -> T {
+        a ^ b
+    }
 }
 
 /// One operator's reduce and reduce-scatter functions for one type.
@@ -100,6 +169,10 @@ macro_rules! implement_reduce_op {
         impl ReduceOp<$rust> for op::$Op {
             const FNS: ReduceFns<$rust> = reduce_functions!($op; @build ReduceFns, $c;);
             const NAMES: &'static [&'static [&'static str]] = reduce_functions!($op; @names $c;);
+            #[inline(always)]
+            fn combine(a: $rust, b: $rust) -> $rust {
+                combine::$op(a, b)
+            }
         }
     )* };
 }
@@ -133,8 +206,21 @@ pub struct MaxLoc {
     pub location: f64,
 }
 
+/// Runs `$call` (a [`crate::peer_collective`] call that returns whether it did the collective) when
+/// `$peer` is `true` (the thread scope), and returns from the caller if it did.
+macro_rules! peer_path {
+    ($peer:literal, $call:expr) => {
+        // SAFETY: the caller's contract, which is the peer path's.
+        if $peer && unsafe { $call } {
+            return;
+        }
+    };
+}
+
+/// Generates the collectives of one scope; `$peer` says whether they take the load/store path of
+/// [`crate::peer_collective`] (the thread scope).
 macro_rules! scoped_collectives {
-    ($scope:ident, $who:literal, $x:literal, $suffix:literal) => {
+    ($scope:ident, $peer:literal, $who:literal, $x:literal, $suffix:literal) => {
         paste::paste! {
         /// Combines `source` of every PE of `team` element-wise with `op` into `dest` on every PE
         #[doc = concat!("(`nvshmem", $x, "_<T>_<op>_reduce", $suffix, "`).")]
@@ -153,6 +239,8 @@ macro_rules! scoped_collectives {
             count: usize,
         ) {
             let _ = op;
+            peer_path!($peer, crate::peer_collective::pull_reduce::<T, O>(
+                team, crate::peer_collective::Pull::Reduce, dest.as_ptr(), source.as_ptr(), count));
             // SAFETY: the caller upholds the contract restated above; the status is always 0.
             let _ = unsafe { (O::FNS.reduce.$scope)(team.raw(), dest.as_ptr(), source.as_ptr(), count) };
         }
@@ -172,6 +260,8 @@ macro_rules! scoped_collectives {
             count: usize,
         ) {
             let _ = op;
+            peer_path!($peer, crate::peer_collective::pull_reduce::<T, O>(
+                team, crate::peer_collective::Pull::ReduceScatter, dest.as_ptr(), source.as_ptr(), count));
             // SAFETY: the caller upholds the contract restated above; the status is always 0.
             let _ = unsafe { (O::FNS.reducescatter.$scope)(team.raw(), dest.as_ptr(), source.as_ptr(), count) };
         }
@@ -212,6 +302,8 @@ macro_rules! scoped_collectives {
             source: SymmetricPtr<T>,
             count: usize,
         ) {
+            peer_path!($peer, crate::peer_collective::push_blocks(
+                team, crate::peer_collective::Push::Fcollect, dest.as_ptr().cast(), source.as_ptr().cast(), count * size_of::<T>()));
             // SAFETY: the caller upholds the contract restated above; the status is always 0.
             let _ = unsafe { (T::COLLECTIVE.fcollect.$scope)(team.raw(), dest.as_ptr(), source.as_ptr(), count) };
         }
@@ -231,6 +323,8 @@ macro_rules! scoped_collectives {
             source: SymmetricPtr<T>,
             count: usize,
         ) {
+            peer_path!($peer, crate::peer_collective::push_blocks(
+                team, crate::peer_collective::Push::Alltoall, dest.as_ptr().cast(), source.as_ptr().cast(), count * size_of::<T>()));
             // SAFETY: the caller upholds the contract restated above; the status is always 0.
             let _ = unsafe { (T::COLLECTIVE.alltoall.$scope)(team.raw(), dest.as_ptr(), source.as_ptr(), count) };
         }
@@ -254,6 +348,8 @@ macro_rules! scoped_collectives {
         /// As for [`fcollect`], with `bytes` bytes per PE.
         #[inline]
         pub unsafe fn fcollectmem<T>(team: Team, dest: SymmetricPtr<T>, source: SymmetricPtr<T>, bytes: usize) {
+            peer_path!($peer, crate::peer_collective::push_blocks(
+                team, crate::peer_collective::Push::Fcollect, dest.as_ptr().cast(), source.as_ptr().cast(), bytes));
             // SAFETY: the caller upholds the contract restated above; the status is always 0.
             let _ = unsafe { ffi::[<nvshmem $x _fcollectmem $suffix>](team.raw(), dest.as_ptr().cast(), source.as_ptr().cast_const().cast(), bytes) };
         }
@@ -265,6 +361,8 @@ macro_rules! scoped_collectives {
         /// As for [`alltoall`], with blocks of `bytes` bytes.
         #[inline]
         pub unsafe fn alltoallmem<T>(team: Team, dest: SymmetricPtr<T>, source: SymmetricPtr<T>, bytes: usize) {
+            peer_path!($peer, crate::peer_collective::push_blocks(
+                team, crate::peer_collective::Push::Alltoall, dest.as_ptr().cast(), source.as_ptr().cast(), bytes));
             // SAFETY: the caller upholds the contract restated above; the status is always 0.
             let _ = unsafe { ffi::[<nvshmem $x _alltoallmem $suffix>](team.raw(), dest.as_ptr().cast(), source.as_ptr().cast_const().cast(), bytes) };
         }
@@ -272,7 +370,7 @@ macro_rules! scoped_collectives {
     };
 }
 
-scoped_collectives!(thread, "called by exactly one thread", "", "");
+scoped_collectives!(thread, true, "called by exactly one thread", "", "");
 
 /// Warp-cooperative collectives (`nvshmemx_*_warp`).
 pub mod warp {
@@ -280,6 +378,7 @@ pub mod warp {
     use crate::{Element, SymmetricPtr, Team, ffi};
     scoped_collectives!(
         warp,
+        false,
         "called by every thread of exactly one warp",
         "x",
         "_warp"
@@ -292,6 +391,7 @@ pub mod block {
     use crate::{Element, SymmetricPtr, Team, ffi};
     scoped_collectives!(
         block,
+        false,
         "called by every thread of exactly one block",
         "x",
         "_block"

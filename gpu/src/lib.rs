@@ -148,11 +148,11 @@ pub mod p2p;
 #[cfg(all(target_arch = "nvptx64", feature = "panic-handler"))]
 mod panic;
 pub mod pe;
+mod peer_collective;
 #[cfg(target_arch = "nvptx64")]
 mod peer_copy;
 pub mod rma;
 pub mod signal;
-#[cfg(any(target_arch = "nvptx64", test))]
 mod striped_copy;
 mod symmetric;
 pub mod sync;

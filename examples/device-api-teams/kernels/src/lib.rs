@@ -156,14 +156,15 @@ team_kernel!(
 );
 
 team_kernel!(
-    /// Thread-scope reductions of `i32`: `Sum`, `Min`, `Max`, and reduce-scatter `Sum`.
+    /// Thread-scope reductions of `i32`: `Sum`, `Min` (of `COUNT - 1` elements: 16-byte pieces and
+    /// a tail), `Max`, and reduce-scatter `Sum`.
     team_reduce_thread_a,
     |b| {
         if tid() == 0 {
             // SAFETY: one thread per member calls each, in the same order; sizes as documented.
             unsafe {
                 collective::reduce(b.team, op::Sum, b.ints(0), b.int_source, COUNT);
-                collective::reduce(b.team, op::Min, b.ints(1), b.int_source, COUNT);
+                collective::reduce(b.team, op::Min, b.ints(1), b.int_source, COUNT - 1);
                 collective::reduce(b.team, op::Max, b.ints(2), b.int_source, COUNT);
                 collective::reducescatter(b.team, op::Sum, b.ints(7), b.int_source, COUNT);
             }
@@ -172,14 +173,18 @@ team_kernel!(
 );
 
 team_kernel!(
-    /// Thread-scope reductions of `i32`: `Or`, `Xor`, `Prod`.
+    /// Thread-scope reductions of `i32`: `Or`, `Xor` (in place: over a copy of the source),
+    /// `Prod`.
     team_reduce_thread_b,
     |b| {
         if tid() == 0 {
-            // SAFETY: as for `team_reduce_thread_a`.
+            // SAFETY: as for `team_reduce_thread_a`; region 5 holds `SOURCE` elements, so the copy
+            // of `COUNT` fits.
             unsafe {
                 collective::reduce(b.team, op::Or, b.ints(4), b.int_source, COUNT);
-                collective::reduce(b.team, op::Xor, b.ints(5), b.int_source, COUNT);
+                let in_place = b.ints(5);
+                core::ptr::copy_nonoverlapping(b.int_source.as_ptr(), in_place.as_ptr(), COUNT);
+                collective::reduce(b.team, op::Xor, in_place, in_place, COUNT);
                 collective::reduce(b.team, op::Prod, b.ints(6), b.int_source, COUNT);
             }
         }
@@ -245,8 +250,8 @@ team_kernel!(
 );
 
 team_kernel!(
-    /// fcollect (block, `i32`), fcollectmem (thread), alltoall (warp, `i32`), alltoallmem (block),
-    /// alltoall of `f64` (thread); then a team barrier.
+    /// fcollectmem (block), fcollect (thread, `i32`), alltoall of `f64` (thread), alltoall (warp,
+    /// `i32`), alltoallmem (block); then a team barrier.
     team_collect,
     |b| {
         let t = tid();
@@ -254,9 +259,9 @@ team_kernel!(
         // SAFETY: one thread, warp 0 or the whole block of every member calls each, in the same
         // order on every member; sizes as documented.
         unsafe {
-            collective::block::fcollect(b.team, b.ints(9), b.int_source, COUNT);
+            collective::block::fcollectmem(b.team, b.ints(12), b.int_source, int_bytes);
             if t == 0 {
-                collective::fcollectmem(b.team, b.ints(12), b.int_source, int_bytes);
+                collective::fcollect(b.team, b.ints(9), b.int_source, COUNT);
                 collective::alltoall(b.team, b.reals(2), b.real_source, ALLTOALL_REALS);
             }
             if t < 32 {

@@ -1,0 +1,375 @@
+//! The load/store path of the thread-scope collectives: when every member of the team maps every
+//! other member's memory (the team lies inside `NVSHMEM_TEAM_SHARED`), `alltoall` and `fcollect`
+//! push their blocks with the calling thread's own stores and `reduce` and `reducescatter` pull
+//! their operands with its own loads, instead of calling NVSHMEM's device library; otherwise
+//! [`crate::collective`] calls it.
+//!
+//! Why: one thread moves all of a thread-scope collective's data, one piece after the other, and
+//! NVSHMEM's device bitcode (what a Rust kernel links) copies a 16-byte piece with four 4-byte
+//! loads and a `volatile` store, one piece per loop iteration, so every piece waits a full memory
+//! round trip. Its reductions on top combine one element per iteration. On an H200, a thread-scope
+//! reduction of 4 KiB over 2 PEs took 98.5 µs (CUDA C++ with NVSHMEM's headers: 83.7 µs), an
+//! alltoall of 4 KiB per PE 52.8 µs (49.3 µs); bench/results/bench-2026-11-29.md. Here a piece is
+//! 16 bytes and four are in flight at a time ([`crate::striped_copy`] for the copies,
+//! [`combine_pass`] for the reductions).
+//!
+//! Every member of the team takes the same path: NVSHMEM makes `NVSHMEM_TEAM_SHARED` the PEs that
+//! all reach each other (it falls back to each PE alone when the PEs' lists of peers disagree), so
+//! a team lies inside one member's shared team exactly when it lies inside every member's.
+//!
+//! The protocols are NVSHMEM's own in outline. The pushes write straight into the peers' `dest`,
+//! then complete and meet in a team barrier (NVSHMEM's alltoall signals each peer and waits for
+//! each peer's signal: the same rendezvous). The pulls need a team sync first, so that every
+//! member's `source` is ready, and one after, so that no member returns, and reuses its `source`,
+//! while another still reads it. Every member combines the operands in team order, so all of them
+//! compute the same bits, floating-point sums included.
+
+use crate::collective::ReduceOp;
+use crate::{Team, ffi, striped_copy, sync, team};
+
+/// The smallest block, in bytes, that [`push_blocks`] pushes. Below it NVSHMEM's alltoall, whose
+/// rendezvous is one signal to each peer, is faster than a push and a team barrier: on an H200
+/// with 1, 2 and 4 PEs, pushed, thread-scope alltoalls of 8 and 64 bytes took 1.16-1.51 times
+/// NVSHMEM's time, of 256 bytes 0.87-1.00 times, of 1 KiB to 16 KiB 0.47-0.67 times (2026-11-29).
+pub(crate) const PUSH_MIN_BYTES: usize = 256;
+
+/// This PE's number in `team` and the team's size, if every member of `team` maps every other
+/// member's memory: if `team` lies inside `NVSHMEM_TEAM_SHARED`.
+#[inline(always)]
+fn mapped_team(team: Team) -> Option<(i32, i32)> {
+    let size = team::n_pes(team);
+    if size > team::n_pes(Team::SHARED) {
+        return None;
+    }
+    let rank = team::my_pe(team)?;
+    (0..size)
+        .all(|member| team::translate_pe(team, member, Team::SHARED).is_some())
+        .then_some((rank, size))
+}
+
+/// The address of the symmetric `symmetric` on the team's PE `member`, mapped into this PE.
+///
+/// # Safety
+/// `team` is a [`mapped_team`], `member` is in `0..n_pes(team)`, `symmetric` a symmetric address.
+#[inline(always)]
+unsafe fn member_address<T>(team: Team, member: i32, symmetric: *const T) -> *mut T {
+    // SAFETY: the caller's contract: `member` is a PE of `team`, so it has a world number.
+    let pe = unsafe { ffi::nvshmem_team_translate_pe(team.raw(), member, Team::WORLD.raw()) };
+    // SAFETY: the caller's contract: `symmetric` is symmetric and `pe` a valid PE.
+    let mapped = unsafe { ffi::nvshmem_ptr(symmetric.cast(), pe) };
+    assert!(
+        !mapped.is_null(),
+        "a PE of NVSHMEM_TEAM_SHARED is not mapped"
+    );
+    mapped.cast()
+}
+
+/// Whether the byte ranges `[a, a + a_bytes)` and `[b, b + b_bytes)` share a byte.
+#[inline(always)]
+fn overlap<A, B>(a: *const A, a_bytes: usize, b: *const B, b_bytes: usize) -> bool {
+    let (a, b) = (a as usize, b as usize);
+    a < b + b_bytes && b < a + a_bytes
+}
+
+/// Which blocks of its `source` each member sends in [`push_blocks`].
+#[derive(Clone, Copy)]
+pub(crate) enum Push {
+    /// Block `k` to member `k` (alltoall: `source` holds a block per member).
+    Alltoall,
+    /// The one block to every member (fcollect: `source` holds one block).
+    Fcollect,
+}
+
+/// Stores a block of `block_bytes` bytes at `dest + rank × block_bytes` in every member's memory
+/// (`rank` being this PE's number in the team), the block of `source` that `push` says, then meets
+/// the team in a barrier. Returns `false`, having done nothing, if the block is smaller than
+/// [`PUSH_MIN_BYTES`], if `team` is not a [`mapped_team`] or if `dest` overlaps `source`
+/// (NVSHMEM's algorithm then runs).
+///
+/// # Safety
+/// One thread of every member calls it, in the same order relative to other collective calls on
+/// `team`, from a cooperatively launched kernel; `dest` is symmetric and holds `n × block_bytes`
+/// bytes on every member (`n` the team's size), `source` holds `n × block_bytes` local bytes
+/// ([`Push::Alltoall`]) or `block_bytes` ([`Push::Fcollect`]); this PE is in `team`.
+#[inline(always)]
+pub(crate) unsafe fn push_blocks(
+    team: Team,
+    push: Push,
+    dest: *mut u8,
+    source: *const u8,
+    block_bytes: usize,
+) -> bool {
+    if block_bytes < PUSH_MIN_BYTES {
+        return false;
+    }
+    let Some((rank, size)) = mapped_team(team) else {
+        return false;
+    };
+    let (source_stride, source_bytes) = match push {
+        Push::Alltoall => (block_bytes, size as usize * block_bytes),
+        Push::Fcollect => (0, block_bytes),
+    };
+    if overlap(dest, size as usize * block_bytes, source, source_bytes) {
+        return false;
+    }
+    // SAFETY: the caller's contract: every block read lies in `source`, every block written in a
+    // member's `dest`, at this PE's slot, which no other member writes.
+    unsafe {
+        let slot = dest.add(rank as usize * block_bytes);
+        // Starting with the next member, as NVSHMEM does, spreads the members' first stores.
+        for step in 1..=size {
+            let member = (rank + step) % size;
+            let to = member_address(team, member, slot);
+            let from = source.add(member as usize * source_stride);
+            striped_copy::copy(to, from, block_bytes, 0, 1);
+        }
+        sync::barrier(team);
+    }
+    true
+}
+
+/// Which elements of the members' `source` [`pull_reduce`] combines.
+#[derive(Clone, Copy)]
+pub(crate) enum Pull {
+    /// All `count` (reduce: `source` holds `count`).
+    Reduce,
+    /// Block `rank` of `count` elements, `rank` being this PE's number in the team
+    /// (reduce-scatter: `source` holds a block per member).
+    ReduceScatter,
+}
+
+/// Combines `count` elements of every member's `source` (those `pull` says) with `op` into this
+/// PE's `dest`: `dest[i] = source₀[i] op source₁[i] op …` over the team's members in order.
+/// Returns `false`, having done nothing, if `team` is not a [`mapped_team`] or if `dest` overlaps
+/// `source` (NVSHMEM's algorithm then runs).
+///
+/// # Safety
+/// One thread of every member calls it, in the same order relative to other collective calls on
+/// `team`, from a cooperatively launched kernel; `source` is symmetric and holds `count`
+/// ([`Pull::Reduce`]) or `n × count` elements ([`Pull::ReduceScatter`], `n` the team's size),
+/// `dest` holds `count`; this PE is in `team`.
+#[inline(always)]
+pub(crate) unsafe fn pull_reduce<T, O: ReduceOp<T>>(
+    team: Team,
+    pull: Pull,
+    dest: *mut T,
+    source: *const T,
+    count: usize,
+) -> bool {
+    let bytes = count * size_of::<T>();
+    let Some((rank, size)) = mapped_team(team) else {
+        return false;
+    };
+    let (offset, source_len) = match pull {
+        Pull::Reduce => (0, count),
+        Pull::ReduceScatter => (rank as usize * count, size as usize * count),
+    };
+    if overlap(dest, bytes, source, source_len * size_of::<T>()) {
+        return false;
+    }
+    // SAFETY: the caller's contract; `dest` overlaps no member's `source` (this PE's is checked
+    // above, the others are other PEs' memory).
+    unsafe {
+        let block = source.add(offset);
+        if size == 1 {
+            striped_copy::copy(dest.cast(), block.cast(), bytes, 0, 1);
+            return true;
+        }
+        sync::team_sync(team);
+        let (first, second) = (
+            member_address(team, 0, block),
+            member_address(team, 1, block),
+        );
+        combine_pass::<T, O>(dest, first, second, count);
+        for member in 2..size {
+            combine_pass::<T, O>(dest, dest, member_address(team, member, block), count);
+        }
+        sync::team_sync(team);
+    }
+    true
+}
+
+/// `dest[i] = first[i] op second[i]` for `i < count`: in 16-byte pieces, four at a time, while all
+/// three addresses allow it, then element by element. `dest` may be `first`.
+///
+/// Not inlined: inlined into a kernel that also holds NVSHMEM's reduction (the other path),
+/// `ptxas` gave the eight loads of a batch two registers in turn, so each pair waited for the one
+/// before (sm_90 SASS of the micro-benchmark's `reduce_latency_thread`); compiled on its own, the
+/// eight are in flight together.
+///
+/// # Safety
+/// `first` and `second` are valid for `count` reads, `dest` for `count` writes; `dest` is `first`
+/// or overlaps neither.
+#[inline(never)]
+unsafe fn combine_pass<T, O: ReduceOp<T>>(
+    dest: *mut T,
+    first: *const T,
+    second: *const T,
+    count: usize,
+) {
+    const PIECE: usize = size_of::<u128>();
+    let mut done = 0;
+    // SAFETY: every index read or written is below `count` (pieces cover whole elements, as the
+    // element size divides 16); pieces are read only from 16-byte aligned addresses; a piece of
+    // `dest` is written after the same piece of `first` is read, so `dest == first` is fine.
+    unsafe {
+        if (dest as usize | first as usize | second as usize).is_multiple_of(PIECE) {
+            let pieces = count * size_of::<T>() / PIECE;
+            let (to, a, b) = (
+                dest.cast::<u128>(),
+                first.cast::<u128>(),
+                second.cast::<u128>(),
+            );
+            let combine = combine_piece::<T, O>;
+            let mut i = 0;
+            // All eight loads before any combination, in named variables (an array indexed in a
+            // loop lives in local memory): loaded next to its combination, each pair waited for
+            // the one before.
+            while i + 4 <= pieces {
+                let (a0, a1, a2, a3) = (
+                    a.add(i).read(),
+                    a.add(i + 1).read(),
+                    a.add(i + 2).read(),
+                    a.add(i + 3).read(),
+                );
+                let (b0, b1, b2, b3) = (
+                    b.add(i).read(),
+                    b.add(i + 1).read(),
+                    b.add(i + 2).read(),
+                    b.add(i + 3).read(),
+                );
+                to.add(i).write(combine(a0, b0));
+                to.add(i + 1).write(combine(a1, b1));
+                to.add(i + 2).write(combine(a2, b2));
+                to.add(i + 3).write(combine(a3, b3));
+                i += 4;
+            }
+            while i < pieces {
+                to.add(i).write(combine(a.add(i).read(), b.add(i).read()));
+                i += 1;
+            }
+            done = pieces * PIECE / size_of::<T>();
+        }
+        for i in done..count {
+            dest.add(i)
+                .write(O::combine(first.add(i).read(), second.add(i).read()));
+        }
+    }
+}
+
+/// Combines two 16-byte pieces lane by lane, a lane being one `T`.
+#[inline(always)]
+fn combine_piece<T, O: ReduceOp<T>>(a: u128, b: u128) -> u128 {
+    let mut out = a;
+    let (a, b) = (&raw const a, &raw const b);
+    let lanes = size_of::<u128>() / size_of::<T>();
+    // SAFETY: `ReduceOp` is implemented for NVSHMEM's reduction types only, plain numbers whose
+    // size divides 16 and for which every bit pattern is a value; each lane lies inside its piece.
+    unsafe {
+        let (a, b, to) = (a.cast::<T>(), b.cast::<T>(), (&raw mut out).cast::<T>());
+        for lane in 0..lanes {
+            to.add(lane).write_unaligned(O::combine(
+                a.add(lane).read_unaligned(),
+                b.add(lane).read_unaligned(),
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::combine_pass;
+    use crate::collective::{ReduceOp, op};
+    use core::fmt::Debug;
+
+    /// Elements per test buffer of `T` (24 pieces of 16 bytes).
+    const fn slots<T>() -> usize {
+        24 * 16 / size_of::<T>()
+    }
+
+    /// Combines `count` elements of two patterned buffers that start `skew` elements past a 16-byte
+    /// boundary, into a third buffer and then in place into the first, and checks every element
+    /// against `O::combine`, and that nothing around them is touched.
+    fn check<T: Copy + PartialEq + Debug, O: ReduceOp<T>>(
+        value: fn(usize) -> T,
+        skew: usize,
+        count: usize,
+    ) {
+        assert!(skew + count <= slots::<T>(), "buffers too small");
+        let (mut first, mut second, mut dest) = ([0u128; 24], [0u128; 24], [0u128; 24]);
+        let (a, b) = (
+            first.as_mut_ptr().cast::<T>(),
+            second.as_mut_ptr().cast::<T>(),
+        );
+        let d = dest.as_mut_ptr().cast::<T>();
+        let untouched = value(usize::MAX / 7);
+        let inside = |i: usize| (skew..skew + count).contains(&i);
+        // SAFETY: every index is below `slots::<T>()`, inside the three buffers.
+        unsafe {
+            for i in 0..slots::<T>() {
+                a.add(i).write(value(i));
+                b.add(i).write(value(i.wrapping_mul(5) + 3));
+                d.add(i).write(untouched);
+            }
+            combine_pass::<T, O>(d.add(skew), a.add(skew), b.add(skew), count);
+            for i in 0..slots::<T>() {
+                let expected = if inside(i) {
+                    O::combine(value(i), value(i * 5 + 3))
+                } else {
+                    untouched
+                };
+                assert_eq!(
+                    d.add(i).read(),
+                    expected,
+                    "element {i}, skew {skew}, count {count}"
+                );
+            }
+            combine_pass::<T, O>(a.add(skew), a.add(skew), b.add(skew), count);
+            for i in 0..slots::<T>() {
+                let expected = if inside(i) { d.add(i).read() } else { value(i) };
+                assert_eq!(
+                    a.add(i).read(),
+                    expected,
+                    "in place: element {i}, skew {skew}, count {count}"
+                );
+            }
+        }
+    }
+
+    /// Every count up to a few pieces past the batches of four, at every skew within a piece.
+    fn sweep<T: Copy + PartialEq + Debug, O: ReduceOp<T>>(value: fn(usize) -> T) {
+        let lanes = 16 / size_of::<T>();
+        for skew in 0..lanes {
+            for count in 0..=(slots::<T>() - lanes) {
+                check::<T, O>(value, skew, count);
+            }
+        }
+    }
+
+    #[test]
+    fn pieces_batches_and_tails_combine_every_element_once() {
+        sweep::<u64, op::Sum>(|i| (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        sweep::<i32, op::Prod>(|i| (i as i32).wrapping_mul(-40_503));
+        sweep::<f32, op::Min>(|i| (i % 17) as f32 - 8.5);
+        sweep::<f64, op::Sum>(|i| i as f64 * 0.25);
+        sweep::<u16, op::Xor>(|i| i.wrapping_mul(2_654_435_761) as u16);
+        sweep::<i8, op::Max>(|i| i.wrapping_mul(37) as i8);
+    }
+
+    #[test]
+    fn operators_compute_what_nvshmem_computes() {
+        assert_eq!(<op::Sum as ReduceOp<u8>>::combine(200, 100), 44);
+        assert_eq!(<op::Prod as ReduceOp<i8>>::combine(16, 16), 0);
+        assert_eq!(<op::Sum as ReduceOp<i64>>::combine(i64::MAX, 1), i64::MIN);
+        assert_eq!(<op::Min as ReduceOp<i32>>::combine(-3, 2), -3);
+        assert_eq!(<op::Max as ReduceOp<u32>>::combine(3, 7), 7);
+        // NVSHMEM's `a < b ? a : b`: a NaN on either side gives the second operand.
+        assert_eq!(<op::Min as ReduceOp<f64>>::combine(f64::NAN, 1.0), 1.0);
+        assert!(<op::Min as ReduceOp<f64>>::combine(1.0, f64::NAN).is_nan());
+        assert!(<op::Max as ReduceOp<f32>>::combine(1.0, f32::NAN).is_nan());
+        assert_eq!(<op::And as ReduceOp<u8>>::combine(0b1100, 0b1010), 0b1000);
+        assert_eq!(<op::Or as ReduceOp<u8>>::combine(0b1100, 0b1010), 0b1110);
+        assert_eq!(<op::Xor as ReduceOp<u8>>::combine(0b1100, 0b1010), 0b0110);
+    }
+}
