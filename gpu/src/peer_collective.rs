@@ -19,9 +19,9 @@
 //!
 //! The protocols are NVSHMEM's own in outline. The pushes write straight into the peers' `dest`,
 //! then complete and meet in a team barrier (NVSHMEM's alltoall signals each peer and waits for
-//! each peer's signal: the same rendezvous). The pulls need a team sync first, so that every
-//! member's `source` is ready, and one after, so that no member returns, and reuses its `source`,
-//! while another still reads it. Every member combines the operands in team order, so all of them
+//! each peer's signal: the same rendezvous). The pulls need a team barrier first, so that every
+//! member's `source` is stored and visible, and a team sync after, so that no member returns, and
+//! reuses its `source`, while another still reads it. Every member combines the operands in team order, so all of them
 //! compute the same bits, floating-point sums included.
 
 use crate::collective::ReduceOp;
@@ -139,7 +139,8 @@ pub(crate) enum Pull {
 }
 
 /// Combines `count` elements of every member's `source` (those `pull` says) with `op` into this
-/// PE's `dest`: `dest[i] = source₀[i] op source₁[i] op …` over the team's members in order.
+/// PE's `dest`: `dest[i] = source₀[i] op source₁[i] op …` over the team's members in order, between
+/// a team barrier and a team sync.
 /// Returns `false`, having done nothing, if `team` is not a [`mapped_team`] or if `dest` overlaps
 /// `source` (NVSHMEM's algorithm then runs).
 ///
@@ -175,7 +176,11 @@ pub(crate) unsafe fn pull_reduce<T, O: ReduceOp<T>>(
             striped_copy::copy(dest.cast(), block.cast(), bytes, 0, 1);
             return true;
         }
-        sync::team_sync(team);
+        // A barrier, not a sync: each member fences its stores (to its `source` among them)
+        // before it signals, and this thread's fence invalidates its multiprocessor's L1 before
+        // it waits, so the loads below read what the members stored, not lines cached by an
+        // earlier call. A team sync alone signals and waits with volatile accesses and no fence.
+        sync::barrier(team);
         let (first, second) = (
             member_address(team, 0, block),
             member_address(team, 1, block),
