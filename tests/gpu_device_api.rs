@@ -542,8 +542,8 @@ impl<'a, 'nv> TeamRun<'a, 'nv> {
             (6, "prod", |a, b| a.wrapping_mul(b)),
         ];
         for (r, name, fold) in reductions {
-            // Region 1 (min) reduces one element less: its 16-byte pieces and a tail.
-            let reduced = if r == 1 { COUNT - 1 } else { COUNT };
+            // Region 1 (min) reduces three elements more: its 16-byte pieces and a tail.
+            let reduced = if r == 1 { COUNT + 3 } else { COUNT };
             check(&what(&format!("reduce {name}")), me, region(r), |i| {
                 if i < reduced {
                     all(i).reduce(fold).unwrap()

@@ -156,7 +156,7 @@ team_kernel!(
 );
 
 team_kernel!(
-    /// Thread-scope reductions of `i32`: `Sum`, `Min` (of `COUNT - 1` elements: 16-byte pieces and
+    /// Thread-scope reductions of `i32`: `Sum`, `Min` (of `COUNT + 3` elements: 16-byte pieces and
     /// a tail), `Max`, and reduce-scatter `Sum`.
     team_reduce_thread_a,
     |b| {
@@ -164,7 +164,7 @@ team_kernel!(
             // SAFETY: one thread per member calls each, in the same order; sizes as documented.
             unsafe {
                 collective::reduce(b.team, op::Sum, b.ints(0), b.int_source, COUNT);
-                collective::reduce(b.team, op::Min, b.ints(1), b.int_source, COUNT - 1);
+                collective::reduce(b.team, op::Min, b.ints(1), b.int_source, COUNT + 3);
                 collective::reduce(b.team, op::Max, b.ints(2), b.int_source, COUNT);
                 collective::reducescatter(b.team, op::Sum, b.ints(7), b.int_source, COUNT);
             }

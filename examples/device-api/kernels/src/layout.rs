@@ -297,16 +297,17 @@ pub mod world {
 
 /// Team barriers and collectives over a team (WORLD, or a team split on the host).
 pub mod collective {
-    /// Elements per PE of the collectives: 256 bytes of `i32`, so that the thread-scope fcollect
-    /// takes the load/store path (`nvshmem_gpu`'s blocks of at least 256 bytes).
+    /// Elements per PE of the collectives: 256 bytes of `i32`, so that the thread-scope reductions
+    /// and fcollect take the load/store path (`nvshmem_gpu`'s 256 bytes or more).
     pub const COUNT: usize = 64;
     /// Elements of a source buffer: a block of `COUNT` per possible team member.
     pub const SOURCE: usize = COUNT * super::MAX_PES;
     /// Regions of `SOURCE` elements in the `i32` destination: reduce with 0 `Sum`, 1 `Min` (of
-    /// `COUNT - 1` elements), 2 `Max`, 3 `And` (block), 4 `Or`, 5 `Xor` (in place), 6 `Prod`; 7 reduce-scatter `Sum`; 8 broadcast
-    /// from team PE `1 % n`; 9 fcollect; 10 alltoall of `ALLTOALL_INTS` (warp);
-    /// 11 broadcastmem from team PE 0 (block); 12 fcollectmem of `MEM_INTS` (block); 13 alltoallmem of
-    /// `MEM_INTS` (block); 14 reduce-scatter `Max` (block). Thread scope where not said.
+    /// `COUNT + 3` elements), 2 `Max`, 3 `And` (block), 4 `Or`, 5 `Xor` (in place), 6 `Prod`;
+    /// 7 reduce-scatter `Sum`; 8 broadcast from team PE `1 % n`; 9 fcollect; 10 alltoall of
+    /// `ALLTOALL_INTS` (warp); 11 broadcastmem from team PE 0 (block); 12 fcollectmem of `MEM_INTS`
+    /// (block); 13 alltoallmem of `MEM_INTS` (block); 14 reduce-scatter `Max` (block). Thread scope
+    /// where not said.
     pub const INT_REGIONS: usize = 15;
     /// Regions of `SOURCE` elements in the `f64` destination: 0 reduce `Sum` (warp),
     /// 1 reduce-scatter `Sum` (warp), 2 alltoall of `ALLTOALL_REALS`.
