@@ -9,9 +9,10 @@
 //! loads and a `volatile` store, one piece per loop iteration, so every piece waits a full memory
 //! round trip. Its reductions on top combine one element per iteration. On an H200, a thread-scope
 //! reduction of 4 KiB over 2 PEs took 98.5 µs (CUDA C++ with NVSHMEM's headers: 83.7 µs), an
-//! alltoall of 4 KiB per PE 52.8 µs (49.3 µs); bench/results/bench-2026-11-29.md. Here a piece is
-//! 16 bytes and four are in flight at a time ([`crate::striped_copy`] for the copies,
-//! [`combine_pass`] for the reductions).
+//! alltoall of 4 KiB per PE 52.8 µs (49.3 µs) (bench/results/bench-2026-11-29-2035.md). Here a
+//! piece is 16 bytes and four are in flight at a time ([`crate::striped_copy`] for the copies,
+//! [`combine_pass`], four from each of two members, for the reductions): 33 µs and 28.7 µs
+//! (bench/results/bench-2026-11-29.md, notes).
 //!
 //! Every member of the team takes the same path: NVSHMEM makes `NVSHMEM_TEAM_SHARED` the PEs that
 //! all reach each other (it falls back to each PE alone when the PEs' lists of peers disagree), so

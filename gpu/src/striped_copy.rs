@@ -20,7 +20,7 @@
 /// without it, 0.99-1.01. The 16-byte stage itself stays where it was: moved into the branch of
 /// aligned buffers, it lost the hoisting of its loop test out of the caller's loop, and
 /// block-scope gets of 4 KiB fell to 0.94 of CUDA C++ (H200, 2026-11-29;
-/// bench/results/bench-2026-11-29.md, notes).
+/// bench/results/bench-2026-11-29-2035.md, notes).
 ///
 /// # Safety
 /// Both ranges are valid for `bytes` bytes and do not overlap; the group's threads call it with the
