@@ -16,7 +16,9 @@
 //!
 //! Every member of the team takes the same path: NVSHMEM makes `NVSHMEM_TEAM_SHARED` the PEs that
 //! all reach each other (it falls back to each PE alone when the PEs' lists of peers disagree), so
-//! a team lies inside one member's shared team exactly when it lies inside every member's.
+//! a team lies inside one member's shared team exactly when it lies inside every member's; the
+//! other tests (sizes, overlap of `dest` and `source`) read only arguments that every member
+//! passes alike, symmetric addresses being the same on every PE.
 //!
 //! The protocols are NVSHMEM's own in outline. The pushes write straight into the peers' `dest`,
 //! then complete and meet in a team barrier (NVSHMEM's alltoall signals each peer and waits for
