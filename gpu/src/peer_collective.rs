@@ -300,7 +300,7 @@ fn combine_piece<T, O: ReduceOp<T>>(a: u128, b: u128) -> u128 {
 
 #[cfg(test)]
 mod tests {
-    use super::combine_pass;
+    use super::{combine_pass, overlap};
     use crate::collective::{ReduceOp, op};
     use core::fmt::Debug;
 
@@ -376,6 +376,28 @@ mod tests {
         sweep::<f64, op::Sum>(|i| i as f64 * 0.25);
         sweep::<u16, op::Xor>(|i| i.wrapping_mul(2_654_435_761) as u16);
         sweep::<i8, op::Max>(|i| i.wrapping_mul(37) as i8);
+    }
+
+    #[test]
+    fn ranges_overlap_when_they_share_a_byte() {
+        let at = |address: usize| address as *const u8;
+        assert!(
+            !overlap(at(0x1000), 0x100, at(0x1100), 0x100),
+            "adjacent, after"
+        );
+        assert!(
+            !overlap(at(0x1100), 0x100, at(0x1000), 0x100),
+            "adjacent, before"
+        );
+        assert!(overlap(at(0x1000), 0x101, at(0x1100), 0x100), "one byte");
+        assert!(
+            overlap(at(0x1000), 0x100, at(0x1000), 0x100),
+            "the same range"
+        );
+        assert!(
+            overlap(at(0x1000), 0x400, at(0x1100), 0x10),
+            "one inside the other"
+        );
     }
 
     #[test]
