@@ -552,6 +552,21 @@ impl<'a, 'nv> TeamRun<'a, 'nv> {
                 }
             });
         }
+        check(&what("source copy plus one"), me, region(15), |i| {
+            if i < COUNT { int_source(me, i) + 1 } else { 0 }
+        });
+        check(
+            &what("reduce sum after the sources changed"),
+            me,
+            region(16),
+            |i| {
+                if i < COUNT {
+                    all(i).map(|v| v + 1).sum()
+                } else {
+                    0
+                }
+            },
+        );
         let at_rank = |i: usize| rank * COUNT + i;
         check(&what("reducescatter sum"), me, region(7), |i| {
             if i < COUNT { all(at_rank(i)).sum() } else { 0 }

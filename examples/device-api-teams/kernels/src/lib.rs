@@ -174,18 +174,28 @@ team_kernel!(
 
 team_kernel!(
     /// Thread-scope reductions of `i32`: `Or`, `Xor` (in place: over a copy of the source),
-    /// `Prod`.
+    /// `Prod`; then a `Sum` over a copy of the source into region 16, each member adds one to its
+    /// copy (region 15), and the same `Sum` again: the second must see every member's new values,
+    /// not what the first one read (lines the first left in this multiprocessor's L1).
     team_reduce_thread_b,
     |b| {
         if tid() == 0 {
-            // SAFETY: as for `team_reduce_thread_a`; region 5 holds `SOURCE` elements, so the copy
-            // of `COUNT` fits.
+            // SAFETY: as for `team_reduce_thread_a`; regions 5 and 15 hold `SOURCE` elements, so
+            // the copies of `COUNT` fit. A member changes its copy only after the first `Sum`
+            // returned, when every member has read it (the pull ends with a team sync).
             unsafe {
                 collective::reduce(b.team, op::Or, b.ints(4), b.int_source, COUNT);
                 let in_place = b.ints(5);
                 core::ptr::copy_nonoverlapping(b.int_source.as_ptr(), in_place.as_ptr(), COUNT);
                 collective::reduce(b.team, op::Xor, in_place, in_place, COUNT);
                 collective::reduce(b.team, op::Prod, b.ints(6), b.int_source, COUNT);
+                let (changing, twice) = (b.ints(15), b.ints(16));
+                core::ptr::copy_nonoverlapping(b.int_source.as_ptr(), changing.as_ptr(), COUNT);
+                collective::reduce(b.team, op::Sum, twice, changing, COUNT);
+                for i in 0..COUNT {
+                    *changing.add(i).as_ptr() += 1;
+                }
+                collective::reduce(b.team, op::Sum, twice, changing, COUNT);
             }
         }
     }

@@ -306,9 +306,10 @@ pub mod collective {
     /// `COUNT + 3` elements), 2 `Max`, 3 `And` (block), 4 `Or`, 5 `Xor` (in place), 6 `Prod`;
     /// 7 reduce-scatter `Sum`; 8 broadcast from team PE `1 % n`; 9 fcollect; 10 alltoall of
     /// `ALLTOALL_INTS` (warp); 11 broadcastmem from team PE 0 (block); 12 fcollectmem of `MEM_INTS`
-    /// (block); 13 alltoallmem of `MEM_INTS` (block); 14 reduce-scatter `Max` (block). Thread scope
-    /// where not said.
-    pub const INT_REGIONS: usize = 15;
+    /// (block); 13 alltoallmem of `MEM_INTS` (block); 14 reduce-scatter `Max` (block); 15 a copy of
+    /// the source plus one; 16 `Sum` of region 15, taken after an earlier `Sum` of it before the
+    /// plus one. Thread scope where not said.
+    pub const INT_REGIONS: usize = 17;
     /// Regions of `SOURCE` elements in the `f64` destination: 0 reduce `Sum` (warp),
     /// 1 reduce-scatter `Sum` (warp), 2 alltoall of `ALLTOALL_REALS`.
     pub const REAL_REGIONS: usize = 3;
