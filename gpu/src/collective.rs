@@ -94,7 +94,7 @@ mod combine {
     use core::ops::{BitAnd, BitOr, BitXor};
 
     /// Sum and product: wrapping for integers, IEEE for floats.
-    pub(super) trait Arithmetic: Copy + PartialOrd {
+    pub(super) trait Arithmetic: Copy {
         fn sum(self, other: Self) -> Self;
         fn prod(self, other: Self) -> Self;
     }

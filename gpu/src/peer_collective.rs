@@ -43,7 +43,7 @@ pub(crate) const PUSH_MIN_BYTES: usize = 256;
 /// NVSHMEM's reduction took 2.8 and 98 µs, 7.7 and 167 µs (2026-11-29). By that model a pull of
 /// 256 bytes takes about 6.1 µs over 2 PEs and 12.7 over 4, against NVSHMEM's 8.4 and 16.8
 /// (measured), and one of 64 bytes 4.7 µs over 2 PEs against 3.9; the sizes in between were not
-/// measured with the barrier.
+/// measured with the barrier, and these builds load the pieces two at a time ([`combine_pass`]).
 pub(crate) const PULL_MIN_BYTES: usize = 256;
 
 /// This PE's number in `team` and the team's size, if every member of `team` maps every other
@@ -56,8 +56,20 @@ fn mapped_team(team: Team) -> Option<(i32, i32)> {
     }
     let rank = team::my_pe(team)?;
     (0..size)
-        .all(|member| team::translate_pe(team, member, Team::SHARED).is_some())
+        .all(|member| member_in(team, member, Team::SHARED).is_some())
         .then_some((rank, size))
+}
+
+/// The number in `other` of the team's PE `member`, `None` if it is not in `other`: what
+/// [`team::translate_pe`] answers, without its range check and the team-size query it costs
+/// (the callers loop over `0..n_pes(team)`).
+#[inline(always)]
+fn member_in(team: Team, member: i32, other: Team) -> Option<i32> {
+    debug_assert!((0..team::n_pes(team)).contains(&member));
+    // SAFETY: `Team` values name existing teams, and `member` indexes `team`'s PEs (the callers
+    // take it from `0..n_pes(team)`).
+    let pe = unsafe { ffi::nvshmem_team_translate_pe(team.raw(), member, other.raw()) };
+    (pe >= 0).then_some(pe)
 }
 
 /// The address of the symmetric `symmetric` on the team's PE `member`, mapped into this PE.
@@ -66,8 +78,7 @@ fn mapped_team(team: Team) -> Option<(i32, i32)> {
 /// `team` is a [`mapped_team`], `member` is in `0..n_pes(team)`, `symmetric` a symmetric address.
 #[inline(always)]
 unsafe fn member_address<T>(team: Team, member: i32, symmetric: *const T) -> *mut T {
-    // SAFETY: the caller's contract: `member` is a PE of `team`, so it has a world number.
-    let pe = unsafe { ffi::nvshmem_team_translate_pe(team.raw(), member, Team::WORLD.raw()) };
+    let pe = member_in(team, member, Team::WORLD).expect("every PE of a team is in WORLD");
     // SAFETY: the caller's contract: `symmetric` is symmetric and `pe` a valid PE.
     let mapped = unsafe { ffi::nvshmem_ptr(symmetric.cast(), pe) };
     assert!(
@@ -215,8 +226,10 @@ pub(crate) unsafe fn pull_reduce<T, O: ReduceOp<T>>(
 ///
 /// Not inlined: inlined into a kernel that also holds NVSHMEM's reduction (the other path),
 /// `ptxas` gave the eight loads of a batch two registers in turn, so each pair waited for the one
-/// before (sm_90 SASS of the micro-benchmark's `reduce_latency_thread`); compiled on its own, the
-/// eight are in flight together.
+/// before (sm_90 SASS of the micro-benchmark's `reduce_latency_thread`); compiled on its own, in
+/// 10681b8's build, the eight were in flight together. It does not hold: with the barrier before
+/// the pulls (e93db29 on) `ptxas` pairs them again, out of line as it is. Open, in the notes of
+/// bench/results/bench-2026-11-29.md.
 ///
 /// # Safety
 /// `first` and `second` are valid for `count` reads, `dest` for `count` writes; `dest` is `first`
@@ -244,8 +257,8 @@ unsafe fn combine_pass<T, O: ReduceOp<T>>(
             let combine = combine_piece::<T, O>;
             let mut i = 0;
             // All eight loads before any combination, in named variables (an array indexed in a
-            // loop lives in local memory): loaded next to its combination, each pair waited for
-            // the one before.
+            // loop lives in local memory); the PTX has them first, whatever `ptxas` makes of it
+            // (above).
             while i + 4 <= pieces {
                 let (a0, a1, a2, a3) = (
                     a.add(i).read(),
