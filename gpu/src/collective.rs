@@ -8,12 +8,13 @@
 //! multi-process-per-GPU mode (MPS with `CUDA_MPS_ACTIVE_THREAD_PERCENTAGE` ≤ 100 / PEs per GPU).
 //!
 //! At thread scope, over a team whose PEs all map each other's memory (one inside
-//! `NVSHMEM_TEAM_SHARED`), reductions and reduce-scatters of 256 bytes or more per PE load the
-//! members' operands themselves, and alltoalls and fcollects of blocks of 256 bytes or more store
-//! into the members' `dest` themselves, 16 bytes at a time with four in flight, instead of calling
-//! NVSHMEM's device library, whose copy loop moves a piece per memory round trip. Such a reduction
-//! combines the operands in team order on every PE, so every PE gets the same bits; one whose
-//! `dest` overlaps its `source` runs NVSHMEM's. Everything else is NVSHMEM's own code.
+//! `NVSHMEM_TEAM_SHARED`), reductions and reduce-scatters of 256 bytes or more over all members
+//! (128 per PE over 2 PEs, 64 over 4) load the members' operands themselves, and alltoalls and
+//! fcollects of blocks of 256 bytes or more store into the members' `dest` themselves, 16 bytes at
+//! a time with four in flight, instead of calling NVSHMEM's device library, whose copy loop moves a
+//! piece per memory round trip. Such a reduction combines the operands in team order on every PE,
+//! so every PE gets the same bits; one whose `dest` overlaps its `source` runs NVSHMEM's.
+//! Everything else is NVSHMEM's own code.
 //!
 //! Reductions take the operator as a value of a marker type of [`op`]. Which operator exists for
 //! which type is NVSHMEM's: `Sum`, `Prod`, `Min`, `Max` for `f32`, `f64`, `i8`…`i64`, `u8`…`u64`,

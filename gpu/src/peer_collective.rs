@@ -11,7 +11,8 @@
 //! reduction of 4 KiB over 2 PEs took 98.5 µs (CUDA C++ with NVSHMEM's headers: 83.7 µs), an
 //! alltoall of 4 KiB per PE 52.8 µs (49.3 µs) (bench/results/bench-2026-11-29-2035.md). Here a
 //! piece is 16 bytes and four are in flight at a time ([`crate::striped_copy`] for the copies,
-//! [`combine_pass`], four from each of two members, for the reductions): 33 µs and 28.7 µs
+//! [`combine_pass`], four from each of two members, for the reductions): 20.8 µs for that
+//! reduction (bench/results/reduce-sweep-2026-11-30.txt), 28.7 µs for the alltoall
 //! (bench/results/bench-2026-11-29.md, notes).
 //!
 //! Every member of the team takes the same path: NVSHMEM makes `NVSHMEM_TEAM_SHARED` the PEs that
@@ -24,8 +25,8 @@
 //! then complete and meet in a team barrier (NVSHMEM's alltoall signals each peer and waits for
 //! each peer's signal: the same rendezvous). The pulls need a team barrier first, so that every
 //! member's `source` is stored and visible, and a team sync after, so that no member returns, and
-//! reuses its `source`, while another still reads it. Every member combines the operands in team order, so all of them
-//! compute the same bits, floating-point sums included.
+//! reuses its `source`, while another still reads it. Every member combines the operands in team
+//! order, so all of them compute the same bits, floating-point sums included.
 
 use crate::collective::ReduceOp;
 use crate::{Team, ffi, striped_copy, sync, team};
@@ -36,15 +37,23 @@ use crate::{Team, ffi, striped_copy, sync, team};
 /// NVSHMEM's time, of 256 bytes 0.87-1.00 times, of 1 KiB to 16 KiB 0.47-0.67 times (2026-11-29).
 pub(crate) const PUSH_MIN_BYTES: usize = 256;
 
-/// The smallest reduction, in bytes per PE, that [`pull_reduce`] pulls. A pull costs a team
-/// barrier (its system-scope fence among it) and a team sync, then one memory round trip per four
-/// 16-byte pieces per member after the first: on an H200 under MPS, 4.7 and 33 µs for 8 bytes and
-/// 4 KiB over 2 PEs, 8.8 and 92 µs over 4 (about 4.3 or 7.5 µs plus 0.44 µs a round trip), where
-/// NVSHMEM's reduction took 2.8 and 98 µs, 7.7 and 167 µs (2026-11-29). By that model a pull of
-/// 256 bytes takes about 6.1 µs over 2 PEs and 12.7 over 4, against NVSHMEM's 8.4 and 16.8
-/// (measured), and one of 64 bytes 4.7 µs over 2 PEs against 3.9; the sizes in between were not
-/// measured with the barrier, and these builds load the pieces two at a time ([`combine_pass`]).
-pub(crate) const PULL_MIN_BYTES: usize = 256;
+/// The smallest reduction that [`pull_reduce`] pulls, in bytes of all members' operands together
+/// (the bytes per PE times the team's size). A pull costs a team barrier and a team sync, then one
+/// memory round trip per batch of four 16-byte pieces from each member after the first; NVSHMEM's
+/// reduction costs less to start and more per byte. On an H200 under MPS, thread-scope reductions
+/// of `u64` took (µs; PEs sharing one GPU; 2026-11-30, bench/results/reduce-sweep-2026-11-30.txt):
+///
+/// | bytes per PE | 2 PEs: pulled | NVSHMEM | CUDA C++ | 4 PEs: pulled | NVSHMEM | CUDA C++ |
+/// |---|---|---|---|---|---|---|
+/// | 8 | 4.87 | 3.04 | 3.71 | 8.89 | 8.04 | 8.68 |
+/// | 64 | 4.92 | 4.16 | 4.56 | 8.98 | 9.92 | 9.90 |
+/// | 128 | 5.15 | 5.68 | 5.85 | 9.65 | 12.40 | 12.05 |
+/// | 4096 | 20.8 | | 84.1 | 56.3 | | 140.5 |
+///
+/// Pulls win from 128 bytes per PE over 2 PEs and from 64 over 4: from 256 bytes in all. (A team
+/// of one PE copies, and is not worth a threshold of its own: 0.46 µs against NVSHMEM's 0.50 for
+/// 8 bytes.)
+pub(crate) const PULL_MIN_TEAM_BYTES: usize = 256;
 
 /// This PE's number in `team` and the team's size, if every member of `team` maps every other
 /// member's memory: if `team` lies inside `NVSHMEM_TEAM_SHARED`.
@@ -164,9 +173,9 @@ pub(crate) enum Pull {
 
 /// Combines `count` elements of every member's `source` (those `pull` says) with `op` into this
 /// PE's `dest`: `dest[i] = source₀[i] op source₁[i] op …` over the team's members in order, between
-/// a team barrier and a team sync.
-/// Returns `false`, having done nothing, if the operands are smaller than [`PULL_MIN_BYTES`], if
-/// `team` is not a [`mapped_team`] or if `dest` overlaps `source` (NVSHMEM's algorithm then runs).
+/// a team barrier and a team sync. Returns `false`, having done nothing, if the members' operands
+/// together are smaller than [`PULL_MIN_TEAM_BYTES`], if `team` is not a [`mapped_team`] or if
+/// `dest` overlaps `source` (NVSHMEM's algorithm then runs).
 ///
 /// # Safety
 /// One thread of every member calls it, in the same order relative to other collective calls on
@@ -182,7 +191,7 @@ pub(crate) unsafe fn pull_reduce<T, O: ReduceOp<T>>(
     count: usize,
 ) -> bool {
     let bytes = count * size_of::<T>();
-    if bytes < PULL_MIN_BYTES {
+    if bytes.saturating_mul(team::n_pes(team).max(0) as usize) < PULL_MIN_TEAM_BYTES {
         return false;
     }
     let Some((rank, size)) = mapped_team(team) else {
@@ -221,15 +230,16 @@ pub(crate) unsafe fn pull_reduce<T, O: ReduceOp<T>>(
     true
 }
 
-/// `dest[i] = first[i] op second[i]` for `i < count`: in 16-byte pieces, four at a time, while all
-/// three addresses allow it, then element by element. `dest` may be `first`.
+/// `dest[i] = first[i] op second[i]` for `i < count`: in 16-byte pieces, four from each operand
+/// at a time, while all three addresses allow it, then element by element. `dest` may be `first`.
 ///
-/// Not inlined: inlined into a kernel that also holds NVSHMEM's reduction (the other path),
-/// `ptxas` gave the eight loads of a batch two registers in turn, so each pair waited for the one
-/// before (sm_90 SASS of the micro-benchmark's `reduce_latency_thread`); compiled on its own, in
-/// 10681b8's build, the eight were in flight together. It does not hold: with the barrier before
-/// the pulls (e93db29 on) `ptxas` pairs them again, out of line as it is. Open, in the notes of
-/// bench/results/bench-2026-11-29.md.
+/// A batch's eight loads come before [`loads_issued`], its combinations after. Without that point,
+/// `ptxas` sank each pair of loads down to its combination, to save registers, so that two loads
+/// were in flight at a time, not eight: a 4 KiB reduction over 2 PEs took 33.4 µs instead of
+/// 20.8, over 4 PEs 91.7 instead of 56.3 (H200; sm_90 SASS of the micro-benchmark's
+/// `reduce_latency_thread`, whether this function was inlined or not and with `.maxnreg 255`
+/// alike; bench/results/reduce-sweep-2026-11-30.txt). Not inlined, so that the kernels that hold
+/// it and NVSHMEM's reduction (the other path) stay smaller.
 ///
 /// # Safety
 /// `first` and `second` are valid for `count` reads, `dest` for `count` writes; `dest` is `first`
@@ -272,6 +282,7 @@ unsafe fn combine_pass<T, O: ReduceOp<T>>(
                     b.add(i + 2).read(),
                     b.add(i + 3).read(),
                 );
+                loads_issued();
                 to.add(i).write(combine(a0, b0));
                 to.add(i + 1).write(combine(a1, b1));
                 to.add(i + 2).write(combine(a2, b2));
@@ -288,6 +299,21 @@ unsafe fn combine_pass<T, O: ReduceOp<T>>(
             dest.add(i)
                 .write(O::combine(first.add(i).read(), second.add(i).read()));
         }
+    }
+}
+
+/// Keeps the loads before it above it, so that they are all issued before anything after it
+/// waits for one of them: a `bar.warp.sync` of this thread alone, a point that no memory access
+/// crosses, in `ptxas` as in LLVM, and that costs a few cycles.
+#[inline(always)]
+fn loads_issued() {
+    #[cfg(target_arch = "nvptx64")]
+    // SAFETY: the mask names this thread alone, which is here; the barrier waits for nobody.
+    unsafe {
+        core::arch::asm!(
+            "{{ .reg .b32 me; mov.u32 me, %lanemask_eq; bar.warp.sync me; }}",
+            options(nostack)
+        );
     }
 }
 

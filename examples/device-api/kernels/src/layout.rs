@@ -298,7 +298,8 @@ pub mod world {
 /// Team barriers and collectives over a team (WORLD, or a team split on the host).
 pub mod collective {
     /// Elements per PE of the collectives: 256 bytes of `i32`, so that the thread-scope reductions
-    /// and fcollect take the load/store path (`nvshmem_gpu`'s 256 bytes or more).
+    /// and fcollect take the load/store path (`nvshmem_gpu` pulls reductions of 256 bytes or more
+    /// over all members, and pushes blocks of 256 bytes or more).
     pub const COUNT: usize = 64;
     /// Elements of a source buffer: a block of `COUNT` per possible team member.
     pub const SOURCE: usize = COUNT * super::MAX_PES;
