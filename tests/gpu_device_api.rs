@@ -552,6 +552,9 @@ impl<'a, 'nv> TeamRun<'a, 'nv> {
                 }
             });
         }
+        check(&what("reduce sum of SMALL elements"), me, region(17), |i| {
+            if i < SMALL { all(i).sum() } else { 0 }
+        });
         check(&what("source copy plus one"), me, region(15), |i| {
             if i < COUNT { int_source(me, i) + 1 } else { 0 }
         });

@@ -18,8 +18,8 @@ pub mod layout;
 use layout::THREADS;
 #[cfg(target_arch = "nvptx64")]
 use layout::collective::{
-    ALLTOALL_INTS, ALLTOALL_REALS, COUNT, MEM_INTS, SOURCE, VARIANTS, int_source as ints_of,
-    maxloc_source, real_source as reals_of,
+    ALLTOALL_INTS, ALLTOALL_REALS, COUNT, MEM_INTS, SMALL, SOURCE, VARIANTS,
+    int_source as ints_of, maxloc_source, real_source as reals_of,
 };
 #[cfg(target_arch = "nvptx64")]
 use nvshmem_gpu::{
@@ -157,7 +157,7 @@ team_kernel!(
 
 team_kernel!(
     /// Thread-scope reductions of `i32`: `Sum`, `Min` (of `COUNT + 3` elements: 16-byte pieces and
-    /// a tail), `Max`, and reduce-scatter `Sum`.
+    /// a tail), `Max`, reduce-scatter `Sum`, and a `Sum` of `SMALL` elements.
     team_reduce_thread_a,
     |b| {
         if tid() == 0 {
@@ -167,6 +167,7 @@ team_kernel!(
                 collective::reduce(b.team, op::Min, b.ints(1), b.int_source, COUNT + 3);
                 collective::reduce(b.team, op::Max, b.ints(2), b.int_source, COUNT);
                 collective::reducescatter(b.team, op::Sum, b.ints(7), b.int_source, COUNT);
+                collective::reduce(b.team, op::Sum, b.ints(17), b.int_source, SMALL);
             }
         }
     }

@@ -309,8 +309,12 @@ pub mod collective {
     /// `ALLTOALL_INTS` (warp); 11 broadcastmem from team PE 0 (block); 12 fcollectmem of `MEM_INTS`
     /// (block); 13 alltoallmem of `MEM_INTS` (block); 14 reduce-scatter `Max` (block); 15 a copy of
     /// the source plus one; 16 `Sum` of region 15, taken after an earlier `Sum` of it before the
-    /// plus one. Thread scope where not said.
-    pub const INT_REGIONS: usize = 17;
+    /// plus one; 17 `Sum` of `SMALL` elements. Thread scope where not said.
+    pub const INT_REGIONS: usize = 18;
+    /// Elements of the small thread-scope `Sum` (region 17): 68 bytes per PE, which `nvshmem_gpu`
+    /// pulls over teams of 4 or more (256 bytes or more in all: one batch of 16-byte pieces and an
+    /// element) and leaves to NVSHMEM's reduction over smaller ones.
+    pub const SMALL: usize = COUNT / 4 + 1;
     /// Regions of `SOURCE` elements in the `f64` destination: 0 reduce `Sum` (warp),
     /// 1 reduce-scatter `Sum` (warp), 2 alltoall of `ALLTOALL_REALS`.
     pub const REAL_REGIONS: usize = 3;
