@@ -267,8 +267,8 @@ unsafe fn combine_pass<T, O: ReduceOp<T>>(
             let combine = combine_piece::<T, O>;
             let mut i = 0;
             // All eight loads before any combination, in named variables (an array indexed in a
-            // loop lives in local memory); the PTX has them first, whatever `ptxas` makes of it
-            // (above).
+            // loop lives in local memory), with `loads_issued` between them and the combinations
+            // so that `ptxas` keeps them there (above).
             while i + 4 <= pieces {
                 let (a0, a1, a2, a3) = (
                     a.add(i).read(),
