@@ -7,6 +7,13 @@
 //! listing each PE's request, and no PE calls `nvshmem_malloc`. The cost is two barriers and one
 //! small get per PE per allocation: on by default in debug builds, switchable with
 //! [`Nvshmem::set_allocation_check`] or `NVSHMEMRS_CHECK_ALLOCATIONS=0|1`.
+//!
+//! The ledger itself is allocated at the first checked allocation, not at initialisation: with the
+//! check off (release builds), a program's buffers then lie at the same heap offsets as the same
+//! allocations made from CUDA C++, and a kernel meets the same address-to-cache mapping. With the
+//! ledger allocated first, Rust's block-scope `put_nbi`/`get_nbi` of 1 MiB over 132 blocks ran
+//! 3-5 % slower than with it allocated lazily, warp-scope ones alike (H200, 2026-11-30;
+//! bench/results/getbw-layout-2026-11-30.txt).
 
 use crate::error::CudaContext as _;
 use crate::{Error, Nvshmem, result};
@@ -46,7 +53,7 @@ impl Ledger {
         }
     }
 
-    /// Allocates the ledger (collectively: every PE does it during init).
+    /// Allocates the ledger (collectively: every PE does it at its first checked allocation).
     pub(crate) fn allocate(lib: &nvshmem_sys::NvshmemHost, n_pes: i32) -> Result<Ledger, Error> {
         let bytes = (1 + n_pes as usize) * RECORD * std::mem::size_of::<u64>();
         let address = result::malloc(lib, bytes, result::Allocation::Zeroed)? as u64;

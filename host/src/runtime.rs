@@ -32,7 +32,8 @@ pub struct Nvshmem {
     my_pe: i32,
     n_pes: i32,
     deferred: Mutex<Vec<Error>>,
-    ledger: Mutex<Ledger>,
+    /// The allocation check's ledger, allocated at the first checked allocation.
+    ledger: Mutex<Option<Ledger>>,
     check_allocations: AtomicBool,
 }
 
@@ -130,7 +131,7 @@ impl Nvshmem {
         }
         let (my_pe, n_pes) = result::pe_and_count(lib);
         let stream = context.default_stream();
-        let ledger = Mutex::new(Ledger::allocate(lib, n_pes)?);
+        let ledger = Mutex::new(None);
         let check_allocations = AtomicBool::new(Ledger::enabled_by_default());
         let deferred = Mutex::new(Vec::new());
         Ok(Nvshmem {
@@ -202,10 +203,13 @@ impl Nvshmem {
         if !self.check_allocations.load(Ordering::SeqCst) {
             return Ok(());
         }
-        self.ledger
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .check(self, bytes)
+        let mut ledger = self.ledger.lock().unwrap_or_else(|e| e.into_inner());
+        let ledger = match &mut *ledger {
+            Some(ledger) => ledger,
+            // Every PE makes the same choice at the same point, so every PE allocates it here.
+            empty => empty.insert(Ledger::allocate(self.lib, self.n_pes)?),
+        };
+        ledger.check(self, bytes)
     }
 
     /// Errors raised while dropping resources tied to this handle (module finalisation and unload),
