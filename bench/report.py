@@ -49,9 +49,9 @@ def method(machine, rounds):
   launched by a Rust runner, and a CUDA C++ kernel (`bench/reference/*.cu`, built here with
   `nvcc -O3 -rdc=true -arch=sm_90` against the same NVSHMEM) launched by a C++ runner that mirrors
   the Rust one: the same NVSHMEM calls, launch shapes, allocations, order of cases, timing and output.
-  Both start under the same launcher (`nvshmemrun`) with the same environment. The C++ runner also
-  makes the one symmetric allocation the Rust host library makes when it starts (the ledger of its
-  allocation check), so that both programs' buffers lie at the same offsets of the symmetric heap.
+  Both start under the same launcher (`nvshmemrun`) with the same environment, and both allocate
+  the same symmetric buffers in the same order (the Rust host library allocates nothing of its own
+  in release builds), so their buffers lie at the same offsets of the symmetric heap.
 - **PE counts.** The whole comparison runs at each PE count of `BENCH_PES` (here: {pes}), started
   with `nvshmemrun -n PEs --pes-per-gpu K`, K = ⌈PEs ÷ GPUs⌉; PEs that share a GPU run under MPS
   (started by the harness for those runs only). At 1 PE the one-sided benchmarks move data from PE 0

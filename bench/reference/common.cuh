@@ -24,10 +24,5 @@ static PeInfo start_nvshmem() {
     if (nvshmem_my_pe() != me.pe || nvshmem_n_pes() != me.n_pes)
         REF_DIE("NVSHMEM started PE %d of %d, the launcher said %d of %d", nvshmem_my_pe(), nvshmem_n_pes(),
                 me.pe, me.n_pes);
-    // The Rust host allocates (1 + PEs) x 2 zeroed u64 when it starts (the ledger of its allocation
-    // check, host/src/allocation_check.rs); the same here puts every later allocation at the same
-    // offset of the symmetric heap as in the Rust program, so that the two compare the same memory.
-    if (nvshmem_calloc((1 + (size_t)me.n_pes) * 2, sizeof(uint64_t)) == nullptr)
-        REF_DIE("nvshmem_calloc of the start-up allocation failed");
     return me;
 }
