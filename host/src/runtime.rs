@@ -187,7 +187,8 @@ impl Nvshmem {
     }
 
     /// Switches the collective check of symmetric allocations on or off (see
-    /// [`crate::allocation_check`]). Every PE must make the same choice at the same point.
+    /// [`crate::allocation_check`]). Every PE must make the same choice at the same point: the
+    /// first checked allocation also allocates the check's own small symmetric ledger, on every PE.
     ///
     /// ```no_run
     /// # let nvshmem = nvshmem_host::Nvshmem::init()?;
