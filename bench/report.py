@@ -51,7 +51,7 @@ def method(machine, rounds):
   the Rust one: the same NVSHMEM calls, launch shapes, allocations, order of cases, timing and output.
   Both start under the same launcher (`nvshmemrun`) with the same environment, and both allocate
   the same symmetric buffers in the same order (the Rust host library allocates nothing of its own
-  in release builds), so their buffers lie at the same offsets of the symmetric heap.
+  while its allocation check is off, as in release builds), so their buffers lie at the same offsets of the symmetric heap.
 - **PE counts.** The whole comparison runs at each PE count of `BENCH_PES` (here: {pes}), started
   with `nvshmemrun -n PEs --pes-per-gpu K`, K = ⌈PEs ÷ GPUs⌉; PEs that share a GPU run under MPS
   (started by the harness for those runs only). At 1 PE the one-sided benchmarks move data from PE 0

@@ -10,10 +10,9 @@
 //!
 //! The ledger itself is allocated at the first checked allocation, not at initialisation: with the
 //! check off (release builds), a program's buffers then lie at the same heap offsets as the same
-//! allocations made from CUDA C++, and a kernel meets the same address-to-cache mapping. With the
-//! ledger allocated first, Rust's block-scope `put_nbi`/`get_nbi` of 1 MiB over 132 blocks ran
-//! 3-5 % slower than with it allocated lazily, warp-scope ones alike (H200, 2026-11-30;
-//! bench/results/getbw-layout-2026-11-30.txt).
+//! allocations made from CUDA C++. With the ledger allocated first, Rust's block-scope
+//! `put_nbi`/`get_nbi` of 1 MiB over 132 blocks ran 3-5 % slower than with it allocated lazily;
+//! the warp-scope ones did not move (H200, 2026-11-30; bench/results/getbw-layout-2026-11-30.txt).
 
 use crate::error::CudaContext as _;
 use crate::{Error, Nvshmem, result};
