@@ -73,13 +73,22 @@ pub(crate) enum Way {
 }
 
 /// Moves `bytes` bytes between local memory at `local` and the symmetric address `symmetric` on
-/// PE `pe` with the group's loads and stores, if `pe`'s memory is mapped here; returns `false`,
-/// having only waited for the group, if it is not (NVSHMEM's own call then does the transfer).
+/// PE `pe`: with the group's loads and stores if `pe`'s memory is mapped here, else with
+/// `nvshmem`, NVSHMEM's own call for the same transfer. The group waits before and after.
+///
+/// Both ways end at the same wait, as in NVSHMEM's header path (on the unmapped way the group
+/// waits twice at the end: inside NVSHMEM's call, then here). When each ended at its own wait,
+/// a kernel that calls a block-scope transfer in a loop reached its loop test through a block
+/// that both waits jumped to, and `ptxas` left the test and two branches after the barrier
+/// instead of overlapping them with the copy: block-scope `get_nbi` of 1 MiB over 132 blocks ran
+/// at 0.934 of CUDA C++'s bandwidth on one PE and 0.950 with 2 PEs on one GPU; with the shared
+/// wait, 0.963 and 0.991, and 0.964 → 1.035 between two GPUs (H200, 2026-11-30;
+/// bench/results/rma-wait-2026-11-30.txt).
 ///
 /// # Safety
 /// Every thread of the group calls it with the same arguments; `symmetric` is a symmetric address
 /// valid for `bytes` bytes on every PE, `local` is valid for `bytes` bytes, `pe` is a valid PE;
-/// the buffers do not overlap.
+/// the buffers do not overlap; `nvshmem` is NVSHMEM's call for this transfer.
 #[inline(always)]
 pub(crate) unsafe fn transfer(
     scope: Scope,
@@ -88,27 +97,31 @@ pub(crate) unsafe fn transfer(
     local: *mut c_void,
     bytes: usize,
     pe: i32,
-) -> bool {
-    // SAFETY: the caller's contract: the whole group is here.
-    unsafe { scope.sync() };
-    // SAFETY: the caller's contract.
-    let Some(remote) = (unsafe { peer_address(symmetric, pe) }) else {
-        return false;
-    };
-    let (dest, source) = match way {
-        Way::Put => (remote, local),
-        Way::Get => (local, remote),
-    };
-    // SAFETY: the caller's contract; the remote range is the peer's mapping of `symmetric`.
-    unsafe { copy_then_sync(scope, dest, source, bytes) };
-    true
+    nvshmem: impl FnOnce(),
+) {
+    // SAFETY: the caller's contract: the whole group is here, `symmetric` is symmetric and `pe`
+    // valid; the remote range is the peer's mapping of `symmetric`.
+    unsafe {
+        scope.sync();
+        match peer_address(symmetric, pe) {
+            Some(remote) => {
+                let (dest, source) = match way {
+                    Way::Put => (remote, local),
+                    Way::Get => (local, remote),
+                };
+                copy(scope, dest, source, bytes);
+            }
+            None => nvshmem(),
+        }
+        scope.sync();
+    }
 }
 
 /// `put_signal` over loads and stores, as NVSHMEM's header path does it: the group copies
-/// `bytes` bytes from local `source` to `symmetric` on PE `pe`, then its first thread makes the
-/// data visible system-wide (`fence.sc.sys`) and applies `op` with `value` to `signal` on `pe`
-/// through the peer's mapping ([`signal_at`]). Returns `false`, having only waited for the group,
-/// if `pe`'s memory is not mapped here.
+/// `bytes` bytes from local `source` to `symmetric` on PE `pe`, waits, then its first thread makes
+/// the data visible system-wide (`fence.sc.sys`) and applies `op` with `value` to `signal` on `pe`
+/// through the peer's mapping ([`signal_at`]). If `pe`'s memory is not mapped here, `nvshmem`,
+/// NVSHMEM's own call, does it all. The group waits before and after, as in [`transfer`].
 ///
 /// The signal's address is looked up before the fence, as NVSHMEM's header path does; calling
 /// `nvshmemx_signal_op` after the fence looked it up again, a load behind the fence's cache
@@ -117,7 +130,7 @@ pub(crate) unsafe fn transfer(
 /// # Safety
 /// As for [`transfer`] (a put), and `signal` is a symmetric `u64`, `op` a signal operation.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)] // NVSHMEM's put_signal arguments plus the scope
+#[allow(clippy::too_many_arguments)] // NVSHMEM's put_signal arguments, the scope and the fallback
 pub(crate) unsafe fn put_signal(
     scope: Scope,
     symmetric: *mut c_void,
@@ -127,28 +140,29 @@ pub(crate) unsafe fn put_signal(
     value: u64,
     op: SignalOp,
     pe: i32,
-) -> bool {
-    // SAFETY: the caller's contract: the whole group is here.
-    unsafe { scope.sync() };
-    // SAFETY: the caller's contract.
-    let Some(remote) = (unsafe { peer_address(symmetric, pe) }) else {
-        return false;
-    };
-    // SAFETY: the caller's contract: `signal` is symmetric, so it is mapped where `symmetric` is.
-    let remote_signal = unsafe { peer_address(signal.cast(), pe) };
-    // SAFETY: the caller's contract; the whole group is here, so it may synchronise.
+    nvshmem: impl FnOnce(),
+) {
+    // SAFETY: the caller's contract: the whole group is here, so it may synchronise; `symmetric`
+    // and `signal` are symmetric (mapped where the other is) and `pe` valid.
     unsafe {
-        let rank = copy_then_sync(scope, remote, source.cast_mut(), bytes);
-        if rank == 0 {
-            core::arch::asm!("fence.sc.sys;", options(nostack));
-            match remote_signal {
-                Some(word) => signal_at(word.cast(), value, op),
-                None => ffi::nvshmemx_signal_op(signal, value, op as i32, pe),
+        scope.sync();
+        match peer_address(symmetric, pe) {
+            Some(remote) => {
+                let remote_signal = peer_address(signal.cast(), pe);
+                let rank = copy(scope, remote, source.cast_mut(), bytes);
+                scope.sync();
+                if rank == 0 {
+                    core::arch::asm!("fence.sc.sys;", options(nostack));
+                    match remote_signal {
+                        Some(word) => signal_at(word.cast(), value, op),
+                        None => ffi::nvshmemx_signal_op(signal, value, op as i32, pe),
+                    }
+                }
             }
+            None => nvshmem(),
         }
         scope.sync();
     }
-    true
 }
 
 /// Applies `op` with `value` to the signal word at `word`, a peer's word mapped here, as NVSHMEM
@@ -183,24 +197,16 @@ unsafe fn peer_address(symmetric: *mut c_void, pe: i32) -> Option<*mut c_void> {
     (!remote.is_null()).then_some(remote)
 }
 
-/// The group copies `bytes` bytes from `source` to `dest` (each thread its share), then waits.
-/// Returns this thread's rank in the group.
+/// The group copies `bytes` bytes from `source` to `dest`, each thread its share; returns this
+/// thread's rank in the group.
 ///
 /// # Safety
 /// Every thread of the group calls it with the same arguments; both ranges are valid for `bytes`
 /// bytes and do not overlap.
 #[inline(always)]
-unsafe fn copy_then_sync(
-    scope: Scope,
-    dest: *mut c_void,
-    source: *mut c_void,
-    bytes: usize,
-) -> usize {
+unsafe fn copy(scope: Scope, dest: *mut c_void, source: *mut c_void, bytes: usize) -> usize {
     let (rank, size) = scope.rank_and_size();
     // SAFETY: the caller's contract.
-    unsafe {
-        striped_copy::copy(dest.cast(), source.cast_const().cast(), bytes, rank, size);
-        scope.sync();
-    }
+    unsafe { striped_copy::copy(dest.cast(), source.cast_const().cast(), bytes, rank, size) };
     rank
 }

@@ -78,11 +78,13 @@ pub unsafe fn mc_ptr<T>(team: Team, ptr: SymmetricPtr<T>) -> Option<NonNull<T>> 
     )
 }
 
-/// [`crate::peer_copy::transfer`] at scope `$scope` (`thread`, `warp` or `block`), moving
-/// `$bytes` bytes `$way` (`Put`: local to symmetric; `Get`: symmetric to local). GPU only.
-#[cfg(target_arch = "nvptx64")]
+/// Moves `$bytes` bytes `$way` (`Put`: local to symmetric; `Get`: symmetric to local) at scope
+/// `$scope` (`thread`, `warp` or `block`) with [`crate::peer_copy::transfer`] on the GPU, which
+/// runs `$nvshmem`, NVSHMEM's own call, where the peer is not mapped; elsewhere (the host build of
+/// this crate) just `$nvshmem`.
 macro_rules! load_store {
-    ($scope:ident, $way:ident, $symmetric:expr, $local:expr, $bytes:expr, $pe:expr) => {
+    ($scope:ident, $way:ident, $symmetric:expr, $local:expr, $bytes:expr, $pe:expr, $nvshmem:expr) => {{
+        #[cfg(target_arch = "nvptx64")]
         paste::paste! {
             crate::peer_copy::transfer(
                 crate::peer_copy::Scope::[<$scope:camel>],
@@ -91,9 +93,12 @@ macro_rules! load_store {
                 $local as *mut c_void,
                 $bytes,
                 $pe,
-            )
+                || $nvshmem,
+            );
         }
-    };
+        #[cfg(not(target_arch = "nvptx64"))]
+        $nvshmem;
+    }};
 }
 
 /// Generates the typed and byte transfers for one scope.
@@ -110,13 +115,9 @@ macro_rules! scoped_transfers {
         #[inline]
         pub unsafe fn put<T: Element>(dest: SymmetricPtr<T>, source: *const T, count: usize, pe: i32) {
             crate::checks::check_pe!("put", pe);
-            #[cfg(target_arch = "nvptx64")]
-            // SAFETY: as below; the peer path needs nothing more.
-            if unsafe { load_store!($scope, Put, dest.as_ptr(), source, count * size_of::<T>(), pe) } {
-                return;
-            }
-            // SAFETY: the caller upholds the contract restated above.
-            unsafe { (T::RMA.put.$scope)(dest.as_ptr(), source, count, pe) }
+            // SAFETY: the caller upholds the contract restated above; the peer path needs nothing
+            // more.
+            unsafe { load_store!($scope, Put, dest.as_ptr(), source, count * size_of::<T>(), pe, (T::RMA.put.$scope)(dest.as_ptr(), source, count, pe)) }
         }
 
         /// Starts copying `count` elements from local `source` to `dest` on PE `pe` and returns at
@@ -127,13 +128,9 @@ macro_rules! scoped_transfers {
         #[inline]
         pub unsafe fn put_nbi<T: Element>(dest: SymmetricPtr<T>, source: *const T, count: usize, pe: i32) {
             crate::checks::check_pe!("put_nbi", pe);
-            #[cfg(target_arch = "nvptx64")]
-            // SAFETY: as below; the peer path needs nothing more.
-            if unsafe { load_store!($scope, Put, dest.as_ptr(), source, count * size_of::<T>(), pe) } {
-                return;
-            }
-            // SAFETY: the caller upholds the contract restated above.
-            unsafe { (T::RMA.put_nbi.$scope)(dest.as_ptr(), source, count, pe) }
+            // SAFETY: the caller upholds the contract restated above; the peer path needs nothing
+            // more.
+            unsafe { load_store!($scope, Put, dest.as_ptr(), source, count * size_of::<T>(), pe, (T::RMA.put_nbi.$scope)(dest.as_ptr(), source, count, pe)) }
         }
 
         /// Copies `count` elements from `source` on PE `pe` into local `dest`
@@ -146,13 +143,9 @@ macro_rules! scoped_transfers {
         #[inline]
         pub unsafe fn get<T: Element>(dest: *mut T, source: SymmetricPtr<T>, count: usize, pe: i32) {
             crate::checks::check_pe!("get", pe);
-            #[cfg(target_arch = "nvptx64")]
-            // SAFETY: as below; the peer path needs nothing more.
-            if unsafe { load_store!($scope, Get, source.as_ptr(), dest, count * size_of::<T>(), pe) } {
-                return;
-            }
-            // SAFETY: the caller upholds the contract restated above.
-            unsafe { (T::RMA.get.$scope)(dest, source.as_ptr(), count, pe) }
+            // SAFETY: the caller upholds the contract restated above; the peer path needs nothing
+            // more.
+            unsafe { load_store!($scope, Get, source.as_ptr(), dest, count * size_of::<T>(), pe, (T::RMA.get.$scope)(dest, source.as_ptr(), count, pe)) }
         }
 
         /// Starts copying `count` elements from `source` on PE `pe` into local `dest` and returns at
@@ -164,13 +157,9 @@ macro_rules! scoped_transfers {
         #[inline]
         pub unsafe fn get_nbi<T: Element>(dest: *mut T, source: SymmetricPtr<T>, count: usize, pe: i32) {
             crate::checks::check_pe!("get_nbi", pe);
-            #[cfg(target_arch = "nvptx64")]
-            // SAFETY: as below; the peer path needs nothing more.
-            if unsafe { load_store!($scope, Get, source.as_ptr(), dest, count * size_of::<T>(), pe) } {
-                return;
-            }
-            // SAFETY: the caller upholds the contract restated above.
-            unsafe { (T::RMA.get_nbi.$scope)(dest, source.as_ptr(), count, pe) }
+            // SAFETY: the caller upholds the contract restated above; the peer path needs nothing
+            // more.
+            unsafe { load_store!($scope, Get, source.as_ptr(), dest, count * size_of::<T>(), pe, (T::RMA.get_nbi.$scope)(dest, source.as_ptr(), count, pe)) }
         }
 
         /// Strided put: element `i` of local `source`, at `source_stride * i`, goes to
@@ -227,13 +216,9 @@ macro_rules! scoped_transfers {
         #[inline]
         pub unsafe fn putmem<T>(dest: SymmetricPtr<T>, source: *const T, bytes: usize, pe: i32) {
             crate::checks::check_pe!("putmem", pe);
-            #[cfg(target_arch = "nvptx64")]
-            // SAFETY: as below; the peer path needs nothing more.
-            if unsafe { load_store!($scope, Put, dest.as_ptr(), source, bytes, pe) } {
-                return;
-            }
-            // SAFETY: the caller upholds the contract restated above.
-            unsafe { ffi::[<nvshmem $x _putmem $suffix>](dest.as_ptr().cast(), source.cast::<c_void>(), bytes, pe) }
+            // SAFETY: the caller upholds the contract restated above; the peer path needs nothing
+            // more.
+            unsafe { load_store!($scope, Put, dest.as_ptr(), source, bytes, pe, ffi::[<nvshmem $x _putmem $suffix>](dest.as_ptr().cast(), source.cast::<c_void>(), bytes, pe)) }
         }
 
         /// Starts copying `bytes` bytes from local `source` to `dest` on PE `pe`
@@ -244,13 +229,9 @@ macro_rules! scoped_transfers {
         #[inline]
         pub unsafe fn putmem_nbi<T>(dest: SymmetricPtr<T>, source: *const T, bytes: usize, pe: i32) {
             crate::checks::check_pe!("putmem_nbi", pe);
-            #[cfg(target_arch = "nvptx64")]
-            // SAFETY: as below; the peer path needs nothing more.
-            if unsafe { load_store!($scope, Put, dest.as_ptr(), source, bytes, pe) } {
-                return;
-            }
-            // SAFETY: the caller upholds the contract restated above.
-            unsafe { ffi::[<nvshmem $x _putmem_nbi $suffix>](dest.as_ptr().cast(), source.cast::<c_void>(), bytes, pe) }
+            // SAFETY: the caller upholds the contract restated above; the peer path needs nothing
+            // more.
+            unsafe { load_store!($scope, Put, dest.as_ptr(), source, bytes, pe, ffi::[<nvshmem $x _putmem_nbi $suffix>](dest.as_ptr().cast(), source.cast::<c_void>(), bytes, pe)) }
         }
 
         /// Copies `bytes` bytes from `source` on PE `pe` into local `dest`
@@ -261,13 +242,9 @@ macro_rules! scoped_transfers {
         #[inline]
         pub unsafe fn getmem<T>(dest: *mut T, source: SymmetricPtr<T>, bytes: usize, pe: i32) {
             crate::checks::check_pe!("getmem", pe);
-            #[cfg(target_arch = "nvptx64")]
-            // SAFETY: as below; the peer path needs nothing more.
-            if unsafe { load_store!($scope, Get, source.as_ptr(), dest, bytes, pe) } {
-                return;
-            }
-            // SAFETY: the caller upholds the contract restated above.
-            unsafe { ffi::[<nvshmem $x _getmem $suffix>](dest.cast(), source.as_ptr().cast_const().cast(), bytes, pe) }
+            // SAFETY: the caller upholds the contract restated above; the peer path needs nothing
+            // more.
+            unsafe { load_store!($scope, Get, source.as_ptr(), dest, bytes, pe, ffi::[<nvshmem $x _getmem $suffix>](dest.cast(), source.as_ptr().cast_const().cast(), bytes, pe)) }
         }
 
         /// Starts copying `bytes` bytes from `source` on PE `pe` into local `dest`
@@ -278,13 +255,9 @@ macro_rules! scoped_transfers {
         #[inline]
         pub unsafe fn getmem_nbi<T>(dest: *mut T, source: SymmetricPtr<T>, bytes: usize, pe: i32) {
             crate::checks::check_pe!("getmem_nbi", pe);
-            #[cfg(target_arch = "nvptx64")]
-            // SAFETY: as below; the peer path needs nothing more.
-            if unsafe { load_store!($scope, Get, source.as_ptr(), dest, bytes, pe) } {
-                return;
-            }
-            // SAFETY: the caller upholds the contract restated above.
-            unsafe { ffi::[<nvshmem $x _getmem_nbi $suffix>](dest.cast(), source.as_ptr().cast_const().cast(), bytes, pe) }
+            // SAFETY: the caller upholds the contract restated above; the peer path needs nothing
+            // more.
+            unsafe { load_store!($scope, Get, source.as_ptr(), dest, bytes, pe, ffi::[<nvshmem $x _getmem_nbi $suffix>](dest.cast(), source.as_ptr().cast_const().cast(), bytes, pe)) }
         }
         }
     };

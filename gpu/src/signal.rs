@@ -69,10 +69,15 @@ pub unsafe fn signal_wait_until(signal: SymmetricPtr<u64>, cmp: Cmp, value: u64)
     unsafe { ffi::nvshmem_signal_wait_until(signal.as_ptr(), cmp as i32, value) }
 }
 
-/// [`crate::peer_copy::put_signal`] at scope `$scope` (`thread`, `warp` or `block`). GPU only.
-#[cfg(target_arch = "nvptx64")]
+/// `put_signal` of `$bytes` bytes at scope `$scope` (`thread`, `warp` or `block`) with
+/// [`crate::peer_copy::put_signal`] on the GPU, which runs `$nvshmem`, NVSHMEM's own call, where
+/// the peer is not mapped; elsewhere (the host build of this crate) just `$nvshmem`.
 macro_rules! load_store_signal {
-    ($scope:ident, $dest:expr, $source:expr, $bytes:expr, $signal:expr, $value:expr, $op:expr, $pe:expr) => {
+    (
+        $scope:ident, $dest:expr, $source:expr, $bytes:expr, $signal:expr, $value:expr, $op:expr,
+        $pe:expr, $nvshmem:expr
+    ) => {{
+        #[cfg(target_arch = "nvptx64")]
         paste::paste! {
             crate::peer_copy::put_signal(
                 crate::peer_copy::Scope::[<$scope:camel>],
@@ -83,9 +88,12 @@ macro_rules! load_store_signal {
                 $value,
                 $op,
                 $pe,
-            )
+                || $nvshmem,
+            );
         }
-    };
+        #[cfg(not(target_arch = "nvptx64"))]
+        $nvshmem;
+    }};
 }
 
 macro_rules! scoped_signals {
@@ -110,15 +118,9 @@ macro_rules! scoped_signals {
             pe: i32,
         ) {
             crate::checks::check_pe!("put_signal", pe);
-            #[cfg(target_arch = "nvptx64")]
-            // SAFETY: as below; the peer path needs nothing more.
-            if unsafe { load_store_signal!($scope, dest, source, count * size_of::<T>(), signal, value, op, pe) } {
-                return;
-            }
-            // SAFETY: the caller upholds the contract restated above.
-            unsafe {
-                (T::RMA.put_signal.$scope)(dest.as_ptr(), source, count, signal.as_ptr(), value, op as i32, pe)
-            }
+            // SAFETY: the caller upholds the contract restated above; the peer path needs nothing
+            // more.
+            unsafe { load_store_signal!($scope, dest, source, count * size_of::<T>(), signal, value, op, pe, (T::RMA.put_signal.$scope)(dest.as_ptr(), source, count, signal.as_ptr(), value, op as i32, pe)) }
         }
 
         /// [`put_signal`] that returns at once
@@ -137,15 +139,9 @@ macro_rules! scoped_signals {
             pe: i32,
         ) {
             crate::checks::check_pe!("put_signal_nbi", pe);
-            #[cfg(target_arch = "nvptx64")]
-            // SAFETY: as below; the peer path needs nothing more.
-            if unsafe { load_store_signal!($scope, dest, source, count * size_of::<T>(), signal, value, op, pe) } {
-                return;
-            }
-            // SAFETY: the caller upholds the contract restated above.
-            unsafe {
-                (T::RMA.put_signal_nbi.$scope)(dest.as_ptr(), source, count, signal.as_ptr(), value, op as i32, pe)
-            }
+            // SAFETY: the caller upholds the contract restated above; the peer path needs nothing
+            // more.
+            unsafe { load_store_signal!($scope, dest, source, count * size_of::<T>(), signal, value, op, pe, (T::RMA.put_signal_nbi.$scope)(dest.as_ptr(), source, count, signal.as_ptr(), value, op as i32, pe)) }
         }
 
         /// [`put_signal`] counted in bytes, for data of any type
@@ -164,17 +160,9 @@ macro_rules! scoped_signals {
             pe: i32,
         ) {
             crate::checks::check_pe!("putmem_signal", pe);
-            #[cfg(target_arch = "nvptx64")]
-            // SAFETY: as below; the peer path needs nothing more.
-            if unsafe { load_store_signal!($scope, dest, source, bytes, signal, value, op, pe) } {
-                return;
-            }
-            // SAFETY: the caller upholds the contract restated above.
-            unsafe {
-                ffi::[<nvshmem $x _putmem_signal $suffix>](
-                    dest.as_ptr().cast(), source.cast(), bytes, signal.as_ptr(), value, op as i32, pe,
-                )
-            }
+            // SAFETY: the caller upholds the contract restated above; the peer path needs nothing
+            // more.
+            unsafe { load_store_signal!($scope, dest, source, bytes, signal, value, op, pe, ffi::[<nvshmem $x _putmem_signal $suffix>]( dest.as_ptr().cast(), source.cast(), bytes, signal.as_ptr(), value, op as i32, pe, )) }
         }
 
         /// [`putmem_signal`] that returns at once
@@ -193,17 +181,9 @@ macro_rules! scoped_signals {
             pe: i32,
         ) {
             crate::checks::check_pe!("putmem_signal_nbi", pe);
-            #[cfg(target_arch = "nvptx64")]
-            // SAFETY: as below; the peer path needs nothing more.
-            if unsafe { load_store_signal!($scope, dest, source, bytes, signal, value, op, pe) } {
-                return;
-            }
-            // SAFETY: the caller upholds the contract restated above.
-            unsafe {
-                ffi::[<nvshmem $x _putmem_signal_nbi $suffix>](
-                    dest.as_ptr().cast(), source.cast(), bytes, signal.as_ptr(), value, op as i32, pe,
-                )
-            }
+            // SAFETY: the caller upholds the contract restated above; the peer path needs nothing
+            // more.
+            unsafe { load_store_signal!($scope, dest, source, bytes, signal, value, op, pe, ffi::[<nvshmem $x _putmem_signal_nbi $suffix>]( dest.as_ptr().cast(), source.cast(), bytes, signal.as_ptr(), value, op as i32, pe, )) }
         }
         }
     };
