@@ -117,7 +117,12 @@ macro_rules! scoped_transfers {
             crate::checks::check_pe!("put", pe);
             // SAFETY: the caller upholds the contract restated above; the peer path needs nothing
             // more.
-            unsafe { load_store!($scope, Put, dest.as_ptr(), source, count * size_of::<T>(), pe, (T::RMA.put.$scope)(dest.as_ptr(), source, count, pe)) }
+            unsafe {
+                load_store!(
+                    $scope, Put, dest.as_ptr(), source, count * size_of::<T>(), pe,
+                    (T::RMA.put.$scope)(dest.as_ptr(), source, count, pe)
+                )
+            }
         }
 
         /// Starts copying `count` elements from local `source` to `dest` on PE `pe` and returns at
@@ -130,7 +135,12 @@ macro_rules! scoped_transfers {
             crate::checks::check_pe!("put_nbi", pe);
             // SAFETY: the caller upholds the contract restated above; the peer path needs nothing
             // more.
-            unsafe { load_store!($scope, Put, dest.as_ptr(), source, count * size_of::<T>(), pe, (T::RMA.put_nbi.$scope)(dest.as_ptr(), source, count, pe)) }
+            unsafe {
+                load_store!(
+                    $scope, Put, dest.as_ptr(), source, count * size_of::<T>(), pe,
+                    (T::RMA.put_nbi.$scope)(dest.as_ptr(), source, count, pe)
+                )
+            }
         }
 
         /// Copies `count` elements from `source` on PE `pe` into local `dest`
@@ -145,7 +155,12 @@ macro_rules! scoped_transfers {
             crate::checks::check_pe!("get", pe);
             // SAFETY: the caller upholds the contract restated above; the peer path needs nothing
             // more.
-            unsafe { load_store!($scope, Get, source.as_ptr(), dest, count * size_of::<T>(), pe, (T::RMA.get.$scope)(dest, source.as_ptr(), count, pe)) }
+            unsafe {
+                load_store!(
+                    $scope, Get, source.as_ptr(), dest, count * size_of::<T>(), pe,
+                    (T::RMA.get.$scope)(dest, source.as_ptr(), count, pe)
+                )
+            }
         }
 
         /// Starts copying `count` elements from `source` on PE `pe` into local `dest` and returns at
@@ -159,7 +174,12 @@ macro_rules! scoped_transfers {
             crate::checks::check_pe!("get_nbi", pe);
             // SAFETY: the caller upholds the contract restated above; the peer path needs nothing
             // more.
-            unsafe { load_store!($scope, Get, source.as_ptr(), dest, count * size_of::<T>(), pe, (T::RMA.get_nbi.$scope)(dest, source.as_ptr(), count, pe)) }
+            unsafe {
+                load_store!(
+                    $scope, Get, source.as_ptr(), dest, count * size_of::<T>(), pe,
+                    (T::RMA.get_nbi.$scope)(dest, source.as_ptr(), count, pe)
+                )
+            }
         }
 
         /// Strided put: element `i` of local `source`, at `source_stride * i`, goes to
@@ -218,7 +238,12 @@ macro_rules! scoped_transfers {
             crate::checks::check_pe!("putmem", pe);
             // SAFETY: the caller upholds the contract restated above; the peer path needs nothing
             // more.
-            unsafe { load_store!($scope, Put, dest.as_ptr(), source, bytes, pe, ffi::[<nvshmem $x _putmem $suffix>](dest.as_ptr().cast(), source.cast::<c_void>(), bytes, pe)) }
+            unsafe {
+                load_store!(
+                    $scope, Put, dest.as_ptr(), source, bytes, pe,
+                    ffi::[<nvshmem $x _putmem $suffix>](dest.as_ptr().cast(), source.cast::<c_void>(), bytes, pe)
+                )
+            }
         }
 
         /// Starts copying `bytes` bytes from local `source` to `dest` on PE `pe`
@@ -231,7 +256,12 @@ macro_rules! scoped_transfers {
             crate::checks::check_pe!("putmem_nbi", pe);
             // SAFETY: the caller upholds the contract restated above; the peer path needs nothing
             // more.
-            unsafe { load_store!($scope, Put, dest.as_ptr(), source, bytes, pe, ffi::[<nvshmem $x _putmem_nbi $suffix>](dest.as_ptr().cast(), source.cast::<c_void>(), bytes, pe)) }
+            unsafe {
+                load_store!(
+                    $scope, Put, dest.as_ptr(), source, bytes, pe,
+                    ffi::[<nvshmem $x _putmem_nbi $suffix>](dest.as_ptr().cast(), source.cast::<c_void>(), bytes, pe)
+                )
+            }
         }
 
         /// Copies `bytes` bytes from `source` on PE `pe` into local `dest`
@@ -244,7 +274,12 @@ macro_rules! scoped_transfers {
             crate::checks::check_pe!("getmem", pe);
             // SAFETY: the caller upholds the contract restated above; the peer path needs nothing
             // more.
-            unsafe { load_store!($scope, Get, source.as_ptr(), dest, bytes, pe, ffi::[<nvshmem $x _getmem $suffix>](dest.cast(), source.as_ptr().cast_const().cast(), bytes, pe)) }
+            unsafe {
+                load_store!(
+                    $scope, Get, source.as_ptr(), dest, bytes, pe,
+                    ffi::[<nvshmem $x _getmem $suffix>](dest.cast(), source.as_ptr().cast_const().cast(), bytes, pe)
+                )
+            }
         }
 
         /// Starts copying `bytes` bytes from `source` on PE `pe` into local `dest`
@@ -257,7 +292,12 @@ macro_rules! scoped_transfers {
             crate::checks::check_pe!("getmem_nbi", pe);
             // SAFETY: the caller upholds the contract restated above; the peer path needs nothing
             // more.
-            unsafe { load_store!($scope, Get, source.as_ptr(), dest, bytes, pe, ffi::[<nvshmem $x _getmem_nbi $suffix>](dest.cast(), source.as_ptr().cast_const().cast(), bytes, pe)) }
+            unsafe {
+                load_store!(
+                    $scope, Get, source.as_ptr(), dest, bytes, pe,
+                    ffi::[<nvshmem $x _getmem_nbi $suffix>](dest.cast(), source.as_ptr().cast_const().cast(), bytes, pe)
+                )
+            }
         }
         }
     };

@@ -120,7 +120,14 @@ macro_rules! scoped_signals {
             crate::checks::check_pe!("put_signal", pe);
             // SAFETY: the caller upholds the contract restated above; the peer path needs nothing
             // more.
-            unsafe { load_store_signal!($scope, dest, source, count * size_of::<T>(), signal, value, op, pe, (T::RMA.put_signal.$scope)(dest.as_ptr(), source, count, signal.as_ptr(), value, op as i32, pe)) }
+            unsafe {
+                load_store_signal!(
+                    $scope, dest, source, count * size_of::<T>(), signal, value, op, pe,
+                    (T::RMA.put_signal.$scope)(
+                        dest.as_ptr(), source, count, signal.as_ptr(), value, op as i32, pe,
+                    )
+                )
+            }
         }
 
         /// [`put_signal`] that returns at once
@@ -141,7 +148,14 @@ macro_rules! scoped_signals {
             crate::checks::check_pe!("put_signal_nbi", pe);
             // SAFETY: the caller upholds the contract restated above; the peer path needs nothing
             // more.
-            unsafe { load_store_signal!($scope, dest, source, count * size_of::<T>(), signal, value, op, pe, (T::RMA.put_signal_nbi.$scope)(dest.as_ptr(), source, count, signal.as_ptr(), value, op as i32, pe)) }
+            unsafe {
+                load_store_signal!(
+                    $scope, dest, source, count * size_of::<T>(), signal, value, op, pe,
+                    (T::RMA.put_signal_nbi.$scope)(
+                        dest.as_ptr(), source, count, signal.as_ptr(), value, op as i32, pe,
+                    )
+                )
+            }
         }
 
         /// [`put_signal`] counted in bytes, for data of any type
@@ -162,7 +176,14 @@ macro_rules! scoped_signals {
             crate::checks::check_pe!("putmem_signal", pe);
             // SAFETY: the caller upholds the contract restated above; the peer path needs nothing
             // more.
-            unsafe { load_store_signal!($scope, dest, source, bytes, signal, value, op, pe, ffi::[<nvshmem $x _putmem_signal $suffix>]( dest.as_ptr().cast(), source.cast(), bytes, signal.as_ptr(), value, op as i32, pe, )) }
+            unsafe {
+                load_store_signal!(
+                    $scope, dest, source, bytes, signal, value, op, pe,
+                    ffi::[<nvshmem $x _putmem_signal $suffix>](
+                        dest.as_ptr().cast(), source.cast(), bytes, signal.as_ptr(), value, op as i32, pe,
+                    )
+                )
+            }
         }
 
         /// [`putmem_signal`] that returns at once
@@ -183,7 +204,14 @@ macro_rules! scoped_signals {
             crate::checks::check_pe!("putmem_signal_nbi", pe);
             // SAFETY: the caller upholds the contract restated above; the peer path needs nothing
             // more.
-            unsafe { load_store_signal!($scope, dest, source, bytes, signal, value, op, pe, ffi::[<nvshmem $x _putmem_signal_nbi $suffix>]( dest.as_ptr().cast(), source.cast(), bytes, signal.as_ptr(), value, op as i32, pe, )) }
+            unsafe {
+                load_store_signal!(
+                    $scope, dest, source, bytes, signal, value, op, pe,
+                    ffi::[<nvshmem $x _putmem_signal_nbi $suffix>](
+                        dest.as_ptr().cast(), source.cast(), bytes, signal.as_ptr(), value, op as i32, pe,
+                    )
+                )
+            }
         }
         }
     };
