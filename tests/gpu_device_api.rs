@@ -22,7 +22,7 @@ use nvshmem_host::{
     Team, op,
 };
 use std::fmt::Debug;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 const PTX: &str = include_str!(env!("DEVICE_API_KERNELS_PTX"));
 const TEAMS_PTX: &str = include_str!(env!("DEVICE_API_TEAMS_KERNELS_PTX"));
@@ -43,6 +43,11 @@ fn launch(nvshmem: &Nvshmem, module: &Module<'_>, name: &str, args: &[&dyn Kerne
     nvshmem
         .synchronize()
         .unwrap_or_else(|error| panic!("running {name}: {error}"));
+}
+
+/// Milliseconds since `started` (the teams test prints its phases' times for the suite logs).
+fn elapsed_ms(started: Instant) -> f64 {
+    started.elapsed().as_secs_f64() * 1e3
 }
 
 /// Panics with the first mismatches if `got[i] != expected(i)` for some `i`.
@@ -482,13 +487,20 @@ impl<'a, 'nv> TeamRun<'a, 'nv> {
         self.maxloc.copy_from_host(&[[0.0; 2]; 2]).unwrap();
         nvshmem.barrier_all();
         let Some(team) = team else {
+            let started = Instant::now();
             nvshmem.barrier_all();
+            // How long the team's kernels kept this non-member waiting (suite logs show it).
+            println!(
+                "PE {me}: not in team {members:?}, waited {:.1} ms for its kernels",
+                elapsed_ms(started)
+            );
             return;
         };
         // The kernels' `SymmetricPtr<MaxLoc>` is the same pointer: `MaxLoc` is two `f64`s,
         // 16-byte aligned (the buffer is allocated so).
         let maxloc = self.maxloc.as_symmetric_ptr();
         for name in TEAM_KERNELS {
+            let started = Instant::now();
             launch(
                 nvshmem,
                 self.module,
@@ -503,6 +515,11 @@ impl<'a, 'nv> TeamRun<'a, 'nv> {
                     &self.reals.as_symmetric_ptr(),
                     &maxloc,
                 ],
+            );
+            // Each kernel's time from launch to completion, for the suite logs.
+            println!(
+                "PE {me}: {name} on team {members:?}: {:.1} ms",
+                elapsed_ms(started)
             );
         }
         nvshmem.barrier_all();
@@ -688,9 +705,14 @@ fn full_mpg_team_splits_barriers_and_collectives() {
     run.run(Some(Team::WORLD), &world);
 
     let evens: Vec<i32> = (0..n).step_by(2).collect();
+    let started = Instant::now();
     let even = nvshmem
         .split_strided(Team::WORLD, 0, 2, evens.len() as i32)
         .expect("split_strided");
+    println!(
+        "PE {me}: split_strided of the evens: {:.1} ms",
+        elapsed_ms(started)
+    );
     assert_eq!(
         even.is_some(),
         me % 2 == 0,
@@ -707,7 +729,9 @@ fn full_mpg_team_splits_barriers_and_collectives() {
     }
     run.run(even.as_ref().map(|team| team.team()), &evens);
 
+    let started = Instant::now();
     let (row, column) = nvshmem.split_2d(Team::WORLD, 2).expect("split_2d");
+    println!("PE {me}: split_2d: {:.1} ms", elapsed_ms(started));
     let row = row.expect("every PE is in a row");
     let column = column.expect("every PE is in a column");
     let row_size = (n - me / 2 * 2).min(2);
@@ -733,8 +757,13 @@ fn full_mpg_team_splits_barriers_and_collectives() {
             .unwrap(),
         Some(me / 2)
     );
+    let started = Instant::now();
     nvshmem.team_barrier(row.team()).expect("host team barrier");
     nvshmem.team_sync(column.team()).expect("host team sync");
+    println!(
+        "PE {me}: row barrier and column sync: {:.1} ms",
+        elapsed_ms(started)
+    );
     let error = nvshmem
         .split_strided(Team::WORLD, 0, 1, n + 1)
         .unwrap_err()
