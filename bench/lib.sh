@@ -20,10 +20,16 @@ nvshmem_version() {
 }
 
 # start_mps: starts the MPS control daemon, so that several PEs on one GPU run at the same time
-# instead of time-slicing. Fails (status 1) when it cannot be started.
+# instead of time-slicing. Fails (status 1) when it cannot be started, or when nvshmem_env has not
+# set the MPS folders yet: a daemon started elsewhere would leave the PEs, which look for it in
+# those folders, time-slicing without a word.
 start_mps() {
-    mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
-    nvidia-cuda-mps-control -d && sleep 1
+    if [[ -z ${CUDA_MPS_PIPE_DIRECTORY:-} || -z ${CUDA_MPS_LOG_DIRECTORY:-} ]]; then
+        echo "start_mps: CUDA_MPS_PIPE_DIRECTORY and CUDA_MPS_LOG_DIRECTORY are not set; call nvshmem_env first" >&2
+        return 1
+    fi
+    mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY" &&
+        nvidia-cuda-mps-control -d && sleep 1
 }
 
 # stop_mps: asks the daemon to quit (no-op, with a message, when none runs).
