@@ -78,6 +78,12 @@ def method(machine, rounds):
   kernel (so the start event is not taken on an idle GPU while the host is still launching). Median
   over the timed launches. A bandwidth launch repeats the transfer enough times to move ≈256 MiB (2
   to 1000 times); bandwidth = bytes × repeats ÷ time, in GB/s (10⁹ B/s), the bytes counted once.
+  Every repeat reads the same source: a get's repeats after the first may be served from the
+  getting GPU's L1 (plain loads, as NVSHMEM's own header path uses, for both programs), so get
+  figures above the link's rate (1 MiB over all multiprocessors) measure that cache and the
+  writes into L2, not the link. Both runners allocate their two buffers at the largest size and
+  the ratios of the many-block cases of 1 MiB depend on the distance between the two buffers by
+  up to ±10 % (bench/results/getbw-gap-2026-11-30.txt); each report measures one distance.
   Latency launches do `--lat-iters` operations (put latency: no more than 1 MiB of puts, at least
   10) each followed by `quiet`; latency = time ÷ operations.
 - **Two-sided micro-benchmarks** (`barrier_lat`, `pingpong_p`, `pingpong_signal`; every PE launches
