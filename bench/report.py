@@ -81,9 +81,10 @@ def method(machine, rounds):
   Every repeat reads the same source: a get's repeats after the first may be served from the
   getting GPU's L1 (plain loads, as NVSHMEM's own header path uses, for both programs), so get
   figures above the link's rate (1 MiB over all multiprocessors) measure that cache and the
-  writes into L2, not the link. Both runners allocate their two buffers at the largest size and
-  the ratios of the many-block cases of 1 MiB depend on the distance between the two buffers by
-  up to ±10 % (bench/results/getbw-gap-2026-11-30.txt); each report measures one distance.
+  writes into L2, not the link. Both runners allocate their two buffers at the largest size, and
+  round r leaves (r − 1) MiB between them (`--gap`, the same in both programs): some ratios depend
+  on the distance between the buffers by up to ±10 % (bench/results/getbw-gap-2026-11-30.txt), so
+  the rounds span that many layouts and the noise band shows what the layout does.
   Latency launches do `--lat-iters` operations (put latency: no more than 1 MiB of puts, at least
   10) each followed by `quiet`; latency = time ÷ operations.
 - **Two-sided micro-benchmarks** (`barrier_lat`, `pingpong_p`, `pingpong_signal`; every PE launches
@@ -107,9 +108,10 @@ def method(machine, rounds):
 - **Ratios and targets.** Bandwidth: Rust ÷ CUDA ≥ 1.00; latency and time: Rust ÷ CUDA ≤ 1.00, each
   the ratio of the two medians. ✓ meets the target outright; ≈ misses it by less than 3 %; ✗
   misses it by more. A family passes at a PE count when none of its cases is ✗.
-- **Noise band.** For each case and program, the spread of its rounds: the largest
-  |round ÷ median of the rounds − 1|. The band of a family at a PE count is the 90th percentile of
-  these spreads over its cases and both programs (for Jacobi: over the variants and both programs).
+- **Noise band.** For each case and program, the spread of its rounds (for the micro-benchmarks,
+  rounds at different buffer distances): the largest |round ÷ median of the rounds − 1|. The band
+  of a family at a PE count is the 90th percentile of these spreads over its cases and both
+  programs (for Jacobi: over the variants and both programs).
   It says how far one run strays from the figure reported. A Rust ÷ CUDA ratio divides two such
   figures, each uncertain by about the band, so a distance from 1.00 smaller than the band is not
   told from noise; a band above 3 % marks the family **not conclusive** at ±3 %. With one round

@@ -8,8 +8,9 @@
 # It builds the CUDA C++ references of bench/reference into a temporary folder, then runs the whole
 # comparison at each PE count of BENCH_PES: every pair of programs alternately, Rust and CUDA, for
 # BENCH_ROUNDS rounds (Rust first in odd rounds, CUDA first in even ones, so that drift and the
-# place in the sequence hit both; the spread of the rounds gives the noise band), and writes into
-# OUT_DIR:
+# place in the sequence hit both; the spread of the rounds gives the noise band; the micro-benchmark
+# rounds each leave another distance between the runners' two buffers, see round_gap), and writes
+# into OUT_DIR:
 #
 #   bench-DATE.md                    the report: summary, method, machine, then one section per PE
 #                                    count with every figure and ratio, noise, verdicts
@@ -284,6 +285,12 @@ nccl_at() {
     if ! have "$BUILD/jacobi_nccl"; then echo "jacobi_nccl not built"; return 1; fi
 }
 
+# round_gap ROUND: the bytes both micro runners leave between their two buffers in that round,
+# (ROUND - 1) MiB: the rounds, and so the noise band taken over them, span as many buffer layouts.
+# With one layout for every round, the band missed what the layout alone does to some ratios
+# (±10 % for get_bw at 1 MiB over all multiprocessors: bench/results/getbw-gap-2026-11-30.txt).
+round_gap() { if (( $1 == 1 )); then echo 0; else echo "$(( $1 - 1 ))M"; fi; }
+
 # Per PE count: three micro-benchmark pairs (one-sided, two-sided, collectives) each round, a Jacobi
 # check pair per variant, a Jacobi timing pair per variant and Jacobi round; then T1 once.
 runs=$(( ${#PES_LIST[@]} * (6 * ROUNDS + 2 * ${#VARIANTS[@]} + 2 * ${#VARIANTS[@]} * JACOBI_ROUNDS) + 1 ))
@@ -296,7 +303,8 @@ progress "plan: PE counts ${PES_LIST[*]}, $ROUNDS round(s) (Jacobi timings $JACO
         use_pes "$pes"
         progress "== $pes PE(s): micro-benchmarks, one-sided (PE 0 measures): ${MICRO_ARGS:-defaults}"
         for (( round = 1; round <= ROUNDS; round++ )); do
-            pair micro-one-sided "$round" 90 "$DIST/micro" "$BUILD/micro" --bench put_bw,get_bw,p_lat,put_lat $MICRO_ARGS
+            pair micro-one-sided "$round" 90 "$DIST/micro" "$BUILD/micro" --bench put_bw,get_bw,p_lat,put_lat \
+                --gap "$(round_gap "$round")" $MICRO_ARGS
         done
         two_sided=barrier_lat,pingpong_p,pingpong_signal
         if (( pes == 1 )); then
@@ -309,7 +317,8 @@ progress "plan: PE counts ${PES_LIST[*]}, $ROUNDS round(s) (Jacobi timings $JACO
         fi
         progress "== $pes PE(s): micro-benchmarks, two-sided (every PE takes part): $two_sided"
         for (( round = 1; round <= ROUNDS; round++ )); do
-            pair micro-two-sided "$round" 30 "$DIST/micro" "$BUILD/micro" --bench "$two_sided" $MICRO_ARGS
+            pair micro-two-sided "$round" 30 "$DIST/micro" "$BUILD/micro" --bench "$two_sided" \
+                --gap "$(round_gap "$round")" $MICRO_ARGS
         done
         # Collectives need NVSHMEM's full multi-PE-per-GPU mode where PEs share a GPU: MPS (on) and
         # CUDA_MPS_ACTIVE_THREAD_PERCENTAGE = 100 / PEs per GPU in every PE's environment; that
@@ -321,7 +330,7 @@ progress "plan: PE counts ${PES_LIST[*]}, $ROUNDS round(s) (Jacobi timings $JACO
         RUN+=("${plain_run[@]}")
         for (( round = 1; round <= ROUNDS; round++ )); do
             pair micro-collectives "$round" 60 "$DIST/micro" "$BUILD/micro" --bench reduce_lat,alltoall_lat \
-                $MICRO_ARGS $COLLECTIVE_ARGS
+                --gap "$(round_gap "$round")" $MICRO_ARGS $COLLECTIVE_ARGS
         done
         RUN=("${plain_run[@]}")
         progress "== $pes PE(s): Jacobi checks: $JACOBI_CHECK_ARGS"

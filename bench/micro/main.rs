@@ -172,6 +172,8 @@ struct Runner<'a> {
     peer: i32,
     sms: u32,
     source: SymmetricBuffer<'a, u64>,
+    /// `--gap` bytes held between `source` and `dest` for as long as they live (none for 0).
+    _gap: Option<SymmetricBuffer<'a, u8>>,
     dest: SymmetricBuffer<'a, u64>,
     elapsed: SymmetricBuffer<'a, u64>,
     flags: SymmetricBuffer<'a, u64>,
@@ -184,8 +186,9 @@ struct Runner<'a> {
 
 impl<'a> Runner<'a> {
     /// Allocates (collectively, the same on every PE and in `micro.cu`): source and destination of
-    /// the largest size (an alltoall's `--lat-sizes` count once per PE), one `u64` per two-sided
-    /// launch for its time, two ping-pong words, the word that ends a case.
+    /// the largest size (an alltoall's `--lat-sizes` count once per PE) with `--gap` bytes between
+    /// them, one `u64` per two-sided launch for its time, two ping-pong words, the word that ends a
+    /// case.
     fn new(
         nvshmem: &'a Nvshmem,
         module: &'a Module<'a>,
@@ -205,6 +208,10 @@ impl<'a> Runner<'a> {
             .unwrap_or(8);
         let count = largest / 8;
         let mut source = nvshmem.alloc::<u64>(count)?;
+        let gap = match options.gap {
+            0 => None,
+            bytes => Some(nvshmem.alloc::<u8>(bytes)?),
+        };
         let dest = nvshmem.alloc::<u64>(count)?;
         let elapsed = nvshmem.alloc_zeroed::<u64>((options.warmup + options.reps) as usize)?;
         let flags = nvshmem.alloc_zeroed::<u64>(2)?;
@@ -223,6 +230,7 @@ impl<'a> Runner<'a> {
             peer: (me + 1) % n_pes,
             sms,
             source,
+            _gap: gap,
             dest,
             elapsed,
             flags,

@@ -6,7 +6,7 @@ use std::time::Duration;
 pub const USAGE: &str = "\
 usage: micro [-n PES] [--pes-per-gpu K] [--timeout SECONDS] [--bench LIST] [--scopes LIST]
              [--sizes LIST] [--lat-sizes LIST] [--grids LIST] [--threads T] [--warmup W]
-             [--reps R] [--lat-iters N]
+             [--reps R] [--lat-iters N] [--gap BYTES]
   --bench      put_bw,get_bw,p_lat,put_lat,barrier_lat,pingpong_p,pingpong_signal,reduce_lat,
                alltoall_lat (default: all)
   --scopes     block,warp,thread (default: all)
@@ -16,7 +16,9 @@ usage: micro [-n PES] [--pes-per-gpu K] [--timeout SECONDS] [--bench LIST] [--sc
   --threads    threads per block (default 512)
   --warmup     untimed launches per case (default 2)
   --reps       timed launches per case; the median is reported (default 10)
-  --lat-iters  operations per latency launch (default 1000)";
+  --lat-iters  operations per latency launch (default 1000)
+  --gap        bytes left free between the source and the destination buffer, 0 or K/M/G
+               (default 0): the two lie the largest size plus this apart";
 
 /// One benchmark.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,6 +105,7 @@ pub struct Options {
     pub warmup: u32,
     pub reps: u32,
     pub lat_iters: u32,
+    pub gap: usize,
 }
 
 impl Default for Options {
@@ -125,6 +128,7 @@ impl Default for Options {
             warmup: 2,
             reps: 10,
             lat_iters: 1000,
+            gap: 0,
         }
     }
 }
@@ -214,6 +218,7 @@ pub fn parse(args: &[String]) -> Result<Options, String> {
             "--warmup" => options.warmup = text.parse().map_err(|_| format!("--warmup {text}"))?,
             "--reps" => options.reps = whole(flag, text)?,
             "--lat-iters" => options.lat_iters = whole(flag, text)?,
+            "--gap" => options.gap = if text == "0" { 0 } else { bytes(text)? },
             other => return Err(format!("unknown argument `{other}`")),
         }
     }
@@ -236,6 +241,15 @@ mod tests {
         assert!(parse(&args("--sizes 12")).is_err());
         assert!(parse(&args("--bench nope")).is_err());
         assert!(parse(&args("--threads 100")).is_err());
+    }
+
+    #[test]
+    fn the_gap_is_zero_or_a_size() {
+        assert_eq!(parse(&[]).unwrap().gap, 0);
+        assert_eq!(parse(&args("--gap 0")).unwrap().gap, 0);
+        assert_eq!(parse(&args("--gap 3M")).unwrap().gap, 3 << 20);
+        assert!(parse(&args("--gap 5")).is_err());
+        assert!(parse(&args("--gap -1")).is_err());
     }
 
     #[test]

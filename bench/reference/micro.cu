@@ -241,7 +241,7 @@ __global__ void pingpong_signal(uint64_t *data, uint64_t *source, size_t count, 
 
 static const char *USAGE =
     "usage: micro [--bench LIST] [--scopes LIST] [--sizes LIST] [--lat-sizes LIST] [--grids LIST]\n"
-    "             [--threads T] [--warmup W] [--reps R] [--lat-iters N]\n"
+    "             [--threads T] [--warmup W] [--reps R] [--lat-iters N] [--gap BYTES]\n"
     "(the same flags and defaults as the Rust runner, bench/micro/options.rs)\n";
 
 enum Bench { PUT_BW, GET_BW, P_LAT, PUT_LAT, BARRIER_LAT, PINGPONG_P, PINGPONG_SIGNAL, REDUCE_LAT, ALLTOALL_LAT, N_BENCH };
@@ -259,6 +259,7 @@ struct Options {
     std::vector<size_t> lat_sizes{8, 4 << 10, 64 << 10};
     std::vector<uint32_t> grids{1, 8, 32, GRID_SMS};
     uint32_t threads = 512, warmup = 2, reps = 10, lat_iters = 1000;
+    size_t gap = 0;  // bytes of the heap left free between source and dest
 };
 
 static size_t parse_bytes(const std::string &text) {
@@ -320,6 +321,8 @@ static Options parse(int argc, char **argv) {
             o.reps = parse_whole("--reps", text);
         } else if (flag == "--lat-iters") {
             o.lat_iters = parse_whole("--lat-iters", text);
+        } else if (flag == "--gap") {
+            o.gap = text == "0" ? 0 : parse_bytes(text);
         } else {
             REF_DIE("unknown argument `%s`\n%s", flag.c_str(), USAGE);
         }
@@ -644,11 +647,12 @@ int main(int argc, char **argv) {
     for (size_t s : r.o.lat_sizes) largest = std::max(largest, s * (size_t)r.n_pes);  // alltoall
     r.count = largest / 8;
     r.source = (uint64_t *)nvshmem_malloc(r.count * 8);
+    void *gap = r.o.gap > 0 ? nvshmem_malloc(r.o.gap) : nullptr;  // held to the end
     r.dest = (uint64_t *)nvshmem_malloc(r.count * 8);
     r.elapsed = (uint64_t *)nvshmem_calloc(r.o.warmup + r.o.reps, 8);
     r.flags = (uint64_t *)nvshmem_calloc(2, 8);
     r.ended = (uint64_t *)nvshmem_calloc(1, 8);
-    if (r.source == nullptr || r.dest == nullptr || r.elapsed == nullptr || r.flags == nullptr || r.ended == nullptr)
+    if (r.source == nullptr || (r.o.gap > 0 && gap == nullptr) || r.dest == nullptr || r.elapsed == nullptr || r.flags == nullptr || r.ended == nullptr)
         REF_DIE("nvshmem_malloc of %zu bytes failed (NVSHMEM_SYMMETRIC_SIZE?)", r.count * 8);
     {
         std::vector<uint64_t> values(r.count);
@@ -664,6 +668,7 @@ int main(int argc, char **argv) {
     nvshmem_free(r.flags);
     nvshmem_free(r.elapsed);
     nvshmem_free(r.dest);
+    if (gap != nullptr) nvshmem_free(gap);
     nvshmem_free(r.source);
     nvshmem_finalize();
     if (r.failed > 0) {
