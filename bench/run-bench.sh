@@ -289,7 +289,7 @@ nccl_at() {
 # (ROUND - 1) MiB: the rounds, and so the noise band taken over them, span as many buffer layouts.
 # With one layout for every round, the band missed what the layout alone does to some ratios
 # (±10 % for get_bw at 1 MiB over all multiprocessors: bench/results/getbw-gap-2026-11-30.txt).
-round_gap() { if (( $1 == 1 )); then echo 0; else echo "$(( $1 - 1 ))M"; fi; }
+round_gap() { echo $(( ($1 - 1) << 20 )); }
 
 # Per PE count: three micro-benchmark pairs (one-sided, two-sided, collectives) each round, a Jacobi
 # check pair per variant, a Jacobi timing pair per variant and Jacobi round; then T1 once.
