@@ -32,7 +32,6 @@ fn main() {
         for &(kernel, registers) in register_limits(program) {
             builder = builder.max_registers(kernel, registers);
         }
-        builder = builder.schedule_for_registers(schedules_for_registers(program));
         if let Err(error) = builder.build() {
             eprintln!("error: building {}: {error}", kernels.display());
             std::process::exit(1);
@@ -65,13 +64,4 @@ fn register_limits(program: &str) -> &'static [(&'static str, u32)] {
         "jacobi" => &[("jacobi_persistent", 72)],
         _ => &[],
     }
-}
-
-/// Whether `llc` schedules `program`'s kernels for register pressure
-/// ([`nvshmem_builder::PtxBuilder::schedule_for_registers`]). Jacobi: the persistent kernel needs 80
-/// registers instead of 88, and under its cap of 72 spills 8 bytes instead of 20 (the other kernels
-/// keep their counts). On the H200, 16384², 3 rounds (bench/results/jacobi-sched4reg-2026-11-30.txt),
-/// 3.7 and 2.7 % faster at 1 and 2 PEs, alike at 4 PEs under MPS.
-fn schedules_for_registers(program: &str) -> bool {
-    program == "jacobi"
 }

@@ -20,8 +20,7 @@
 //!    kernel crate with its own target folder (under `OUT_DIR`) and an environment cleaned of the outer
 //!    build's variables, with `--features nvshmem-gpu/checks` when checks are on (see [Checks](#checks)).
 //!    Its linker is this build script itself ([`run_if_invoked_as_linker`]), which links the crate
-//!    with NVSHMEM's bitcode and emits PTX of ISA ≥ 8.3 (scheduled for register pressure with
-//!    [`PtxBuilder::schedule_for_registers`]).
+//!    with NVSHMEM's bitcode and emits PTX of ISA ≥ 8.3.
 //! 3. Forwards the kernel crate's warnings as `cargo::warning`, and emits `cargo::rerun-if-changed`
 //!    for every source file in the nested build's dep-info, and for `NVSHMEM_HOME`.
 //! 4. Checks the PTX: it has kernels and keeps NVSHMEM's `nvshmemi_device_state_d` and
@@ -71,7 +70,6 @@ pub struct PtxBuilder {
     arch: String,
     checks: Option<bool>,
     register_limits: Vec<(String, u32)>,
-    schedule_for_registers: bool,
 }
 
 /// The result of [`PtxBuilder::build`].
@@ -116,7 +114,6 @@ impl PtxBuilder {
             arch: DEFAULT_ARCH.to_string(),
             checks: None,
             register_limits: Vec::new(),
-            schedule_for_registers: false,
         }
     }
 
@@ -155,24 +152,6 @@ impl PtxBuilder {
     /// ```
     pub fn max_registers(mut self, kernel: &str, registers: u32) -> PtxBuilder {
         self.register_limits.push((kernel.to_string(), registers));
-        self
-    }
-
-    /// Whether `llc` schedules the crate's code for low register pressure (LLVM's
-    /// `-nvptx-sched4reg`; default off): the instruction order it hands `ptxas` then keeps fewer
-    /// values alive at once, so a kernel may need fewer registers, or spill less under
-    /// [`PtxBuilder::max_registers`]. It applies to every kernel of the crate; measure before and
-    /// after, since the order can also cost speed.
-    ///
-    /// ```no_run
-    /// // Jacobi's persistent kernel: 80 registers instead of 88 uncapped; 8 bytes spilled instead
-    /// // of 20 under a cap of 72.
-    /// let builder = nvshmem_builder::PtxBuilder::new("kernels")
-    ///     .max_registers("jacobi_persistent", 72)
-    ///     .schedule_for_registers(true);
-    /// ```
-    pub fn schedule_for_registers(mut self, on: bool) -> PtxBuilder {
-        self.schedule_for_registers = on;
         self
     }
 
@@ -219,11 +198,6 @@ impl PtxBuilder {
             &self.arch,
             checks,
             &linker_env,
-            if self.schedule_for_registers {
-                &[linker::SCHEDULE_FOR_REGISTERS_ARG]
-            } else {
-                &[]
-            },
             |line| println!("cargo::warning={package}: {line}"),
         )?;
         for source in &nested.sources {

@@ -9,8 +9,7 @@
 //! Steps: unpack the rlibs (`llvm-ar x`), `llvm-link` all objects, `llvm-link --only-needed` NVSHMEM's
 //! device bitcode, check its architecture and read its version from `nvshmemi_device_lib_version_d`,
 //! `opt` with `internalize` (keeping the kernels and NVSHMEM's two state symbols, which
-//! `nvshmemx_cumodule_init` looks up by name) and `default<O3>`, then `llc` to PTX (with
-//! `-nvptx-sched4reg` when rustc passes [`SCHEDULE_FOR_REGISTERS_ARG`]).
+//! `nvshmemx_cumodule_init` looks up by name) and `default<O3>`, then `llc` to PTX.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -26,10 +25,6 @@ pub(crate) const ARCH_VAR: &str = "NVSHMEM_BUILDER_ARCH";
 pub(crate) const PTX_ISA_VAR: &str = "NVSHMEM_BUILDER_PTX_ISA";
 /// The folder holding `llvm-link`, `opt`, `llc`, `llvm-ar`, `llvm-dis`.
 pub(crate) const LLVM_BIN_VAR: &str = "NVSHMEM_BUILDER_LLVM_BIN";
-
-/// The link argument (`-Clink-arg`, so that cargo relinks when it comes or goes) that asks `llc` to
-/// schedule for register pressure (`-nvptx-sched4reg`); see [`crate::PtxBuilder::schedule_for_registers`].
-pub(crate) const SCHEDULE_FOR_REGISTERS_ARG: &str = "--nvshmem-schedule-for-registers";
 
 /// NVSHMEM globals that `nvshmemx_cumodule_init` finds by name; they must stay visible.
 pub const NVSHMEM_STATE_SYMBOLS: [&str; 2] =
@@ -66,7 +61,6 @@ struct LinkJob {
     arch: String,
     ptx_isa: u32,
     llvm_bin: PathBuf,
-    schedule_for_registers: bool,
 }
 
 fn required_var(name: &str) -> Result<String, String> {
@@ -88,9 +82,8 @@ impl LinkJob {
         )
     }
 
-    /// Reads rustc's `llvm-bitcode-linker` command line: `--export-symbol NAME`, `-o OUT`, inputs,
-    /// the builder's [`SCHEDULE_FOR_REGISTERS_ARG`], and options this step decides itself
-    /// (`--target`, `--target-cpu`, `-L`, `-O*`, `--debug`, …).
+    /// Reads rustc's `llvm-bitcode-linker` command line: `--export-symbol NAME`, `-o OUT`, inputs, and
+    /// options this step decides itself (`--target`, `--target-cpu`, `-L`, `-O*`, `--debug`, …).
     fn parse(
         args: &[OsString],
         device_bitcode: PathBuf,
@@ -101,7 +94,6 @@ impl LinkJob {
         let mut exports = Vec::new();
         let mut inputs = Vec::new();
         let mut output = None;
-        let mut schedule_for_registers = false;
         let mut args = args.iter();
         while let Some(arg) = args.next() {
             let text = arg.to_string_lossy();
@@ -115,7 +107,6 @@ impl LinkJob {
                     exports.push(value("--export-symbol")?.to_string_lossy().into())
                 }
                 "-o" => output = Some(PathBuf::from(value("-o")?)),
-                SCHEDULE_FOR_REGISTERS_ARG => schedule_for_registers = true,
                 "--target" | "--target-cpu" | "-L" => {
                     value(&text)?;
                 }
@@ -132,7 +123,6 @@ impl LinkJob {
             arch,
             ptx_isa,
             llvm_bin,
-            schedule_for_registers,
         })
     }
 
@@ -185,7 +175,6 @@ impl LinkJob {
             .args(["-mtriple=nvptx64-nvidia-cuda", "-O3"])
             .arg(format!("-mcpu={}", self.arch))
             .arg(format!("-mattr=+ptx{ptx_isa}"))
-            .args(self.schedule_for_registers.then_some("-nvptx-sched4reg"))
             .arg(&optimized)
             .arg("-o")
             .arg(&ptx)
@@ -400,21 +389,6 @@ mod tests {
             [PathBuf::from("k.rcgu.o"), PathBuf::from("libcore-1.rlib")]
         );
         assert_eq!(job.output, PathBuf::from("k.ptx"));
-        assert!(!job.schedule_for_registers);
-    }
-
-    #[test]
-    fn the_register_scheduling_argument_is_recognised() {
-        let job = LinkJob::parse(
-            &args(&["k.o", SCHEDULE_FOR_REGISTERS_ARG, "-o", "k.ptx"]),
-            "nv.bc".into(),
-            "sm_90".into(),
-            83,
-            "/bin".into(),
-        )
-        .unwrap();
-        assert!(job.schedule_for_registers);
-        assert_eq!(job.inputs, [PathBuf::from("k.o")]);
     }
 
     #[test]

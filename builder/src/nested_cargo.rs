@@ -49,15 +49,13 @@ pub struct NestedBuild {
 pub const CHECKS_FEATURE: &str = "nvshmem-gpu/checks";
 
 /// Runs the nested build, with [`CHECKS_FEATURE`] when `checks`. `linker_env` carries the link
-/// step's settings and `link_args` its options that must relink when they change (they go into
-/// rustc's flags, which cargo's fingerprints cover).
+/// step's settings.
 pub fn build(
     manifest: &Path,
     target_dir: &Path,
     arch: &str,
     checks: bool,
     linker_env: &[(&str, String)],
-    link_args: &[&str],
     mut forward_warning: impl FnMut(&str),
 ) -> Result<NestedBuild, BuildError> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
@@ -87,10 +85,7 @@ pub fn build(
         }
     }
     command
-        .env(
-            "CARGO_ENCODED_RUSTFLAGS",
-            encoded_rustflags(arch, link_args),
-        )
+        .env("CARGO_ENCODED_RUSTFLAGS", format!("-Ctarget-cpu={arch}"))
         .env("CARGO_TARGET_NVPTX64_NVIDIA_CUDA_LINKER", &linker)
         .envs(linker_env.iter().map(|(name, value)| (name, value)));
     let command_line = format!("{command:?}");
@@ -185,27 +180,9 @@ fn parse_dep_info(text: &str) -> Vec<PathBuf> {
     sources
 }
 
-/// The nested build's rustc flags, as `CARGO_ENCODED_RUSTFLAGS` (separated by `0x1f`): the target
-/// CPU, then each of `link_args` as a `-Clink-arg`.
-fn encoded_rustflags(arch: &str, link_args: &[&str]) -> String {
-    std::iter::once(format!("-Ctarget-cpu={arch}"))
-        .chain(link_args.iter().map(|arg| format!("-Clink-arg={arg}")))
-        .collect::<Vec<_>>()
-        .join("\x1f")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn link_arguments_follow_the_target_cpu() {
-        assert_eq!(encoded_rustflags("sm_90", &[]), "-Ctarget-cpu=sm_90");
-        assert_eq!(
-            encoded_rustflags("sm_90", &["--a", "--b"]),
-            "-Ctarget-cpu=sm_90\x1f-Clink-arg=--a\x1f-Clink-arg=--b"
-        );
-    }
 
     #[test]
     fn outer_build_variables_are_cleaned() {
