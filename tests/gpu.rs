@@ -87,6 +87,44 @@ fn oversized_cooperative_grid_is_refused_with_the_limit() {
 
 #[test]
 #[ignore = "needs a GPU and NVSHMEM: bench/gpu-suite.sh runs it on the GPU machine"]
+fn a_block_larger_than_the_kernel_can_run_is_refused_with_the_limit() {
+    let nvshmem = Nvshmem::init().expect("init");
+    let module = nvshmem.load_module(PTX).expect("load");
+    let kernel = module.kernel("ring_block").unwrap();
+    let (limit, registers) = (kernel.max_threads_per_block(), kernel.registers());
+    println!("ring_block: {registers} registers, at most {limit} threads per block");
+    assert!((32..=1024).contains(&limit), "limit {limit}");
+    assert!(registers > 0, "registers {registers}");
+    let buffer = nvshmem.alloc_zeroed::<f32>(1).unwrap();
+    let ptr = buffer.as_symmetric_ptr();
+    let args: [&dyn nvshmem_host::KernelArg; 4] = [&ptr, &ptr, &ptr, &1usize];
+    let config = LaunchConfig::linear(1, 2 * limit);
+    // SAFETY: refused before launch; the arguments match ring_block's parameters anyway.
+    let errors = unsafe {
+        [
+            kernel.launch(config, &args),
+            kernel.launch_cooperative(config, &args),
+        ]
+    };
+    for error in errors {
+        let error = error.unwrap_err();
+        let message = error.to_string();
+        println!("{message}");
+        assert!(
+            matches!(error, Error::BlockTooLarge { requested, limit: l, .. } if requested == 2 * limit && l == limit),
+            "{message}"
+        );
+        assert!(
+            message.contains(&format!("at most {limit} threads per block")),
+            "{message}"
+        );
+    }
+    // Nothing was launched, so nothing failed on the stream.
+    nvshmem.synchronize().unwrap();
+}
+
+#[test]
+#[ignore = "needs a GPU and NVSHMEM: bench/gpu-suite.sh runs it on the GPU machine"]
 fn heap_exhaustion_names_the_size_and_the_variable() {
     let nvshmem = Nvshmem::init().expect("init");
     let error = nvshmem.alloc::<u8>(1 << 50).unwrap_err();

@@ -653,7 +653,9 @@ int main(int argc, char **argv) {
     r.flags = (uint64_t *)nvshmem_calloc(2, 8);
     r.ended = (uint64_t *)nvshmem_calloc(1, 8);
     if (r.source == nullptr || (r.o.gap > 0 && gap == nullptr) || r.dest == nullptr || r.elapsed == nullptr || r.flags == nullptr || r.ended == nullptr)
-        REF_DIE("nvshmem_malloc of %zu bytes failed (NVSHMEM_SYMMETRIC_SIZE?)", r.count * 8);
+        REF_DIE("nvshmem_malloc failed: two buffers of %zu bytes with %zu bytes between them do not fit the "
+                "symmetric heap; raise NVSHMEM_SYMMETRIC_SIZE or pass smaller --sizes / --gap",
+                r.count * 8, r.o.gap);
     {
         std::vector<uint64_t> values(r.count);
         for (size_t i = 0; i < r.count; i++) values[i] = pattern(r.me, i);

@@ -102,7 +102,19 @@ pub enum Error {
         /// The kernels the module has.
         available: Vec<String>,
     },
-    /// A cooperative launch asked for more blocks than can be resident at once.
+    /// A launch asked for more threads per block than the kernel can run with (its registers, or
+    /// the GPU's limit of 1024).
+    BlockTooLarge {
+        /// The kernel.
+        kernel: String,
+        /// Threads per block requested.
+        requested: u32,
+        /// The most threads per block the kernel can run with.
+        limit: u32,
+        /// Registers per thread of the kernel.
+        registers: u32,
+    },
+    /// A cooperative launch asked for more blocks than can be resident on the GPU at once.
     CooperativeGridTooLarge {
         /// Blocks requested.
         requested: u32,
@@ -269,6 +281,18 @@ impl fmt::Display for Error {
                  functions of the kernel crate",
                 available.join(", ")
             ),
+            Error::BlockTooLarge {
+                kernel,
+                requested,
+                limit,
+                registers,
+            } => write!(
+                f,
+                "kernel `{kernel}` cannot run blocks of {requested} threads: with its {registers} \
+                 registers per thread a block holds at most {limit}; launch it with at most \
+                 {limit} threads per block, or cap its registers in build.rs with \
+                 `PtxBuilder::max_registers(\"{kernel}\", N)`"
+            ),
             Error::CooperativeGridTooLarge {
                 requested,
                 limit,
@@ -375,6 +399,24 @@ impl<T> CudaContext<T> for Result<T, cudarc::driver::DriverError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_oversized_block_names_the_limit_and_both_fixes() {
+        let message = Error::BlockTooLarge {
+            kernel: "reduce_latency_block".into(),
+            requested: 1024,
+            limit: 256,
+            registers: 255,
+        }
+        .to_string();
+        assert_eq!(
+            message,
+            "kernel `reduce_latency_block` cannot run blocks of 1024 threads: with its 255 \
+             registers per thread a block holds at most 256; launch it with at most 256 threads \
+             per block, or cap its registers in build.rs with \
+             `PtxBuilder::max_registers(\"reduce_latency_block\", N)`"
+        );
+    }
 
     #[test]
     fn a_trapped_kernel_points_at_the_device_message() {

@@ -99,7 +99,9 @@ impl Kernel<'_> {
         &self.name
     }
 
-    /// Launches the kernel on the handle's stream; returns without waiting for it.
+    /// Launches the kernel on the handle's stream; returns without waiting for it. A block larger
+    /// than the kernel can run with (see [`Kernel::max_threads_per_block`]) is refused with
+    /// [`Error::BlockTooLarge`] before anything is launched.
     ///
     /// # Safety
     /// 1. `args` match the kernel's parameters in number, order and type.
@@ -124,13 +126,14 @@ impl Kernel<'_> {
         config: LaunchConfig,
         args: &[&dyn KernelArg],
     ) -> Result<(), Error> {
+        self.check_block(config)?;
         // SAFETY: the caller's contract, as for `enqueue`.
         unsafe { self.enqueue(config, args, cudarc::driver::result::launch_kernel, "") }
     }
 
     /// Launches the kernel cooperatively: all blocks are resident at once, so blocks and PEs may
-    /// wait for each other (barriers, `wait_until`, collectives). Checks the grid against
-    /// occupancy × multiprocessors first.
+    /// wait for each other (barriers, `wait_until`, collectives). Checks the block size (as
+    /// [`Kernel::launch`] does) and the grid against occupancy × multiprocessors first.
     ///
     /// # Safety
     /// As for [`Kernel::launch`] items 1 and 2; and every PE launches the same collective calls.
@@ -139,6 +142,7 @@ impl Kernel<'_> {
         config: LaunchConfig,
         args: &[&dyn KernelArg],
     ) -> Result<(), Error> {
+        self.check_block(config)?;
         self.check_cooperative_grid(config)?;
         let launch = cudarc::driver::result::launch_cooperative_kernel;
         // SAFETY: the caller's contract, as for `enqueue`; the grid fits (checked above).
@@ -185,6 +189,46 @@ impl Kernel<'_> {
             .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
             .doing("reading the multiprocessor count")? as u32;
         Ok((blocks_per_sm * sms, blocks_per_sm, sms))
+    }
+
+    /// The most threads a block of this kernel can have: 1024 on current GPUs, fewer when the
+    /// kernel's registers per thread ([`Kernel::registers`]) would not fit a larger block on a
+    /// multiprocessor.
+    ///
+    /// ```no_run
+    /// # let nvshmem = nvshmem_host::Nvshmem::init()?;
+    /// # let module = nvshmem.load_module("")?;
+    /// let kernel = module.kernel("scale")?;
+    /// let threads = kernel.max_threads_per_block().min(512);
+    /// # Ok::<(), nvshmem_host::Error>(())
+    /// ```
+    pub fn max_threads_per_block(&self) -> u32 {
+        self.max_threads_per_block
+    }
+
+    /// Registers per thread of the kernel, as `ptxas` allocated them when the module was loaded.
+    ///
+    /// ```no_run
+    /// # let nvshmem = nvshmem_host::Nvshmem::init()?;
+    /// # let module = nvshmem.load_module("")?;
+    /// println!("scale uses {} registers", module.kernel("scale")?.registers());
+    /// # Ok::<(), nvshmem_host::Error>(())
+    /// ```
+    pub fn registers(&self) -> u32 {
+        self.registers
+    }
+
+    fn check_block(&self, config: LaunchConfig) -> Result<(), Error> {
+        let requested = config.threads_per_block();
+        if requested > self.max_threads_per_block {
+            return Err(Error::BlockTooLarge {
+                kernel: self.name.clone(),
+                requested,
+                limit: self.max_threads_per_block,
+                registers: self.registers,
+            });
+        }
+        Ok(())
     }
 
     fn check_cooperative_grid(&self, config: LaunchConfig) -> Result<(), Error> {

@@ -2,7 +2,7 @@
 
 use crate::error::CudaContext as _;
 use crate::{Error, Nvshmem, result};
-use cudarc::driver::sys::{CUfunction, CUmodule};
+use cudarc::driver::sys::{CUfunction, CUfunction_attribute, CUmodule};
 use std::ffi::CString;
 
 /// NVSHMEM's version global in every module the builder links.
@@ -30,6 +30,10 @@ pub struct Kernel<'m> {
     pub(crate) module: &'m Module<'m>,
     pub(crate) function: CUfunction,
     pub(crate) name: String,
+    /// The most threads a block of this kernel may have (its registers and the GPU's limit).
+    pub(crate) max_threads_per_block: u32,
+    /// Registers per thread, as `ptxas` allocated them.
+    pub(crate) registers: u32,
 }
 
 impl std::fmt::Debug for Module<'_> {
@@ -101,10 +105,20 @@ impl<'nv> Module<'nv> {
         // SAFETY: the module is loaded and not unloaded while `self` lives.
         let function = unsafe { cudarc::driver::result::module::get_function(self.module, c_name) }
             .map_err(|_| not_found())?;
+        let attribute = |attribute| {
+            // SAFETY: `function` belongs to this loaded module.
+            unsafe { cudarc::driver::result::function::get_function_attribute(function, attribute) }
+                .doing(format!("reading the attributes of kernel `{name}`"))
+                .map(|value| value as u32)
+        };
         Ok(Kernel {
             module: self,
             function,
             name: name.to_string(),
+            max_threads_per_block: attribute(
+                CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+            )?,
+            registers: attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_NUM_REGS)?,
         })
     }
 
