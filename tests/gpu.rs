@@ -100,13 +100,14 @@ fn a_block_larger_than_the_kernel_can_run_is_refused_with_the_limit() {
     let args: [&dyn nvshmem_host::KernelArg; 4] = [&ptr, &ptr, &ptr, &1usize];
     let config = LaunchConfig::linear(1, 2 * limit);
     // SAFETY: refused before launch; the arguments match ring_block's parameters anyway.
-    let errors = unsafe {
+    let launches = unsafe {
         [
             kernel.launch(config, &args),
             kernel.launch_cooperative(config, &args),
         ]
     };
-    for error in errors {
+    let occupancy = kernel.max_cooperative_blocks(config).map(|_| ());
+    for error in launches.into_iter().chain([occupancy]) {
         let error = error.unwrap_err();
         let message = error.to_string();
         println!("{message}");

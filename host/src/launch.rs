@@ -142,7 +142,6 @@ impl Kernel<'_> {
         config: LaunchConfig,
         args: &[&dyn KernelArg],
     ) -> Result<(), Error> {
-        self.check_block(config)?;
         self.check_cooperative_grid(config)?;
         let launch = cudarc::driver::result::launch_cooperative_kernel;
         // SAFETY: the caller's contract, as for `enqueue`; the grid fits (checked above).
@@ -170,8 +169,11 @@ impl Kernel<'_> {
             .doing(format!("launching kernel `{}`{how}", self.name))
     }
 
-    /// The most blocks of this shape that can be resident at once (the cooperative-launch limit).
+    /// The most blocks of this shape that can be resident at once (the cooperative-launch limit),
+    /// with the resident blocks per multiprocessor and the multiprocessor count. A block larger
+    /// than the kernel can run is [`Error::BlockTooLarge`], not a limit of 0.
     pub fn max_cooperative_blocks(&self, config: LaunchConfig) -> Result<(u32, u32, u32), Error> {
+        self.check_block(config)?;
         // SAFETY: the function belongs to a loaded module.
         let blocks_per_sm = unsafe {
             cudarc::driver::result::occupancy::max_active_block_per_multiprocessor(
