@@ -288,10 +288,10 @@ impl fmt::Display for Error {
                 registers,
             } => write!(
                 f,
-                "kernel `{kernel}` cannot run blocks of {requested} threads: with its {registers} \
-                 registers per thread a block holds at most {limit}; launch it with at most \
-                 {limit} threads per block, or cap its registers in build.rs with \
-                 `PtxBuilder::max_registers(\"{kernel}\", N)`"
+                "kernel `{kernel}` cannot run blocks of {requested} threads: it runs blocks of at \
+                 most {limit} ({registers} registers per thread); launch it with at most {limit} \
+                 threads per block, or, where its registers are the limit, cap them in build.rs \
+                 with `PtxBuilder::max_registers(\"{kernel}\", N)`"
             ),
             Error::CooperativeGridTooLarge {
                 requested,
@@ -411,9 +411,9 @@ mod tests {
         .to_string();
         assert_eq!(
             message,
-            "kernel `reduce_latency_block` cannot run blocks of 1024 threads: with its 255 \
-             registers per thread a block holds at most 256; launch it with at most 256 threads \
-             per block, or cap its registers in build.rs with \
+            "kernel `reduce_latency_block` cannot run blocks of 1024 threads: it runs blocks of \
+             at most 256 (255 registers per thread); launch it with at most 256 threads per \
+             block, or, where its registers are the limit, cap them in build.rs with \
              `PtxBuilder::max_registers(\"reduce_latency_block\", N)`"
         );
     }
