@@ -6,7 +6,8 @@
 #
 # The cases live in bench/suite.d/*.sh, run in name order, once without and once with MPS
 # (MPS=off|on in their environment). Each calls `run NAME PES TIMEOUT COMMAND...`; every case runs
-# under `timeout`, so one that hangs fails and the suite goes on. `gpu_tests BINARY` runs each
+# under `timeout`, so one that hangs fails and the suite goes on. A case that cannot run on this
+# machine calls `skip NAME PES REASON`: a SKIPPED row, counted apart from passes and failures. `gpu_tests BINARY` runs each
 # #[ignore]d GPU test of a test binary in its own process. SUITE_CASES='bench/suite.d/10-*.sh ...'
 # runs a subset.
 set -uo pipefail
@@ -23,6 +24,7 @@ nvshmem_env
 LOG=$(mktemp -d)
 rows=()
 failed=0
+skipped=0
 # run NAME PES TIMEOUT COMMAND...: runs one case and records a table row.
 run() {
     local name=$1 pes=$2 limit=$3 mps=$MPS; shift 3
@@ -35,6 +37,14 @@ run() {
     rows+=("| $name | $pes | $mps | $verdict | $(( (end - start) / 1000000000 )).$(( (end - start) / 100000000 % 10 )) |")
     echo "=== $name, $pes PE(s), MPS $mps: $verdict"
     sed 's/^/    /' "$log" | tail -n 40
+}
+
+# skip NAME PES REASON: records a case that cannot run here, with the reason (what to install or
+# carry to run it).
+skip() {
+    rows+=("| $1 | $2 | $MPS | SKIPPED ($3) | - |")
+    skipped=$((skipped + 1))
+    echo "=== $1, $2 PE(s), MPS $MPS: SKIPPED ($3)"
 }
 
 # run_expect NAME PES STATUS SECONDS COMMAND...: a case that must end with exit STATUS within
@@ -101,7 +111,7 @@ done
     echo "|---|---|---|---|---|"
     printf '%s\n' "${rows[@]}"
     echo
-    echo "$failed failed of ${#rows[@]}"
+    echo "$((${#rows[@]} - failed - skipped)) passed, $failed failed, $skipped skipped of ${#rows[@]}"
 } | tee "$OUT_FILE"
 rm -rf "$LOG"
 [[ $failed == 0 ]]

@@ -8,7 +8,7 @@ if [[ $MPS == off ]]; then
                 -x NVSHMEM_DISABLE_NVLS -x NVSHMEMRS_PES_PER_GPU=$pes $DIST/ring
         done
     else
-        rows+=("| ring under Open MPI mpirun | - | $MPS | SKIPPED (no mpirun on this machine) | - |")
+        for pes in 2 4; do skip "ring under Open MPI mpirun" $pes "no mpirun on this machine"; done
     fi
     if [[ -x .mpich/usr/bin/mpiexec.hydra ]]; then
         for pes in 2 4; do
@@ -17,6 +17,6 @@ if [[ $MPS == off ]]; then
                 .mpich/usr/bin/mpiexec.hydra -n $pes -genv NVSHMEMRS_PES_PER_GPU $pes $DIST/ring
         done
     else
-        rows+=("| ring under MPICH hydra mpiexec | - | $MPS | SKIPPED (no .mpich: run bench/fetch-mpich.sh) | - |")
+        for pes in 2 4; do skip "ring under MPICH hydra mpiexec" $pes "no .mpich: run bench/fetch-mpich.sh and carry .mpich"; done
     fi
 fi

@@ -8,10 +8,14 @@ for pes in 2 4; do
         run "jacobi --check under Open MPI mpirun" $pes 120 \
             mpirun --allow-run-as-root --oversubscribe -np $pes -x NVSHMEM_HOME -x NVSHMEM_REMOTE_TRANSPORT \
             -x NVSHMEM_DISABLE_NVLS -x NVSHMEMRS_PES_PER_GPU=$pes $DIST/jacobi "${jacobi_check[@]}"
+    else
+        skip "jacobi --check under Open MPI mpirun" $pes "no mpirun on this machine"
     fi
     if [[ -x .mpich/usr/bin/mpiexec.hydra ]]; then
         run "jacobi --check under MPICH hydra mpiexec" $pes 120 \
             env PATH="$PWD/.mpich/usr/bin:$PATH" LD_LIBRARY_PATH="$PWD/.mpich/usr/lib/x86_64-linux-gnu" \
             .mpich/usr/bin/mpiexec.hydra -n $pes -genv NVSHMEMRS_PES_PER_GPU $pes $DIST/jacobi "${jacobi_check[@]}"
+    else
+        skip "jacobi --check under MPICH hydra mpiexec" $pes "no .mpich: run bench/fetch-mpich.sh and carry .mpich"
     fi
 done

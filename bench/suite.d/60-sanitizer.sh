@@ -13,9 +13,7 @@ sanitize() { # sanitize TOOL NAME COMMAND...: one PE pair under the tool
 }
 for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
     [[ -n ${SANITIZE_SKIP_RING:-} ]] || sanitize $tool "ring" $DIST/ring --count 65536
-    if [[ -x $DIST/jacobi ]]; then
-        for variant in ${SANITIZE_JACOBI_VARIANTS:-p put-block signal overlap persistent}; do
-            sanitize $tool "jacobi $variant" $DIST/jacobi --variant $variant --nx 1024 --ny 1024 --iters 20 --norm-every 5
-        done
-    fi
+    for variant in ${SANITIZE_JACOBI_VARIANTS:-p put-block signal overlap persistent}; do
+        sanitize $tool "jacobi $variant" $DIST/jacobi --variant $variant --nx 1024 --ny 1024 --iters 20 --norm-every 5
+    done
 done
