@@ -14,7 +14,7 @@ for line in sys.stdin:
 {
     cargo build --release --locked --examples --message-format=json
     cargo build --release --locked -p nvshmem-launch --bin nvshmemrun --message-format=json
-    gpu_tests=$(ls tests/gpu*.rs | xargs -n1 basename | sed 's/\.rs$//; s/^/--test /')
+    gpu_tests=$(for test in tests/gpu*.rs; do test=${test##*/}; echo "--test ${test%.rs}"; done)
     # shellcheck disable=SC2086
     cargo test --release --locked $gpu_tests --no-run --message-format=json
 } | executables | while read -r name path; do cp "$path" "dist/$name"; done

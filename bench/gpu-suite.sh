@@ -11,7 +11,7 @@
 # #[ignore]d GPU test of a test binary in its own process. SUITE_CASES='bench/suite.d/10-*.sh ...'
 # runs a subset.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 DIST=dist
 OUT_FILE=${1:-/dev/null}
 [[ -x $DIST/nvshmemrun ]] || {
@@ -25,10 +25,16 @@ LOG=$(mktemp -d)
 rows=()
 failed=0
 skipped=0
+# case_log NAME PES: the log file of a case in this MPS pass.
+case_log() {
+    echo "$LOG/$(echo "$1-$2-$MPS" | tr -c 'a-zA-Z0-9-' _).log"
+}
+
 # run NAME PES TIMEOUT COMMAND...: runs one case and records a table row.
 run() {
     local name=$1 pes=$2 limit=$3 mps=$MPS; shift 3
-    local log="$LOG/$(echo "$name-$pes-$mps" | tr -c 'a-zA-Z0-9-' _).log" start end status verdict
+    local log start end status verdict
+    log=$(case_log "$name" "$pes")
     start=$(date +%s%N)
     timeout --kill-after=5 "$limit" "$@" >"$log" 2>&1
     status=$?
@@ -58,7 +64,8 @@ run_expect() {
 # contain TEXT (when not empty), e.g. the device's message before a trap.
 run_expect_text() {
     local name=$1 pes=$2 want=$3 bound=$4 text=$5; shift 5
-    local log="$LOG/$(echo "$name-$pes-$MPS" | tr -c 'a-zA-Z0-9-' _).log" start end status verdict ms
+    local log start end status verdict ms
+    log=$(case_log "$name" "$pes")
     start=$(date +%s%N)
     timeout --kill-after=5 $((bound * 4)) "$@" >"$log" 2>&1
     status=$?
