@@ -41,9 +41,11 @@ __device__ __forceinline__ uint32_t atomic_add_acq_rel(uint32_t *address, uint32
     return before;
 }
 
-__device__ __forceinline__ uint32_t load_acquire(const uint32_t *address) {
+// A strong load that sees other multiprocessors' writes without ordering later accesses (an
+// acquiring load invalidates the multiprocessor's L1 cache).
+__device__ __forceinline__ uint32_t load_relaxed(const uint32_t *address) {
     uint32_t value;
-    asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(value) : "l"(address) : "memory");
+    asm volatile("ld.relaxed.gpu.u32 %0, [%1];" : "=r"(value) : "l"(address) : "memory");
     return value;
 }
 
@@ -178,8 +180,11 @@ struct GridBarrier {
         if (rank_in_block() == 0) {
             uint32_t target = gridDim.x * gridDim.y * gridDim.z * passed;
             atomic_add_acq_rel(counter, 1);
-            while ((int32_t)(load_acquire(counter) - target) < 0) {
+            // Polled with relaxed loads, acquired once the count is reached (as the Rust library's
+            // GridBarrier does).
+            while ((int32_t)(load_relaxed(counter) - target) < 0) {
             }
+            asm volatile("fence.acq_rel.gpu;" ::: "memory");
         }
         __syncthreads();
     }

@@ -272,6 +272,11 @@ pub unsafe fn sum_norm_slots(slots: *mut f64) -> f64 {
 /// any block, every block has called it as many times, and the writes each block made before are
 /// visible to all (release on arrival, acquire on departure).
 ///
+/// One thread per block polls the counter with relaxed loads and acquires once, with a fence, when
+/// the count is reached: an acquiring load invalidates the multiprocessor's L1 cache, and polling
+/// with one would take the cached lines of every other block still computing on that
+/// multiprocessor.
+///
 /// Every block makes its own `GridBarrier` on the same zeroed counter and calls `wait` the same
 /// number of times.
 #[derive(Debug)]
@@ -305,8 +310,9 @@ impl GridBarrier {
             // SAFETY: `counter` is the barrier's zero-initialised u32 (the caller's contract).
             unsafe {
                 atomic_add_acq_rel(self.counter, 1);
-                while (load_acquire(self.counter).wrapping_sub(target) as i32) < 0 {}
+                while (load_relaxed(self.counter).wrapping_sub(target) as i32) < 0 {}
             }
+            fence_acq_rel_gpu();
         }
         // SAFETY: as above.
         unsafe { thread::sync_threads() };
@@ -333,23 +339,33 @@ unsafe fn atomic_add_acq_rel(address: *mut u32, value: u32) -> u32 {
     before
 }
 
-/// `ld.acquire.gpu.u32`.
+/// `ld.relaxed.gpu.u32`: a strong load that sees other multiprocessors' writes without ordering
+/// later accesses (and so without invalidating the L1 cache).
 ///
 /// # Safety
 /// `address` is a valid, aligned device address of a `u32`.
 #[inline]
-unsafe fn load_acquire(address: *const u32) -> u32 {
+unsafe fn load_relaxed(address: *const u32) -> u32 {
     let value: u32;
     // SAFETY: the caller's contract above.
     unsafe {
         asm!(
-            "ld.acquire.gpu.u32 {value}, [{address}];",
+            "ld.relaxed.gpu.u32 {value}, [{address}];",
             value = out(reg32) value,
             address = in(reg64) address,
             options(nostack, readonly),
         )
     };
     value
+}
+
+/// `fence.acq_rel.gpu`: after a relaxed load that saw a release, makes it an acquire: this
+/// thread's (and, through a block barrier, its block's) later accesses see what the releasing
+/// threads wrote before, GPU-wide.
+#[inline]
+fn fence_acq_rel_gpu() {
+    // SAFETY: a fence has no preconditions.
+    unsafe { asm!("fence.acq_rel.gpu;", options(nostack)) };
 }
 
 /// `fence.acq_rel.sys`: orders this thread's earlier reads before its (and, through a block
