@@ -279,6 +279,18 @@ pub unsafe fn sum_norm_slots(slots: *mut f64) -> f64 {
 ///
 /// Every block makes its own `GridBarrier` on the same zeroed counter and calls `wait` the same
 /// number of times.
+///
+/// ```ignore
+/// # unsafe fn example(counter: *mut u32, iterations: u32) {
+/// // SAFETY: `counter` was zeroed before this cooperative launch and serves only this barrier.
+/// let mut barrier = unsafe { nvshmem_halo::device::GridBarrier::new(counter) };
+/// for _ in 0..iterations {
+///     // ... this block's share of the iteration, then:
+///     // SAFETY: every thread of every block calls it once per iteration.
+///     unsafe { barrier.wait() };
+/// }
+/// # }
+/// ```
 #[derive(Debug)]
 pub struct GridBarrier {
     counter: *mut u32,
