@@ -7,9 +7,9 @@
 # The cases live in bench/suite.d/*.sh, run in name order, once without and once with MPS
 # (MPS=off|on in their environment). Each calls `run NAME PES TIMEOUT COMMAND...`; every case runs
 # under `timeout`, so one that hangs fails and the suite goes on. A case that cannot run on this
-# machine calls `skip NAME PES REASON`: a SKIPPED row, counted apart from passes and failures. `gpu_tests BINARY` runs each
-# #[ignore]d GPU test of a test binary in its own process. SUITE_CASES='bench/suite.d/10-*.sh ...'
-# runs a subset.
+# machine calls `skip NAME PES REASON`: a SKIPPED row, counted apart from passes and failures.
+# `gpu_tests BINARY` runs each #[ignore]d GPU test of a test binary in its own process.
+# SUITE_CASES='bench/suite.d/10-*.sh ...' runs a subset.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 DIST=dist
