@@ -8,7 +8,9 @@
 # (MPS=off|on in their environment). Each calls `run NAME PES TIMEOUT COMMAND...`; every case runs
 # under `timeout`, so one that hangs fails and the suite goes on. A case that cannot run on this
 # machine calls `skip NAME PES REASON`: a SKIPPED row, counted apart from passes and failures.
-# `gpu_tests BINARY` runs each #[ignore]d GPU test of a test binary in its own process.
+# `run_under_mpirun` and `run_under_hydra` run a case's ranks under a real process manager, or skip
+# it where that is missing. `gpu_tests BINARY` runs each #[ignore]d GPU test of a test binary in its
+# own process.
 # SUITE_CASES='bench/suite.d/10-*.sh ...' runs a subset.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
@@ -81,6 +83,32 @@ run_expect_text() {
     rows+=("| $name | $pes | $MPS | $verdict | $((ms / 1000)).$((ms / 100 % 10)) |")
     echo "=== $name, $pes PE(s), MPS $MPS: $verdict"
     sed 's/^/    /' "$log" | tail -n 40
+}
+
+# run_under_mpirun NAME PES TIMEOUT COMMAND...: COMMAND's PES ranks started by Open MPI's mpirun
+# (PMIx) on this machine, or a SKIPPED row where there is no mpirun.
+run_under_mpirun() {
+    local name=$1 pes=$2 limit=$3; shift 3
+    if ! command -v mpirun >/dev/null; then
+        skip "$name" "$pes" "no mpirun on this machine"
+        return
+    fi
+    run "$name" "$pes" "$limit" \
+        mpirun --allow-run-as-root --oversubscribe -np "$pes" -x NVSHMEM_HOME -x NVSHMEM_REMOTE_TRANSPORT \
+        -x NVSHMEM_DISABLE_NVLS -x NVSHMEMRS_PES_PER_GPU="$pes" "$@"
+}
+
+# run_under_hydra NAME PES TIMEOUT COMMAND...: COMMAND's PES ranks started by MPICH's hydra mpiexec
+# (PMI-1) from .mpich (unpacked by bench/fetch-mpich.sh), or a SKIPPED row where .mpich is missing.
+run_under_hydra() {
+    local name=$1 pes=$2 limit=$3; shift 3
+    if [[ ! -x .mpich/usr/bin/mpiexec.hydra ]]; then
+        skip "$name" "$pes" "no .mpich: run bench/fetch-mpich.sh and carry .mpich"
+        return
+    fi
+    run "$name" "$pes" "$limit" \
+        env PATH="$PWD/.mpich/usr/bin:$PATH" LD_LIBRARY_PATH="$PWD/.mpich/usr/lib/x86_64-linux-gnu" \
+        .mpich/usr/bin/mpiexec.hydra -n "$pes" -genv NVSHMEMRS_PES_PER_GPU "$pes" "$@"
 }
 
 # gpu_tests BINARY [PES]: every #[ignore]d test of a test binary, each in its own process (NVSHMEM
