@@ -81,10 +81,15 @@ def method(machine, rounds):
   Every repeat reads the same source: a get's repeats after the first may be served from the
   getting GPU's L1 (plain loads, as NVSHMEM's own header path uses, for both programs), so get
   figures above the link's rate (1 MiB over all multiprocessors) measure that cache and the
-  writes into L2, not the link. Both runners allocate their two buffers at the largest size, and
-  round r leaves (r − 1) MiB between them (`--gap`, the same in both programs): some ratios depend
-  on the distance between the buffers by up to ±10 % (bench/results/getbw-gap-2026-11-30.txt), so
-  the rounds span that many layouts and the noise band shows what the layout does.
+  writes into L2, not the link. Both runners allocate their two buffers at the largest size; the
+  launches of a case move their transfer to evenly spread places of the buffers (launch k of the
+  warm-up and timed ones starts k × slots ÷ launches slots in, a slot being the size rounded up to
+  256 B; source and destination together; one place for the largest size), so that the median is
+  taken over many physical pages: where the driver put the pages alone moved the same binary's
+  1 MiB-over-all-multiprocessors figures by up to 17 % from one process to the next
+  (bench/results/getbw-placement-2026-11-30.txt). And round r leaves (r − 1) MiB between the two
+  buffers (`--gap`, the same in both programs; bench/results/getbw-gap-2026-11-30.txt), so the
+  rounds span as many layouts and the noise band shows what the layout still does.
   Latency launches do `--lat-iters` operations (put latency: no more than 1 MiB of puts, at least
   10) each followed by `quiet`; latency = time ÷ operations.
 - **Two-sided micro-benchmarks** (`barrier_lat`, `pingpong_p`, `pingpong_signal`; every PE launches

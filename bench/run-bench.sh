@@ -288,7 +288,8 @@ nccl_at() {
 # round_gap ROUND: the bytes both micro runners leave between their two buffers in that round,
 # (ROUND - 1) MiB: the rounds, and so the noise band taken over them, span as many buffer layouts.
 # With one layout for every round, the band missed what the layout alone does to some ratios
-# (±10 % for get_bw at 1 MiB over all multiprocessors: bench/results/getbw-gap-2026-11-30.txt).
+# (±10 % for get_bw at 1 MiB over all multiprocessors: bench/results/getbw-gap-2026-11-30.txt;
+# within a run, the runners also spread a case's launches over the buffers: getbw-placement).
 round_gap() { echo $(( ($1 - 1) << 20 )); }
 
 # Per PE count: three micro-benchmark pairs (one-sided, two-sided, collectives) each round, a Jacobi

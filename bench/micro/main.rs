@@ -23,7 +23,8 @@
 //!   `--reps` timed ones, each between two CUDA events on the stream, right behind a 50 µs spinning
 //!   kernel so that the start event is not recorded on an idle GPU while the host is still
 //!   launching. The median launch time counts. Bandwidth = bytes × iterations ÷ time (GB/s =
-//!   10⁹ B/s; a launch repeats the transfer to move about 256 MiB, 2 to 1000 times); latency =
+//!   10⁹ B/s; a launch repeats the transfer to move about 256 MiB, 2 to 1000 times; the launches of
+//!   a case move it at places spread over the buffers, see [`bw_offset`]); latency =
 //!   time ÷ iterations (µs; a put-latency launch does `--lat-iters` puts, but no more than 1 MiB of
 //!   them, and at least 10).
 //! - Two-sided cases (`barrier_lat`, `pingpong_p`, `pingpong_signal`): every PE launches
@@ -40,7 +41,9 @@
 
 mod options;
 
-use nvshmem_host::{Bootstrap, Kernel, KernelArg, LaunchConfig, Module, Nvshmem, SymmetricBuffer};
+use nvshmem_host::{
+    Bootstrap, KernelArg, LaunchConfig, Module, Nvshmem, SymmetricBuffer, SymmetricPtr,
+};
 use options::{Bench, Grid, Options, Scope};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -78,6 +81,20 @@ fn bw_iters(bytes: usize) -> u32 {
     BW_BYTES_PER_LAUNCH
         .div_ceil(bytes)
         .clamp(BW_ITERS.0, BW_ITERS.1) as u32
+}
+
+/// Bandwidth launches start at multiples of this many bytes into the buffers (see [`bw_offset`]).
+const BW_SLOT_ALIGN: usize = 256;
+
+/// Where bandwidth launch `launch` of `launches` moves its `bytes`: the offset, in elements, into
+/// buffers of `capacity` bytes. The launches spread evenly over the buffers' slots of `bytes`
+/// (rounded up to [`BW_SLOT_ALIGN`]), so that a case is timed over many physical pages and not one
+/// pair: how the driver placed the pages alone moves a case that lives in L2 by up to ±8 % between
+/// processes (bench/results/getbw-placement-2026-11-30.txt). Source and destination move together.
+fn bw_offset(launch: usize, launches: usize, bytes: usize, capacity: usize) -> usize {
+    let stride = bytes.next_multiple_of(BW_SLOT_ALIGN);
+    let slots = (capacity / stride).max(1);
+    launch * slots / launches.max(1) * stride / 8
 }
 
 /// The value PE `pe`'s source buffer holds at index `i`.
@@ -249,11 +266,12 @@ impl<'a> Runner<'a> {
                 let dest = self.dest.as_symmetric_ptr();
                 self.one_sided_case(bench, Scope::Thread, 8, 1, |runner| {
                     let kernel = runner.module.kernel("p_latency")?;
-                    let times = runner.time_launches(
-                        &kernel,
-                        LaunchConfig::linear(1, 1),
-                        &[&dest, &iters, &runner.peer],
-                    )?;
+                    let config = LaunchConfig::linear(1, 1);
+                    let times = runner.time_launches(|_| {
+                        // SAFETY: p_latency(dest: *mut u64, iters: u32, peer: i32); dest holds a u64
+                        // on every PE.
+                        unsafe { kernel.launch(config, &[&dest, &iters, &runner.peer]) }
+                    })?;
                     Ok(median_time(times) * 1e6 / f64::from(iters))
                 })
             }
@@ -267,11 +285,17 @@ impl<'a> Runner<'a> {
                                 .module
                                 .kernel(&format!("put_latency_{}", scope.name()))?;
                             let threads = runner.scope_threads(scope);
-                            let times = runner.time_launches(
-                                &kernel,
-                                LaunchConfig::linear(1, threads),
-                                &[&dest, &source, &count, &iters, &runner.peer],
-                            )?;
+                            let config = LaunchConfig::linear(1, threads);
+                            let times = runner.time_launches(|_| {
+                                // SAFETY: put_latency_*(dest, source, count, iters, peer); both
+                                // buffers hold `count` elements (the largest size) on every PE.
+                                unsafe {
+                                    kernel.launch(
+                                        config,
+                                        &[&dest, &source, &count, &iters, &runner.peer],
+                                    )
+                                }
+                            })?;
                             Ok(median_time(times) * 1e6 / f64::from(iters))
                         })?;
                     }
@@ -415,6 +439,7 @@ impl<'a> Runner<'a> {
     fn bandwidth(&mut self, bench: Bench) -> Result<(), Failure> {
         let options = self.options;
         let count = self.dest.len();
+        let capacity = count * 8;
         self.dest.copy_from_host(&vec![POISON; count])?;
         self.nvshmem.barrier_all();
         let (dest, source) = (self.dest.as_symmetric_ptr(), self.source.as_symmetric_ptr());
@@ -426,11 +451,22 @@ impl<'a> Runner<'a> {
                     let (count, iters) = (bytes / 8, bw_iters(bytes));
                     self.one_sided_case(bench, scope, bytes, blocks, |runner| {
                         let kernel = runner.module.kernel(&format!("{op}_bw_{}", scope.name()))?;
-                        let times = runner.time_launches(
-                            &kernel,
-                            LaunchConfig::linear(blocks, runner.options.threads),
-                            &[&dest, &source, &count, &iters, &runner.peer],
-                        )?;
+                        let config = LaunchConfig::linear(blocks, runner.options.threads);
+                        let launches = (options.warmup + options.reps) as usize;
+                        let times = runner.time_launches(|launch| {
+                            let offset = bw_offset(launch, launches, bytes, capacity);
+                            // SAFETY: bw_offset keeps `count` elements from `offset` inside both
+                            // buffers (of `capacity` bytes), so the addresses stay symmetric; the
+                            // launch is *_bw_*(dest, source, count, iters, peer).
+                            unsafe {
+                                let dest =
+                                    SymmetricPtr::from_raw(dest.as_ptr().wrapping_add(offset));
+                                let source =
+                                    SymmetricPtr::from_raw(source.as_ptr().wrapping_add(offset));
+                                kernel
+                                    .launch(config, &[&dest, &source, &count, &iters, &runner.peer])
+                            }
+                        })?;
                         Ok(bytes as f64 * f64::from(iters) / median_time(times) / 1e9)
                     })?;
                 }
@@ -508,17 +544,15 @@ impl<'a> Runner<'a> {
         self.end_case()
     }
 
-    /// `--warmup` untimed launches, then `--reps` timed ones; the seconds of each timed launch.
+    /// `--warmup` untimed launches, then `--reps` timed ones, each by `launch(number)` (numbers
+    /// counting from 0 over both); the seconds of each timed launch.
     fn time_launches(
         &self,
-        kernel: &Kernel<'_>,
-        config: LaunchConfig,
-        args: &[&dyn KernelArg],
+        launch: impl Fn(usize) -> Result<(), nvshmem_host::Error>,
     ) -> Result<Vec<f64>, Failure> {
-        for _ in 0..self.options.warmup {
-            // SAFETY: the callers pass the arguments each kernel of this module declares, for
-            // buffers that hold what it touches.
-            unsafe { kernel.launch(config, args)? };
+        let warmup = self.options.warmup as usize;
+        for number in 0..warmup {
+            launch(number)?;
         }
         self.nvshmem.synchronize()?;
         let delay = self.module.kernel("delay")?;
@@ -529,16 +563,15 @@ impl<'a> Runner<'a> {
         // SAFETY: CUevent_flags is a `#[repr(u32)]` enum and 0 is its CU_EVENT_DEFAULT variant.
         let timing = || unsafe { std::mem::transmute::<u32, _>(0u32) };
         let mut pairs = Vec::new();
-        for _ in 0..self.options.reps {
+        for number in warmup..warmup + self.options.reps as usize {
             let (start, stop) = (
                 context.new_event(Some(timing()))?,
                 context.new_event(Some(timing()))?,
             );
-            // SAFETY: delay(ns: u64) touches no memory; the timed kernel as above.
+            // SAFETY: delay(ns: u64) touches no memory.
             unsafe { delay.launch(LaunchConfig::linear(1, 1), &[&DELAY_NS])? };
             start.record(stream)?;
-            // SAFETY: as above.
-            unsafe { kernel.launch(config, args)? };
+            launch(number)?;
             stop.record(stream)?;
             pairs.push((start, stop));
         }
@@ -645,4 +678,35 @@ impl<'a> Runner<'a> {
 /// The median of launch times, in seconds.
 fn median_time(mut times: Vec<f64>) -> f64 {
     median(&mut times)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bandwidth_launches_stay_inside_the_buffers_and_spread_over_them() {
+        let capacity = 16 << 20;
+        for bytes in [4096, 1000, 1 << 20, 3 << 20, 16 << 20] {
+            let offsets: Vec<usize> = (0..17).map(|k| bw_offset(k, 17, bytes, capacity)).collect();
+            assert_eq!(offsets[0], 0);
+            for &offset in &offsets {
+                assert!(
+                    offset * 8 + bytes <= capacity,
+                    "{bytes} B at element {offset}"
+                );
+                assert_eq!(offset * 8 % BW_SLOT_ALIGN, 0);
+            }
+            assert!(offsets.windows(2).all(|pair| pair[0] <= pair[1]));
+        }
+        // 1 MiB in 16 MiB: 16 slots, the 17 launches use every one; 4 KiB: the last launch starts
+        // in the last 2 MiB.
+        let slots: std::collections::BTreeSet<usize> = (0..17)
+            .map(|k| bw_offset(k, 17, 1 << 20, capacity))
+            .collect();
+        assert_eq!(slots.len(), 16);
+        assert!(bw_offset(16, 17, 4096, capacity) * 8 >= 14 << 20);
+        // The largest size has one place.
+        assert_eq!(bw_offset(16, 17, 16 << 20, capacity), 0);
+    }
 }

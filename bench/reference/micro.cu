@@ -11,7 +11,8 @@
 //  - one-sided cases (put_bw, get_bw, p_lat, put_lat): --warmup untimed launches, then --reps
 //    timed ones, each between two CUDA events on the default stream, right behind a 50 us spinning
 //    kernel so that the start event is not recorded on an idle GPU while the host still launches;
-//    the median counts. Bandwidth = bytes x iterations / time (GB/s = 1e9 B/s); latency = time /
+//    the median counts. Bandwidth = bytes x iterations / time (GB/s = 1e9 B/s; the launches of a
+//    case move the transfer at places spread over the buffers, bw_offset); latency = time /
 //    iterations (us).
 //  - two-sided cases (barrier_lat, pingpong_p, pingpong_signal): every PE launches cooperatively;
 //    20 untimed barriers or round trips line the PEs up, then the GPU's nanosecond clock times
@@ -31,6 +32,7 @@
 static const uint64_t DELAY_NS = 50000;
 static const size_t BW_BYTES_PER_LAUNCH = size_t(256) << 20;
 static const size_t BW_ITERS_MIN = 2, BW_ITERS_MAX = 1000;
+static const size_t BW_SLOT_ALIGN = 256;  // bandwidth launches start at multiples of this many bytes
 static const size_t PUT_LAT_BYTES_PER_LAUNCH = size_t(1) << 20;
 static const uint32_t TWO_SIDED_WARMUP = 20;
 static const uint64_t POISON = 0xDEADBEEFDEADBEEFull;
@@ -345,6 +347,16 @@ static uint32_t put_lat_iters(size_t bytes, uint32_t lat_iters) {
     return (uint32_t)std::min<size_t>(lat_iters, by_size);
 }
 
+// Where bandwidth launch `launch` of `launches` moves its `bytes` (as bw_offset in the Rust
+// runner): the offset, in elements, into buffers of `capacity` bytes, the launches spread evenly
+// over the buffers' slots of `bytes` rounded up to BW_SLOT_ALIGN, source and destination together,
+// so that a case is timed over many physical pages and not one pair.
+static size_t bw_offset(size_t launch, size_t launches, size_t bytes, size_t capacity) {
+    size_t stride = (bytes + BW_SLOT_ALIGN - 1) / BW_SLOT_ALIGN * BW_SLOT_ALIGN;
+    size_t slots = std::max<size_t>(capacity / stride, 1);
+    return launch * slots / std::max<size_t>(launches, 1) * stride / 8;
+}
+
 static uint64_t pattern(int pe, size_t i) { return ((uint64_t)i * 0x9E3779B97F4A7C15ull) ^ (uint64_t)(pe + 1); }
 
 typedef void (*TransferKernel)(uint64_t *, uint64_t *, size_t, uint32_t, int);
@@ -363,11 +375,11 @@ struct Runner {
     uint32_t scope_threads(int scope) const { return scope == THREAD ? 1 : scope == WARP_SCOPE ? 32 : o.threads; }
 
     // --warmup untimed launches, then --reps timed ones: the seconds of each timed launch.
-    // `launch` enqueues the kernel once.
+    // `launch(number)` enqueues the kernel once (numbers counting from 0 over both).
     template <typename Launch>
     std::string time_launches(Launch launch, std::vector<double> &seconds) {
         for (uint32_t i = 0; i < o.warmup; i++) {
-            launch();
+            launch(i);
             CUDA_TRY(cudaGetLastError());
         }
         CUDA_TRY(cudaDeviceSynchronize());
@@ -378,7 +390,7 @@ struct Runner {
             delay<<<1, 1>>>(DELAY_NS);
             CUDA_TRY(cudaGetLastError());
             CUDA_TRY(cudaEventRecord(starts[r], 0));
-            launch();
+            launch(o.warmup + r);
             CUDA_TRY(cudaGetLastError());
             CUDA_TRY(cudaEventRecord(stops[r], 0));
         }
@@ -456,8 +468,13 @@ struct Runner {
                     uint32_t iters = bw_iters(bytes);
                     one_sided_case(bench, scope, bytes, blocks, [&](double &value) -> std::string {
                         std::vector<double> seconds;
+                        size_t launches = o.warmup + o.reps;
                         std::string error = time_launches(
-                            [&] { kernel<<<blocks, o.threads>>>(dest, source, n, iters, peer); }, seconds);
+                            [&](size_t launch) {
+                                size_t offset = bw_offset(launch, launches, bytes, count * 8);
+                                kernel<<<blocks, o.threads>>>(dest + offset, source + offset, n, iters, peer);
+                            },
+                            seconds);
                         value = (double)bytes * iters / median(seconds) / 1e9;
                         return error;
                     });
@@ -543,7 +560,7 @@ struct Runner {
             uint32_t iters = o.lat_iters;
             one_sided_case(bench, THREAD, 8, 1, [&](double &value) -> std::string {
                 std::vector<double> seconds;
-                std::string error = time_launches([&] { p_latency<<<1, 1>>>(dest, iters, peer); }, seconds);
+                std::string error = time_launches([&](size_t) { p_latency<<<1, 1>>>(dest, iters, peer); }, seconds);
                 value = median(seconds) * 1e6 / iters;
                 return error;
             });
@@ -561,7 +578,7 @@ struct Runner {
                     one_sided_case(bench, scope, bytes, 1, [&](double &value) -> std::string {
                         std::vector<double> seconds;
                         std::string error = time_launches(
-                            [&] { kernel<<<1, threads>>>(dest, source, n, iters, peer); }, seconds);
+                            [&](size_t) { kernel<<<1, threads>>>(dest, source, n, iters, peer); }, seconds);
                         value = median(seconds) * 1e6 / iters;
                         return error;
                     });
