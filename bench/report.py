@@ -96,7 +96,10 @@ def method(machine, rounds):
   cooperatively): 20 untimed barriers or round trips line the PEs up inside the kernel, then the GPU's
   `%globaltimer` times the next `--lat-iters`; median over the launches. Ping-pong latency is half a
   round trip; the ping-pong runs between PEs 0 and 1 (the kernels of further PEs return at once),
-  the barriers take in every PE.
+  each launch with its own two words (64 KiB + 128 B further on than the launch before, in both
+  programs, so that the median is not that of one place in L2: with one place the rounds of a
+  ping-pong spread by up to 56 %, bench/results/pingpong-placement-2026-11-30.txt); the barriers
+  take in every PE.
 - **Collectives** (`reduce_lat`, `alltoall_lat`; every PE, over `NVSHMEM_TEAM_WORLD`, at each scope
   and size of `--lat-sizes`; arguments after the above: `{collective_args}`), timed like the
   barriers: a sum reduction of bytes ÷ 8

@@ -97,6 +97,10 @@ fn bw_offset(launch: usize, launches: usize, bytes: usize, capacity: usize) -> u
     launch * slots / launches.max(1) * stride / 8
 }
 
+/// Ping-pong launch `k` bounces its words at `k` times this many `u64` into the flags buffer (64 KiB
+/// and 128 B apart), so that a case's median is taken over as many places of L2 and not one.
+const PINGPONG_SLOT_WORDS: usize = (64 << 10 | 128) / 8;
+
 /// The value PE `pe`'s source buffer holds at index `i`.
 fn pattern(pe: i32, i: usize) -> u64 {
     (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (pe as u64 + 1)
@@ -204,8 +208,8 @@ struct Runner<'a> {
 impl<'a> Runner<'a> {
     /// Allocates (collectively, the same on every PE and in `micro.cu`): source and destination of
     /// the largest size (an alltoall's `--lat-sizes` count once per PE) with `--gap` bytes between
-    /// them, one `u64` per two-sided launch for its time, two ping-pong words, the word that ends a
-    /// case.
+    /// them, one `u64` per two-sided launch for its time, the ping-pong words (two for each launch,
+    /// [`PINGPONG_SLOT_WORDS`] apart), the word that ends a case.
     fn new(
         nvshmem: &'a Nvshmem,
         module: &'a Module<'a>,
@@ -231,7 +235,8 @@ impl<'a> Runner<'a> {
         };
         let dest = nvshmem.alloc::<u64>(count)?;
         let elapsed = nvshmem.alloc_zeroed::<u64>((options.warmup + options.reps) as usize)?;
-        let flags = nvshmem.alloc_zeroed::<u64>(2)?;
+        let launches = (options.warmup + options.reps) as usize;
+        let flags = nvshmem.alloc_zeroed::<u64>(launches * PINGPONG_SLOT_WORDS)?;
         let ended = nvshmem.alloc_zeroed::<u64>(1)?;
         let values: Vec<u64> = (0..count).map(|i| pattern(me, i)).collect();
         source.copy_from_host(&values)?;
@@ -327,15 +332,17 @@ impl<'a> Runner<'a> {
                 let kernel = self.module.kernel(bench.name())?;
                 let config = LaunchConfig::linear(1, 1);
                 let (dest, source) = (self.dest.as_symmetric_ptr(), self.source.as_symmetric_ptr());
-                // SAFETY: both words are inside the two-element flags buffer.
-                let (flag, sig) = unsafe {
-                    let flags = self.flags.as_symmetric_ptr();
-                    (flags, flags.add(1))
-                };
+                let flags = self.flags.as_symmetric_ptr();
                 let count = 1usize;
                 let round_trips = f64::from(iters) * 2.0;
                 self.two_sided_case(bench, Scope::Thread, 8, round_trips, |runner, launch| {
                     let slot = runner.slot(launch);
+                    // SAFETY: launch < warmup + reps, and the flags buffer holds that many slots of
+                    // PINGPONG_SLOT_WORDS ≥ 2 words.
+                    let (flag, sig) = unsafe {
+                        let words = flags.add(launch * PINGPONG_SLOT_WORDS);
+                        (words, words.add(1))
+                    };
                     let base = launch as u64 * per_launch;
                     // SAFETY: pingpong_p(flag, warmup, iters, base, elapsed_ns) and
                     // pingpong_signal(data, source, count, sig, warmup, iters, base, elapsed_ns),

@@ -33,6 +33,9 @@ static const uint64_t DELAY_NS = 50000;
 static const size_t BW_BYTES_PER_LAUNCH = size_t(256) << 20;
 static const size_t BW_ITERS_MIN = 2, BW_ITERS_MAX = 1000;
 static const size_t BW_SLOT_ALIGN = 256;  // bandwidth launches start at multiples of this many bytes
+// Ping-pong launch k bounces its words at k times this many uint64 into the flags buffer (64 KiB and
+// 128 B apart), so that a case's median is taken over as many places of L2 and not one.
+static const size_t PINGPONG_SLOT_WORDS = ((64 << 10) | 128) / 8;
 static const size_t PUT_LAT_BYTES_PER_LAUNCH = size_t(1) << 20;
 static const uint32_t TWO_SIDED_WARMUP = 20;
 static const uint64_t POISON = 0xDEADBEEFDEADBEEFull;
@@ -626,10 +629,10 @@ struct Runner {
         case PINGPONG_SIGNAL: {
             uint32_t warmup = TWO_SIDED_WARMUP, iters = o.lat_iters;
             uint64_t per_launch = warmup + iters;
-            uint64_t *flag = flags, *sig = flags + 1;
             size_t n = 1;
             two_sided_case(bench, THREAD, 8, 2.0 * iters, [&](uint32_t l) -> std::string {
                 uint64_t *slot = elapsed + l;
+                uint64_t *flag = flags + l * PINGPONG_SLOT_WORDS, *sig = flag + 1;
                 uint64_t base = l * per_launch;
                 if (bench == PINGPONG_P) {
                     void *args[] = {&flag, &warmup, &iters, &base, &slot};
@@ -667,7 +670,7 @@ int main(int argc, char **argv) {
     void *gap = r.o.gap > 0 ? nvshmem_malloc(r.o.gap) : nullptr;  // held to the end
     r.dest = (uint64_t *)nvshmem_malloc(r.count * 8);
     r.elapsed = (uint64_t *)nvshmem_calloc(r.o.warmup + r.o.reps, 8);
-    r.flags = (uint64_t *)nvshmem_calloc(2, 8);
+    r.flags = (uint64_t *)nvshmem_calloc((r.o.warmup + r.o.reps) * PINGPONG_SLOT_WORDS, 8);
     r.ended = (uint64_t *)nvshmem_calloc(1, 8);
     if (r.source == nullptr || (r.o.gap > 0 && gap == nullptr) || r.dest == nullptr || r.elapsed == nullptr || r.flags == nullptr || r.ended == nullptr)
         REF_DIE("nvshmem_malloc failed: two buffers of %zu bytes with %zu bytes between them do not fit the "
