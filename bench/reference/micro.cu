@@ -673,9 +673,10 @@ int main(int argc, char **argv) {
     r.flags = (uint64_t *)nvshmem_calloc((r.o.warmup + r.o.reps) * PINGPONG_SLOT_WORDS, 8);
     r.ended = (uint64_t *)nvshmem_calloc(1, 8);
     if (r.source == nullptr || (r.o.gap > 0 && gap == nullptr) || r.dest == nullptr || r.elapsed == nullptr || r.flags == nullptr || r.ended == nullptr)
-        REF_DIE("nvshmem_malloc failed: two buffers of %zu bytes with %zu bytes between them do not fit the "
-                "symmetric heap; raise NVSHMEM_SYMMETRIC_SIZE or pass smaller --sizes / --gap",
-                r.count * 8, r.o.gap);
+        REF_DIE("nvshmem_malloc failed: two buffers of %zu bytes with %zu bytes between them and %zu bytes of "
+                "ping-pong words (--warmup + --reps launches) do not fit the symmetric heap; raise "
+                "NVSHMEM_SYMMETRIC_SIZE or pass smaller --sizes / --gap / --reps",
+                r.count * 8, r.o.gap, (size_t)(r.o.warmup + r.o.reps) * PINGPONG_SLOT_WORDS * 8);
     {
         std::vector<uint64_t> values(r.count);
         for (size_t i = 0; i < r.count; i++) values[i] = pattern(r.me, i);
