@@ -41,9 +41,7 @@
 
 mod options;
 
-use nvshmem_host::{
-    Bootstrap, KernelArg, LaunchConfig, Module, Nvshmem, SymmetricBuffer, SymmetricPtr,
-};
+use nvshmem_host::{Bootstrap, KernelArg, LaunchConfig, Module, Nvshmem, SymmetricBuffer};
 use options::{Bench, Grid, Options, Scope};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -234,8 +232,8 @@ impl<'a> Runner<'a> {
             bytes => Some(nvshmem.alloc::<u8>(bytes)?),
         };
         let dest = nvshmem.alloc::<u64>(count)?;
-        let elapsed = nvshmem.alloc_zeroed::<u64>((options.warmup + options.reps) as usize)?;
         let launches = (options.warmup + options.reps) as usize;
+        let elapsed = nvshmem.alloc_zeroed::<u64>(launches)?;
         let flags = nvshmem.alloc_zeroed::<u64>(launches * PINGPONG_SLOT_WORDS)?;
         let ended = nvshmem.alloc_zeroed::<u64>(1)?;
         let values: Vec<u64> = (0..count).map(|i| pattern(me, i)).collect();
@@ -463,13 +461,10 @@ impl<'a> Runner<'a> {
                         let times = runner.time_launches(|launch| {
                             let offset = bw_offset(launch, launches, bytes, capacity);
                             // SAFETY: bw_offset keeps `count` elements from `offset` inside both
-                            // buffers (of `capacity` bytes), so the addresses stay symmetric; the
-                            // launch is *_bw_*(dest, source, count, iters, peer).
+                            // buffers (of `capacity` bytes); the launch is *_bw_*(dest, source,
+                            // count, iters, peer).
                             unsafe {
-                                let dest =
-                                    SymmetricPtr::from_raw(dest.as_ptr().wrapping_add(offset));
-                                let source =
-                                    SymmetricPtr::from_raw(source.as_ptr().wrapping_add(offset));
+                                let (dest, source) = (dest.add(offset), source.add(offset));
                                 kernel
                                     .launch(config, &[&dest, &source, &count, &iters, &runner.peer])
                             }

@@ -669,14 +669,15 @@ int main(int argc, char **argv) {
     r.source = (uint64_t *)nvshmem_malloc(r.count * 8);
     void *gap = r.o.gap > 0 ? nvshmem_malloc(r.o.gap) : nullptr;  // held to the end
     r.dest = (uint64_t *)nvshmem_malloc(r.count * 8);
-    r.elapsed = (uint64_t *)nvshmem_calloc(r.o.warmup + r.o.reps, 8);
-    r.flags = (uint64_t *)nvshmem_calloc((r.o.warmup + r.o.reps) * PINGPONG_SLOT_WORDS, 8);
+    size_t launches = (size_t)r.o.warmup + r.o.reps;
+    r.elapsed = (uint64_t *)nvshmem_calloc(launches, 8);
+    r.flags = (uint64_t *)nvshmem_calloc(launches * PINGPONG_SLOT_WORDS, 8);
     r.ended = (uint64_t *)nvshmem_calloc(1, 8);
     if (r.source == nullptr || (r.o.gap > 0 && gap == nullptr) || r.dest == nullptr || r.elapsed == nullptr || r.flags == nullptr || r.ended == nullptr)
         REF_DIE("nvshmem_malloc failed: two buffers of %zu bytes with %zu bytes between them and %zu bytes of "
                 "ping-pong words (--warmup + --reps launches) do not fit the symmetric heap; raise "
                 "NVSHMEM_SYMMETRIC_SIZE or pass smaller --sizes / --gap / --reps",
-                r.count * 8, r.o.gap, (size_t)(r.o.warmup + r.o.reps) * PINGPONG_SLOT_WORDS * 8);
+                r.count * 8, r.o.gap, launches * PINGPONG_SLOT_WORDS * 8);
     {
         std::vector<uint64_t> values(r.count);
         for (size_t i = 0; i < r.count; i++) values[i] = pattern(r.me, i);
