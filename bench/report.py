@@ -96,10 +96,11 @@ def method(machine, rounds):
   cooperatively): 20 untimed barriers or round trips line the PEs up inside the kernel, then the GPU's
   `%globaltimer` times the next `--lat-iters`; median over the launches. Ping-pong latency is half a
   round trip; the ping-pong runs between PEs 0 and 1 (the kernels of further PEs return at once),
-  each launch with its own two words (64 KiB + 128 B further on than the launch before, in both
-  programs, so that the median is not that of one place in L2: with one place the rounds of a
-  ping-pong spread by up to 56 %, bench/results/pingpong-placement-2026-11-30.txt); the barriers
-  take in every PE.
+  round trip i on the words of place i mod 16 of 16 places 2 MiB + 128 B apart (in both programs),
+  so that every launch is timed over 16 places of memory and not one: with one place the rounds of a
+  ping-pong spread by up to 56 % on one GPU (bench/results/pingpong-placement-2026-11-30.txt), and
+  over NVLink the same binary's round trip moved by up to 6 % with the place
+  (bench/results/pingpong-places-2026-11-30.txt); the barriers take in every PE.
 - **Collectives** (`reduce_lat`, `alltoall_lat`; every PE, over `NVSHMEM_TEAM_WORLD`, at each scope
   and size of `--lat-sizes`; arguments after the above: `{collective_args}`), timed like the
   barriers: a sum reduction of bytes ÷ 8

@@ -95,9 +95,15 @@ fn bw_offset(launch: usize, launches: usize, bytes: usize, capacity: usize) -> u
     launch * slots / launches.max(1) * stride / 8
 }
 
-/// Ping-pong launch `k` bounces its words at `k` times this many `u64` into the flags buffer (64 KiB
-/// and 128 B apart), so that a case's median is taken over as many places of L2 and not one.
-const PINGPONG_SLOT_WORDS: usize = (64 << 10 | 128) / 8;
+/// Ping-pong round trip `i` bounces its counter on place `i % PINGPONG_PLACES` of the flags buffer,
+/// so that every launch is timed over that many places of memory, not one: where the driver put a
+/// single place moved the same binary's round trip by up to 6 % between processes over NVLink
+/// (bench/results/pingpong-places-2026-11-30.txt).
+const PINGPONG_PLACES: u32 = 16;
+
+/// `u64` between two ping-pong places: 2 MiB and 128 B, so that each place lies on another large
+/// page and in another line of L2.
+const PINGPONG_PLACE_WORDS: usize = (2 << 20 | 128) / 8;
 
 /// The value PE `pe`'s source buffer holds at index `i`.
 fn pattern(pe: i32, i: usize) -> u64 {
@@ -206,8 +212,8 @@ struct Runner<'a> {
 impl<'a> Runner<'a> {
     /// Allocates (collectively, the same on every PE and in `micro.cu`): source and destination of
     /// the largest size (an alltoall's `--lat-sizes` count once per PE) with `--gap` bytes between
-    /// them, one `u64` per two-sided launch for its time, the ping-pong words (two for each launch,
-    /// [`PINGPONG_SLOT_WORDS`] apart), the word that ends a case.
+    /// them, one `u64` per two-sided launch for its time, the ping-pong words (two at each of
+    /// [`PINGPONG_PLACES`] places, [`PINGPONG_PLACE_WORDS`] apart), the word that ends a case.
     fn new(
         nvshmem: &'a Nvshmem,
         module: &'a Module<'a>,
@@ -234,7 +240,7 @@ impl<'a> Runner<'a> {
         let dest = nvshmem.alloc::<u64>(count)?;
         let launches = (options.warmup + options.reps) as usize;
         let elapsed = nvshmem.alloc_zeroed::<u64>(launches)?;
-        let flags = nvshmem.alloc_zeroed::<u64>(launches * PINGPONG_SLOT_WORDS)?;
+        let flags = nvshmem.alloc_zeroed::<u64>(PINGPONG_PLACES as usize * PINGPONG_PLACE_WORDS)?;
         let ended = nvshmem.alloc_zeroed::<u64>(1)?;
         let values: Vec<u64> = (0..count).map(|i| pattern(me, i)).collect();
         source.copy_from_host(&values)?;
@@ -333,37 +339,32 @@ impl<'a> Runner<'a> {
                 let flags = self.flags.as_symmetric_ptr();
                 let count = 1usize;
                 let round_trips = f64::from(iters) * 2.0;
+                // The p ping-pong uses the first word of each place, the signal ping-pong the
+                // second. SAFETY: a place holds PINGPONG_PLACE_WORDS ≥ 2 words.
+                let sigs = unsafe { flags.add(1) };
                 self.two_sided_case(bench, Scope::Thread, 8, round_trips, |runner, launch| {
                     let slot = runner.slot(launch);
-                    // SAFETY: launch < warmup + reps, and the flags buffer holds that many slots of
-                    // PINGPONG_SLOT_WORDS ≥ 2 words.
-                    let (flag, sig) = unsafe {
-                        let words = flags.add(launch * PINGPONG_SLOT_WORDS);
-                        (words, words.add(1))
-                    };
                     let base = launch as u64 * per_launch;
-                    // SAFETY: pingpong_p(flag, warmup, iters, base, elapsed_ns) and
-                    // pingpong_signal(data, source, count, sig, warmup, iters, base, elapsed_ns),
-                    // launched alike on every PE; `base` grows past every value used before.
-                    unsafe {
-                        if bench == Bench::PingpongP {
-                            let args: [&dyn KernelArg; 5] =
-                                [&flag, &TWO_SIDED_WARMUP, &iters, &base, &slot];
-                            kernel.launch_cooperative(config, &args)
-                        } else {
-                            let args: [&dyn KernelArg; 8] = [
-                                &dest,
-                                &source,
-                                &count,
-                                &sig,
-                                &TWO_SIDED_WARMUP,
-                                &iters,
-                                &base,
-                                &slot,
-                            ];
-                            kernel.launch_cooperative(config, &args)
-                        }
-                    }
+                    // pingpong_p(flags, …) and pingpong_signal(data, source, count, sigs, …) end
+                    // in the same six parameters: places, place_words, warmup, iters, base,
+                    // elapsed_ns.
+                    let words: Vec<&dyn KernelArg> = if bench == Bench::PingpongP {
+                        vec![&flags]
+                    } else {
+                        vec![&dest, &source, &count, &sigs]
+                    };
+                    let walk: [&dyn KernelArg; 6] = [
+                        &PINGPONG_PLACES,
+                        &PINGPONG_PLACE_WORDS,
+                        &TWO_SIDED_WARMUP,
+                        &iters,
+                        &base,
+                        &slot,
+                    ];
+                    let args: Vec<&dyn KernelArg> = words.into_iter().chain(walk).collect();
+                    // SAFETY: the kernels' parameters, launched alike on every PE, with the flags
+                    // buffer's PINGPONG_PLACES places; `base` grows past every value used before.
+                    unsafe { kernel.launch_cooperative(config, &args) }
                 })
             }
         }

@@ -33,9 +33,11 @@ static const uint64_t DELAY_NS = 50000;
 static const size_t BW_BYTES_PER_LAUNCH = size_t(256) << 20;
 static const size_t BW_ITERS_MIN = 2, BW_ITERS_MAX = 1000;
 static const size_t BW_SLOT_ALIGN = 256;  // bandwidth launches start at multiples of this many bytes
-// Ping-pong launch k bounces its words at k times this many uint64 into the flags buffer (64 KiB and
-// 128 B apart), so that a case's median is taken over as many places of L2 and not one.
-static const size_t PINGPONG_SLOT_WORDS = ((64 << 10) | 128) / 8;
+// Ping-pong round trip i bounces its counter on place i % PINGPONG_PLACES of the flags buffer, the
+// places 2 MiB and 128 B apart (another large page and another L2 line each), so that every launch is
+// timed over that many places of memory, not one.
+static const uint32_t PINGPONG_PLACES = 16;
+static const size_t PINGPONG_PLACE_WORDS = ((2 << 20) | 128) / 8;
 static const size_t PUT_LAT_BYTES_PER_LAUNCH = size_t(1) << 20;
 static const uint32_t TWO_SIDED_WARMUP = 20;
 static const uint64_t POISON = 0xDEADBEEFDEADBEEFull;
@@ -195,17 +197,27 @@ COLLECTIVE_LATENCY(alltoall_latency_thread, nvshmem_uint64_alltoall)
 COLLECTIVE_LATENCY(alltoall_latency_warp, nvshmemx_uint64_alltoall_warp)
 COLLECTIVE_LATENCY(alltoall_latency_block, nvshmemx_uint64_alltoall_block)
 
-// Ping-pong with p and wait_until: PE 0 writes base + i + 1 into `flag` on PE 1 and waits until its
-// own `flag` holds it; PE 1 waits for it and writes it back. `warmup` round trips, then `iters`
-// timed ones. Other PEs return at once. Launch 1 x 1 on every PE.
-__global__ void pingpong_p(uint64_t *flag, uint32_t warmup, uint32_t iters, uint64_t base, uint64_t *elapsed_ns) {
+// The place after `place` of `places`, back to 0 after the last (a ping-pong's walk over its words,
+// without a division in the timed loop).
+__device__ __forceinline__ uint32_t next_place(uint32_t place, uint32_t places) {
+    return place + 1 >= places ? 0 : place + 1;
+}
+
+// Ping-pong with p and wait_until: PE 0 writes base + i + 1 into the word `flag` on PE 1 and waits
+// until its own `flag` holds it; PE 1 waits for it and writes it back. Round trip i uses the word at
+// place i % places of `flags` (places `place_words` apart). `warmup` round trips, then `iters` timed
+// ones. Other PEs return at once. Launch 1 x 1 on every PE.
+__global__ void pingpong_p(uint64_t *flags, uint32_t places, size_t place_words, uint32_t warmup, uint32_t iters,
+                           uint64_t base, uint64_t *elapsed_ns) {
     int me = nvshmem_my_pe();
     if (me > 1) return;
     int peer = 1 - me;
+    uint32_t place = 0;
     uint64_t start = globaltimer();
     for (uint32_t i = 0; i < warmup + iters; i++) {
         if (i == warmup) start = globaltimer();
         uint64_t seq = base + i + 1;
+        uint64_t *flag = flags + place * place_words;
         if (me == 0) {
             nvshmem_uint64_p(flag, seq, peer);
             nvshmem_uint64_wait_until(flag, NVSHMEM_CMP_EQ, seq);
@@ -213,22 +225,26 @@ __global__ void pingpong_p(uint64_t *flag, uint32_t warmup, uint32_t iters, uint
             nvshmem_uint64_wait_until(flag, NVSHMEM_CMP_EQ, seq);
             nvshmem_uint64_p(flag, seq, peer);
         }
+        place = next_place(place, places);
     }
     uint64_t end = globaltimer();
     *elapsed_ns = end - start;
 }
 
-// The same with put_signal of `count` elements (the signal set to the round's number) and
-// signal_wait_until.
-__global__ void pingpong_signal(uint64_t *data, uint64_t *source, size_t count, uint64_t *sig, uint32_t warmup,
-                                uint32_t iters, uint64_t base, uint64_t *elapsed_ns) {
+// The same with put_signal of `count` elements (the signal word, the round trip's place of `sigs`,
+// set to the round's number) and signal_wait_until.
+__global__ void pingpong_signal(uint64_t *data, uint64_t *source, size_t count, uint64_t *sigs, uint32_t places,
+                                size_t place_words, uint32_t warmup, uint32_t iters, uint64_t base,
+                                uint64_t *elapsed_ns) {
     int me = nvshmem_my_pe();
     if (me > 1) return;
     int peer = 1 - me;
+    uint32_t place = 0;
     uint64_t start = globaltimer();
     for (uint32_t i = 0; i < warmup + iters; i++) {
         if (i == warmup) start = globaltimer();
         uint64_t seq = base + i + 1;
+        uint64_t *sig = sigs + place * place_words;
         if (me == 0) {
             nvshmem_uint64_put_signal(data, source, count, sig, seq, NVSHMEM_SIGNAL_SET, peer);
             nvshmem_signal_wait_until(sig, NVSHMEM_CMP_EQ, seq);
@@ -236,6 +252,7 @@ __global__ void pingpong_signal(uint64_t *data, uint64_t *source, size_t count, 
             nvshmem_signal_wait_until(sig, NVSHMEM_CMP_EQ, seq);
             nvshmem_uint64_put_signal(data, source, count, sig, seq, NVSHMEM_SIGNAL_SET, peer);
         }
+        place = next_place(place, places);
     }
     uint64_t end = globaltimer();
     *elapsed_ns = end - start;
@@ -632,13 +649,16 @@ struct Runner {
             size_t n = 1;
             two_sided_case(bench, THREAD, 8, 2.0 * iters, [&](uint32_t l) -> std::string {
                 uint64_t *slot = elapsed + l;
-                uint64_t *flag = flags + l * PINGPONG_SLOT_WORDS, *sig = flag + 1;
+                // The p ping-pong uses the first word of each place, the signal ping-pong the second.
+                uint64_t *sigs = flags + 1;
+                uint32_t places = PINGPONG_PLACES;
+                size_t place_words = PINGPONG_PLACE_WORDS;
                 uint64_t base = l * per_launch;
                 if (bench == PINGPONG_P) {
-                    void *args[] = {&flag, &warmup, &iters, &base, &slot};
+                    void *args[] = {&flags, &places, &place_words, &warmup, &iters, &base, &slot};
                     CUDA_TRY(cudaLaunchCooperativeKernel((void *)pingpong_p, dim3(1), dim3(1), args, 0, 0));
                 } else {
-                    void *args[] = {&dest, &source, &n, &sig, &warmup, &iters, &base, &slot};
+                    void *args[] = {&dest, &source, &n, &sigs, &places, &place_words, &warmup, &iters, &base, &slot};
                     CUDA_TRY(cudaLaunchCooperativeKernel((void *)pingpong_signal, dim3(1), dim3(1), args, 0, 0));
                 }
                 return "";
@@ -671,13 +691,13 @@ int main(int argc, char **argv) {
     r.dest = (uint64_t *)nvshmem_malloc(r.count * 8);
     size_t launches = (size_t)r.o.warmup + r.o.reps;
     r.elapsed = (uint64_t *)nvshmem_calloc(launches, 8);
-    r.flags = (uint64_t *)nvshmem_calloc(launches * PINGPONG_SLOT_WORDS, 8);
+    r.flags = (uint64_t *)nvshmem_calloc(PINGPONG_PLACES * PINGPONG_PLACE_WORDS, 8);
     r.ended = (uint64_t *)nvshmem_calloc(1, 8);
     if (r.source == nullptr || (r.o.gap > 0 && gap == nullptr) || r.dest == nullptr || r.elapsed == nullptr || r.flags == nullptr || r.ended == nullptr)
         REF_DIE("nvshmem_malloc failed: two buffers of %zu bytes with %zu bytes between them and %zu bytes of "
-                "ping-pong words (--warmup + --reps launches) do not fit the symmetric heap; raise "
-                "NVSHMEM_SYMMETRIC_SIZE or pass smaller --sizes / --gap / --reps",
-                r.count * 8, r.o.gap, launches * PINGPONG_SLOT_WORDS * 8);
+                "ping-pong words do not fit the symmetric heap; raise NVSHMEM_SYMMETRIC_SIZE or pass smaller "
+                "--sizes / --gap",
+                r.count * 8, r.o.gap, PINGPONG_PLACES * PINGPONG_PLACE_WORDS * 8);
     {
         std::vector<uint64_t> values(r.count);
         for (size_t i = 0; i < r.count; i++) values[i] = pattern(r.me, i);

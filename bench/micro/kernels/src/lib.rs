@@ -14,7 +14,7 @@
 //! | [`barrier_latency_thread`], [`barrier_latency_warp`], [`barrier_latency_block`] | 1 × 1 / 32 / threads, cooperative, every PE | `warmup` + `iters` `barrier_all`; the `iters` are timed on the GPU's clock |
 //! | [`reduce_latency_thread`], [`reduce_latency_warp`], [`reduce_latency_block`] | 1 × 1 / 32 / threads, cooperative, every PE | `warmup` + `iters` sum reductions of `count` `u64` over all PEs; the `iters` are timed on the GPU's clock |
 //! | [`alltoall_latency_thread`], [`alltoall_latency_warp`], [`alltoall_latency_block`] | same | the same with `alltoall` of `count` `u64` to every PE |
-//! | [`pingpong_p`] | 1 × 1, cooperative, every PE | PEs 0 and 1 bounce a counter: `p` to the other's word, `wait_until` the own word holds it; `warmup` + `iters` round trips, the `iters` timed |
+//! | [`pingpong_p`] | 1 × 1, cooperative, every PE | PEs 0 and 1 bounce a counter: `p` to the other's word, `wait_until` the own word holds it; `warmup` + `iters` round trips, each on the next of `places` words, the `iters` timed |
 //! | [`pingpong_signal`] | same | the same with `put_signal` of `count` elements and `signal_wait_until` |
 //! | [`delay`] | 1 × 1 | spins `ns` nanoseconds (keeps the stream busy while the host enqueues the timed launch) |
 //! | [`release`] | 1 × 1, PE 0 only | `p` of `value` to `word` on every other PE, `quiet` (the end of a case: the others wait for it on the host) |
@@ -22,9 +22,14 @@
 //! Shares are whole granules of [`GRANULE`] elements, so every transfer starts 128-byte aligned.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, asm_experimental_arch))]
+// On the host (`cargo test` of the share and ping-pong arithmetic) the kernels do not exist, and
+// with them go the uses of most imports.
+#![cfg_attr(not(target_arch = "nvptx64"), allow(unused_imports, dead_code))]
 
+#[cfg(target_arch = "nvptx64")]
+use nvshmem_gpu::thread;
 use nvshmem_gpu::{
-    Cmp, SignalOp, SymmetricPtr, Team, collective, kernel, p2p, pe, rma, signal, sync, thread,
+    Cmp, SignalOp, SymmetricPtr, Team, collective, kernel, p2p, pe, rma, signal, sync,
 };
 
 /// Elements per granule of a share: 16 `u64`, 128 bytes.
@@ -474,18 +479,23 @@ collective_latency! {
         collective::block::alltoall(team, dest, source, count)
 }
 
-/// Ping-pong with `p` and `wait_until`: PE 0 writes `base + i + 1` into `flag` on PE 1 and waits
-/// until its own `flag` holds it; PE 1 waits for it and writes it back. `warmup` round trips, then
-/// `iters` timed ones; PE 0 and 1 store the nanoseconds of the timed ones in `elapsed_ns`. Other PEs
-/// return at once. Launch 1 × 1.
+/// Ping-pong with `p` and `wait_until`: PE 0 writes `base + i + 1` into the word `flag` on PE 1 and
+/// waits until its own `flag` holds it; PE 1 waits for it and writes it back. Round trip `i` uses
+/// the word at place `i % places` of `flags` (places `place_words` apart), so that one launch times
+/// the round trips over that many places of memory, not one. `warmup` round trips, then `iters`
+/// timed ones; PE 0 and 1 store the nanoseconds of the timed ones in `elapsed_ns`. Other PEs return
+/// at once. Launch 1 × 1.
 ///
 /// # Safety
-/// `flag` is a symmetric `u64` whose value is below `base + 1` on PEs 0 and 1, written by nothing
-/// else; `elapsed_ns` is device memory for one `u64`; PEs 0 and 1 launch it with the same arguments
-/// at the same time (cooperatively, or under MPS on a shared GPU).
+/// `flags` is a symmetric buffer of `places × place_words` `u64` (`places` ≥ 1) whose words at the
+/// places are below `base + 1` on PEs 0 and 1 and written by nothing else; `elapsed_ns` is device
+/// memory for one `u64`; PEs 0 and 1 launch it with the same arguments at the same time
+/// (cooperatively, or under MPS on a shared GPU).
 #[kernel]
 pub unsafe fn pingpong_p(
-    flag: SymmetricPtr<u64>,
+    flags: SymmetricPtr<u64>,
+    places: u32,
+    place_words: usize,
     warmup: u32,
     iters: u32,
     base: u64,
@@ -496,14 +506,17 @@ pub unsafe fn pingpong_p(
         return;
     }
     let peer = 1 - me;
+    let mut place = 0u32;
     let mut start = globaltimer();
     for i in 0..warmup + iters {
         if i == warmup {
             start = globaltimer();
         }
         let seq = base + u64::from(i) + 1;
-        // SAFETY: the caller's contract; the other PE runs the mirror image of this loop.
+        // SAFETY: the caller's contract (`place < places`); the other PE runs the mirror image of
+        // this loop.
         unsafe {
+            let flag = flags.add(place as usize * place_words);
             if me == 0 {
                 rma::p(flag, seq, peer);
                 p2p::wait_until(flag, Cmp::Eq, seq);
@@ -512,6 +525,7 @@ pub unsafe fn pingpong_p(
                 rma::p(flag, seq, peer);
             }
         }
+        place = next_place(place, places);
     }
     let end = globaltimer();
     // SAFETY: the caller's contract.
@@ -519,18 +533,21 @@ pub unsafe fn pingpong_p(
 }
 
 /// Ping-pong with `put_signal` and `signal_wait_until`: as [`pingpong_p`], but each side puts
-/// `count` elements of `source` into the other's `data` and sets the other's `sig` to the round's
-/// number with the same call.
+/// `count` elements of `source` into the other's `data` and sets the other's signal word (the
+/// round trip's place of `sigs`) to the round's number with the same call.
 ///
 /// # Safety
-/// As for [`pingpong_p`], with `sig` for `flag`; `data` and `source` hold `count` elements on PEs
+/// As for [`pingpong_p`], with `sigs` for `flags`; `data` and `source` hold `count` elements on PEs
 /// 0 and 1.
 #[kernel]
+#[allow(clippy::too_many_arguments)]
 pub unsafe fn pingpong_signal(
     data: SymmetricPtr<u64>,
     source: SymmetricPtr<u64>,
     count: usize,
-    sig: SymmetricPtr<u64>,
+    sigs: SymmetricPtr<u64>,
+    places: u32,
+    place_words: usize,
     warmup: u32,
     iters: u32,
     base: u64,
@@ -541,14 +558,17 @@ pub unsafe fn pingpong_signal(
         return;
     }
     let peer = 1 - me;
+    let mut place = 0u32;
     let mut start = globaltimer();
     for i in 0..warmup + iters {
         if i == warmup {
             start = globaltimer();
         }
         let seq = base + u64::from(i) + 1;
-        // SAFETY: the caller's contract; the other PE runs the mirror image of this loop.
+        // SAFETY: the caller's contract (`place < places`); the other PE runs the mirror image of
+        // this loop.
         unsafe {
+            let sig = sigs.add(place as usize * place_words);
             if me == 0 {
                 signal::put_signal(data, source.as_ptr(), count, sig, seq, SignalOp::Set, peer);
                 signal::signal_wait_until(sig, Cmp::Eq, seq);
@@ -557,15 +577,36 @@ pub unsafe fn pingpong_signal(
                 signal::put_signal(data, source.as_ptr(), count, sig, seq, SignalOp::Set, peer);
             }
         }
+        place = next_place(place, places);
     }
     let end = globaltimer();
     // SAFETY: the caller's contract.
     unsafe { *elapsed_ns = end.wrapping_sub(start) };
 }
 
+/// The place after `place` of `places`, back to 0 after the last (a ping-pong's walk over its
+/// words, without a division in the timed loop).
+fn next_place(place: u32, places: u32) -> u32 {
+    if place + 1 >= places { 0 } else { place + 1 }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_ping_pong_walks_every_place_in_turn() {
+        let mut place = 0;
+        let walk: Vec<u32> = (0..7)
+            .map(|_| {
+                let now = place;
+                place = next_place(place, 3);
+                now
+            })
+            .collect();
+        assert_eq!(walk, [0, 1, 2, 0, 1, 2, 0]);
+        assert_eq!(next_place(0, 1), 0);
+    }
 
     #[test]
     fn shares_cover_everything_once_in_whole_granules() {

@@ -381,8 +381,9 @@ pub unsafe fn gather(source: SymmetricPtr<f64>, count: u32, dest: *mut f64) {
 
 /// The kernels' stencil code run on the CPU: every PE's patch swept band by band, vector by
 /// vector, with the halo exchange done by copying edge cells to where [`Patch::remote_index`]
-/// says, must give the whole-grid result bit for bit. (Run with `cargo test --manifest-path
-/// examples/jacobi/kernels/Cargo.toml`; the kernel crates are not workspace members.)
+/// says, must give the whole-grid result bit for bit. (`./x test` runs them with `cargo test
+/// --manifest-path examples/jacobi/kernels/Cargo.toml`: the kernel crates are not workspace
+/// members.)
 #[cfg(test)]
 mod tests {
     use super::*;
