@@ -487,10 +487,10 @@ collective_latency! {
 /// at once. Launch 1 × 1.
 ///
 /// # Safety
-/// `flags` is a symmetric buffer of `places × place_words` `u64` (`places` ≥ 1) whose words at the
-/// places are below `base + 1` on PEs 0 and 1 and written by nothing else; `elapsed_ns` is device
-/// memory for one `u64`; PEs 0 and 1 launch it with the same arguments at the same time
-/// (cooperatively, or under MPS on a shared GPU).
+/// `places` ≥ 1, and the symmetric allocation of `flags` holds a `u64` at each place
+/// `flags + k × place_words`, `k < places`, below `base + 1` on PEs 0 and 1 and written by nothing
+/// else; `elapsed_ns` is device memory for one `u64`; PEs 0 and 1 launch it with the same
+/// arguments at the same time (cooperatively, or under MPS on a shared GPU).
 #[kernel]
 pub unsafe fn pingpong_p(
     flags: SymmetricPtr<u64>,
