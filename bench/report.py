@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The report of bench/run-bench.sh: Rust kernels against the same kernels in CUDA C++.
 
-    python3 bench/report.py --results RESULTS.txt --machine MACHINE.txt --prefix OUT/bench-DATE
+    python3 bench/report.py --results RESULTS.txt --machine MACHINE.txt --prefix OUT/bench-STAMP
 
 reads the tagged result lines the harness collected and writes PREFIX.md (summary, method, machine,
 then one section per PE count with every figure, every ratio, the noise band and the verdicts
@@ -831,7 +831,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--results", required=True)
     parser.add_argument("--machine")
-    parser.add_argument("--prefix", required=True, help="output path prefix, e.g. OUT/bench-2026-11-29")
+    parser.add_argument("--prefix", required=True, help="output path prefix, e.g. OUT/bench-2026-11-29-1156")
     args = parser.parse_args()
 
     records = read_results(args.results)

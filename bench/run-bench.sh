@@ -12,15 +12,18 @@
 # rounds each leave another distance between the runners' two buffers, see round_gap), and writes
 # into OUT_DIR:
 #
-#   bench-DATE.md                    the report: summary, method, machine, then one section per PE
+#   bench-STAMP.md                   the report: summary, method, machine, then one section per PE
 #                                    count with every figure and ratio, noise, verdicts
-#   bench-DATE-pesN-bandwidth.png    put/get bandwidth against size at N PEs, Rust and CUDA
-#   bench-DATE-pesN-bandwidth-ratio.png   the same as Rust ÷ CUDA ratios, with the ±3 % band
-#   bench-DATE-pesN-latency.png      the latencies at N PEs, Rust and CUDA side by side
-#   bench-DATE-jacobi.png            Jacobi time per iteration per variant and PE count
-#   bench-DATE-results.txt           every result line, tagged with program, round and PE count
+#   bench-STAMP-pesN-bandwidth.png   put/get bandwidth against size at N PEs, Rust and CUDA
+#   bench-STAMP-pesN-bandwidth-ratio.png  the same as Rust ÷ CUDA ratios, with the ±3 % band
+#   bench-STAMP-pesN-latency.png     the latencies at N PEs, Rust and CUDA side by side
+#   bench-STAMP-jacobi.png           Jacobi time per iteration per variant and PE count
+#   bench-STAMP-results.txt          every result line, tagged with program, round and PE count
 #                                    (report.py input)
-#   bench-DATE.log                   the full output of the builds and of every run
+#   bench-STAMP.log                  the full output of the builds and of every run
+#
+# STAMP is the run's start in UTC to the minute (2026-11-30-1838), then BENCH_TAG if set, so that
+# no run overwrites another's files; a run that would is refused.
 #
 # Order: first, for each PE count, the short runs (micro-benchmarks one-sided, two-sided and
 # collective, every round; the Jacobi checks and the NCCL check, once); then the T1 single-GPU
@@ -40,8 +43,8 @@
 #   BENCH_BUDGET_S       time budget of the whole run in seconds (default 500)
 #   BENCH_GPUS           GPUs to spread the PEs over (default: every GPU of the machine; 1 puts all
 #                        PEs on the first GPU, as on a machine of one GPU)
-#   BENCH_TAG            a word added to the output files' names (bench-DATE-TAG.md, ...), so that
-#                        two runs of one day do not overwrite each other
+#   BENCH_TAG            a word added to the output files' names (bench-STAMP-TAG.md, ...), to
+#                        tell kinds of run apart (e.g. 2gpu)
 #   MICRO_ARGS, COLLECTIVE_ARGS, JACOBI_ARGS, JACOBI_CHECK_ARGS   the programs' arguments
 #                        (defaults below; set and empty: the programs' own defaults;
 #                        COLLECTIVE_ARGS come after MICRO_ARGS in the collectives' job)
@@ -82,8 +85,12 @@ mapfile -t PES_LIST < <(printf '%s\n' "${PES_LIST[@]}" | sort -nu)
 mkdir -p "$OUT" || exit 2
 DIST=dist
 START=$(date +%s)
-DATE=$(date -u +%Y-%m-%d)
-PREFIX=$OUT/bench-$DATE${TAG:+-$TAG}
+STAMP=$(date -u +%Y-%m-%d-%H%M)
+PREFIX=$OUT/bench-$STAMP${TAG:+-$TAG}
+if [[ -e $PREFIX.md || -e $PREFIX.log ]]; then
+    echo "run-bench: $PREFIX.md or .log is there already (a run started in the same minute); wait a minute, set BENCH_TAG, or pass another OUT_DIR" >&2
+    exit 2
+fi
 LOG=$PREFIX.log
 RESULTS=$PREFIX-results.txt
 TMP=$(mktemp -d)
@@ -375,5 +382,5 @@ echo "elapsed: $(elapsed)" >> "$MACHINE"
 progress "writing the report"
 python3 bench/report.py --results "$RESULTS" --machine "$MACHINE" --prefix "$PREFIX" 2>&1 | tee -a "$LOG"
 status=${PIPESTATUS[0]}
-progress "done: $(find "$OUT" -maxdepth 1 -type f -name "bench-$DATE*" -printf '%f\n' | sort | tr '\n' ' ')"
+progress "done: $(find "$OUT" -maxdepth 1 -type f -name "bench-$STAMP*" -printf '%f\n' | sort | tr '\n' ' ')"
 exit "$status"
