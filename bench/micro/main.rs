@@ -446,6 +446,7 @@ impl<'a> Runner<'a> {
         let options = self.options;
         let count = self.dest.len();
         let capacity = count * 8;
+        let launches = (options.warmup + options.reps) as usize;
         self.dest.copy_from_host(&vec![POISON; count])?;
         self.nvshmem.barrier_all();
         let (dest, source) = (self.dest.as_symmetric_ptr(), self.source.as_symmetric_ptr());
@@ -458,7 +459,6 @@ impl<'a> Runner<'a> {
                     self.one_sided_case(bench, scope, bytes, blocks, |runner| {
                         let kernel = runner.module.kernel(&format!("{op}_bw_{}", scope.name()))?;
                         let config = LaunchConfig::linear(blocks, runner.options.threads);
-                        let launches = (options.warmup + options.reps) as usize;
                         let times = runner.time_launches(|launch| {
                             let offset = bw_offset(launch, launches, bytes, capacity);
                             // SAFETY: bw_offset keeps `count` elements from `offset` inside both

@@ -647,12 +647,12 @@ struct Runner {
             uint32_t warmup = TWO_SIDED_WARMUP, iters = o.lat_iters;
             uint64_t per_launch = warmup + iters;
             size_t n = 1;
+            // The p ping-pong uses the first word of each place, the signal ping-pong the second.
+            uint64_t *sigs = flags + 1;
+            uint32_t places = PINGPONG_PLACES;
+            size_t place_words = PINGPONG_PLACE_WORDS;
             two_sided_case(bench, THREAD, 8, 2.0 * iters, [&](uint32_t l) -> std::string {
                 uint64_t *slot = elapsed + l;
-                // The p ping-pong uses the first word of each place, the signal ping-pong the second.
-                uint64_t *sigs = flags + 1;
-                uint32_t places = PINGPONG_PLACES;
-                size_t place_words = PINGPONG_PLACE_WORDS;
                 uint64_t base = l * per_launch;
                 if (bench == PINGPONG_P) {
                     void *args[] = {&flags, &places, &place_words, &warmup, &iters, &base, &slot};
