@@ -94,7 +94,10 @@ def method(machine, rounds):
   10) each followed by `quiet`; latency = time ÷ operations.
 - **Two-sided micro-benchmarks** (`barrier_lat`, `pingpong_p`, `pingpong_signal`; every PE launches
   cooperatively): 20 untimed barriers or round trips line the PEs up inside the kernel, then the GPU's
-  `%globaltimer` times the next `--lat-iters`; median over the launches. Ping-pong latency is half a
+  `%globaltimer` times the next `--lat-iters`; median over the launches, each waited for before
+  the next is queued (a launch queued behind a running one made the signal ping-pong up to 70 %
+  slower in some processes at 3 and 4 PEs under MPS, in both programs, every launch but the last;
+  bench/results/pingpong-queued-2026-11-30.txt). Ping-pong latency is half a
   round trip; the ping-pong runs between PEs 0 and 1 (the kernels of further PEs return at once),
   round trip i on the words of place i mod 16 of 16 places 2 MiB + 128 B apart (in both programs),
   so that every launch is timed over 16 places of memory and not one: with one place the rounds of a

@@ -30,7 +30,10 @@
 //! - Two-sided cases (`barrier_lat`, `pingpong_p`, `pingpong_signal`): every PE launches
 //!   cooperatively; inside the kernel, 20 untimed barriers or round trips first line the PEs up,
 //!   then the GPU's nanosecond clock times `--lat-iters` of them (launch skew between PEs would
-//!   otherwise be counted). Median over `--reps` launches. Barrier latency is time ÷ barriers;
+//!   otherwise be counted). Median over `--reps` launches, each waited for before the next is
+//!   queued: a launch queued behind a running one made the signal ping-pong's round trips up to
+//!   70 % slower in some processes at 3 and 4 PEs under MPS, in both programs, all launches but the
+//!   last (bench/results/pingpong-queued-2026-11-30.txt). Barrier latency is time ÷ barriers;
 //!   ping-pong latency is half a round trip (time ÷ round trips ÷ 2).
 //! - Collectives (`reduce_lat`, `alltoall_lat`) are timed like the barrier, at each scope and each
 //!   size of `--lat-sizes`: a sum reduction of `bytes ÷ 8` `u64`, or an `alltoall` in which every
@@ -648,8 +651,12 @@ impl<'a> Runner<'a> {
         {
             Err(obstacle.into())
         } else {
+            // Each launch is waited for before the next is queued (see the module's notes).
             (0..launches)
-                .try_for_each(|number| launch(self, number))
+                .try_for_each(|number| {
+                    launch(self, number)?;
+                    self.nvshmem.synchronize()
+                })
                 .map_err(Failure::from)
                 .and_then(|()| Ok(self.elapsed.to_vec()?))
                 .map(|nanos| {

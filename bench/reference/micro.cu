@@ -16,7 +16,8 @@
 //    iterations (us).
 //  - two-sided cases (barrier_lat, pingpong_p, pingpong_signal): every PE launches cooperatively;
 //    20 untimed barriers or round trips line the PEs up, then the GPU's nanosecond clock times
-//    --lat-iters of them inside the kernel; median over --reps. Barrier latency = time / barriers;
+//    --lat-iters of them inside the kernel; median over --reps launches, each waited for before the
+//    next is queued (bench/results/pingpong-queued-2026-11-30.txt). Barrier latency = time / barriers;
 //    ping-pong latency = half a round trip.
 //  - collectives (reduce_lat, alltoall_lat) are timed like the barrier at each scope and each size
 //    of --lat-sizes: a sum reduction of bytes/8 uint64, or an alltoall in which every PE sends
@@ -545,11 +546,12 @@ struct Runner {
         auto run = [&]() -> std::string {
             std::string why = obstacle(bench, bytes);
             if (!why.empty()) return why;
+            // Each launch is waited for before the next is queued (as the Rust runner does).
             for (uint32_t l = 0; l < launches; l++) {
                 std::string error = launch(l);
                 if (!error.empty()) return error;
+                CUDA_TRY(cudaDeviceSynchronize());
             }
-            CUDA_TRY(cudaDeviceSynchronize());
             std::vector<uint64_t> nanos(launches);
             CUDA_TRY(cudaMemcpy(nanos.data(), elapsed, launches * 8, cudaMemcpyDeviceToHost));
             for (uint32_t l = o.warmup; l < launches; l++) seconds.push_back(nanos[l] * 1e-9);
