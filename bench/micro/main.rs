@@ -241,7 +241,7 @@ impl<'a> Runner<'a> {
             bytes => Some(nvshmem.alloc::<u8>(bytes)?),
         };
         let dest = nvshmem.alloc::<u64>(count)?;
-        let launches = (options.warmup + options.reps) as usize;
+        let launches = options.launches();
         let elapsed = nvshmem.alloc_zeroed::<u64>(launches)?;
         let flags = nvshmem.alloc_zeroed::<u64>(PINGPONG_PLACES as usize * PINGPONG_PLACE_WORDS)?;
         let ended = nvshmem.alloc_zeroed::<u64>(1)?;
@@ -449,7 +449,7 @@ impl<'a> Runner<'a> {
         let options = self.options;
         let count = self.dest.len();
         let capacity = count * 8;
-        let launches = (options.warmup + options.reps) as usize;
+        let launches = options.launches();
         self.dest.copy_from_host(&vec![POISON; count])?;
         self.nvshmem.barrier_all();
         let (dest, source) = (self.dest.as_symmetric_ptr(), self.source.as_symmetric_ptr());
@@ -569,7 +569,7 @@ impl<'a> Runner<'a> {
         // SAFETY: CUevent_flags is a `#[repr(u32)]` enum and 0 is its CU_EVENT_DEFAULT variant.
         let timing = || unsafe { std::mem::transmute::<u32, _>(0u32) };
         let mut pairs = Vec::new();
-        for number in warmup..warmup + self.options.reps as usize {
+        for number in warmup..self.options.launches() {
             let (start, stop) = (
                 context.new_event(Some(timing()))?,
                 context.new_event(Some(timing()))?,
@@ -629,7 +629,7 @@ impl<'a> Runner<'a> {
 
     /// The device address where two-sided launch number `launch` stores its nanoseconds.
     fn slot(&self, launch: usize) -> *mut u64 {
-        // SAFETY: callers pass launch < warmup + reps, the buffer's length.
+        // SAFETY: callers pass launch < options.launches(), the buffer's length.
         unsafe { self.elapsed.as_symmetric_ptr().add(launch) }.as_ptr()
     }
 
@@ -643,7 +643,7 @@ impl<'a> Runner<'a> {
         per_op: f64,
         launch: impl Fn(&Runner<'a>, usize) -> Result<(), nvshmem_host::Error>,
     ) -> Result<(), Failure> {
-        let launches = (self.options.warmup + self.options.reps) as usize;
+        let launches = self.options.launches();
         let name = bench.name();
         let scope_name = scope.name();
         self.nvshmem.barrier_all();

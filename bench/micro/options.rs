@@ -133,6 +133,13 @@ impl Default for Options {
     }
 }
 
+impl Options {
+    /// Launches per case: `--warmup` untimed ones, then `--reps` timed ones.
+    pub fn launches(&self) -> usize {
+        (self.warmup + self.reps) as usize
+    }
+}
+
 /// `4096`, `4K`, `1M`, `2G` (powers of 1024), a multiple of 8 bytes (one `u64`).
 fn bytes(text: &str) -> Result<usize, String> {
     let (digits, unit) = match text.char_indices().last() {
