@@ -283,6 +283,8 @@ struct Options {
     std::vector<uint32_t> grids{1, 8, 32, GRID_SMS};
     uint32_t threads = 512, warmup = 2, reps = 10, lat_iters = 1000;
     size_t gap = 0;  // bytes of the heap left free between source and dest
+    // Launches per case: --warmup untimed ones, then --reps timed ones (as Options::launches).
+    size_t launches() const { return (size_t)warmup + reps; }
 };
 
 static size_t parse_bytes(const std::string &text) {
@@ -475,6 +477,7 @@ struct Runner {
     }
 
     void bandwidth(int bench) {
+        size_t launches = o.launches();
         std::vector<uint64_t> poison(count, POISON);
         CUDA_CHECK(cudaMemcpy(dest, poison.data(), count * 8, cudaMemcpyHostToDevice));
         nvshmem_barrier_all();
@@ -489,7 +492,6 @@ struct Runner {
                     uint32_t iters = bw_iters(bytes);
                     one_sided_case(bench, scope, bytes, blocks, [&](double &value) -> std::string {
                         std::vector<double> seconds;
-                        size_t launches = o.warmup + o.reps;
                         std::string error = time_launches(
                             [&](size_t launch) {
                                 size_t offset = bw_offset(launch, launches, bytes, count * 8);
@@ -540,7 +542,7 @@ struct Runner {
     // ones / per_op.
     template <typename Launch>
     void two_sided_case(int bench, int scope, size_t bytes, double per_op, Launch launch) {
-        uint32_t launches = o.warmup + o.reps;
+        size_t launches = o.launches();
         nvshmem_barrier_all();
         std::vector<double> seconds;
         auto run = [&]() -> std::string {
@@ -691,8 +693,7 @@ int main(int argc, char **argv) {
     r.source = (uint64_t *)nvshmem_malloc(r.count * 8);
     void *gap = r.o.gap > 0 ? nvshmem_malloc(r.o.gap) : nullptr;  // held to the end
     r.dest = (uint64_t *)nvshmem_malloc(r.count * 8);
-    size_t launches = (size_t)r.o.warmup + r.o.reps;
-    r.elapsed = (uint64_t *)nvshmem_calloc(launches, 8);
+    r.elapsed = (uint64_t *)nvshmem_calloc(r.o.launches(), 8);
     r.flags = (uint64_t *)nvshmem_calloc(PINGPONG_PLACES * PINGPONG_PLACE_WORDS, 8);
     r.ended = (uint64_t *)nvshmem_calloc(1, 8);
     if (r.source == nullptr || (r.o.gap > 0 && gap == nullptr) || r.dest == nullptr || r.elapsed == nullptr || r.flags == nullptr || r.ended == nullptr)
