@@ -14,8 +14,7 @@
 //   signal     as put-block, then the last block of an edge row quiets and sets the neighbour's
 //              signal word; a block reading a halo waits for it; a barrier on norm iterations only
 //   overlap    as signal, with the edge rows as their own bands, scheduled first
-//   persistent as overlap, every iteration in one cooperative launch: the bands drawn one at a time
-//              from an item queue, a grid barrier between iterations
+//   persistent as overlap, every iteration in one cooperative launch with a grid barrier
 //   single     one PE: the plain stencil, no halo exchange (the T1 of the comparison)
 //
 // The last line from PE 0:
@@ -191,48 +190,6 @@ struct GridBarrier {
     }
 };
 
-// Deals out the items of each iteration to the blocks one at a time, in order, each to the first
-// block that asks (as the Rust library's nvshmem_halo::device::ItemQueue does): thread 0 draws the
-// block's next ticket when the block starts an item and leaves it in the block's slot in global
-// memory for the block to read after the barrier that ends the item (a second barrier, when the
-// next item starts, keeps it from rewriting the slot before all have read it). An iteration uses
-// items + blocks tickets (every block draws one past the end). Memory: item_queue_words(blocks)
-// u32, the first zeroed.
-__host__ __device__ inline size_t item_queue_words(uint32_t blocks) { return 1 + (size_t)blocks; }
-
-__device__ __forceinline__ uint32_t atomic_add_relaxed(uint32_t *address, uint32_t value) {
-    uint32_t before;
-    asm volatile("atom.relaxed.gpu.add.u32 %0, [%1], %2;" : "=r"(before) : "l"(address), "r"(value) : "memory");
-    return before;
-}
-
-struct ItemQueue {
-    uint32_t *tickets, *slot;
-    uint32_t first_ticket;
-    __device__ ItemQueue(uint32_t *words)
-        : tickets(words),
-          slot(words + 1 + (blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z))),
-          first_ticket(0) {}
-    // Runs body(item) with the whole block for each item of [0, items) this block draws.
-    template <typename Body>
-    __device__ void for_each(uint32_t items, Body body) {
-        bool leader = rank_in_block() == 0;
-        uint32_t blocks = gridDim.x * gridDim.y * gridDim.z, first = first_ticket;
-        if (leader) *slot = atomic_add_relaxed(tickets, 1);
-        __syncthreads();
-        uint32_t ticket = *slot;
-        while (ticket - first < items) {
-            __syncthreads();
-            uint32_t drawn = leader ? atomic_add_relaxed(tickets, 1) : 0;
-            body(ticket - first);
-            if (leader) *slot = drawn;
-            __syncthreads();
-            ticket = *slot;
-        }
-        first_ticket = first + items + blocks;
-    }
-};
-
 // The end of norm `j` in jacobi_persistent: this PE's total into totals[j], a barrier of all PEs,
 // then every PE's total summed into norms[j]. One thread per PE. Kept out of line, as in Rust: it
 // runs once per norm on one thread, and inlined it would cost the stencil loop registers.
@@ -245,21 +202,19 @@ __device__ __noinline__ void finish_norm(double *slots, double *totals, double *
 }
 
 __global__ void jacobi_persistent(float *a, float *a_new, Patch p, Tiling t, Schedule schedule, double *norm_slots,
-                                  double *totals, double *norms, Signals s, uint32_t *grid_counter,
-                                  uint32_t *queue_words) {
+                                  double *totals, double *norms, Signals s, uint32_t *grid_counter) {
     check_vector(t);
     GridBarrier barrier{grid_counter, 0};
-    ItemQueue queue(queue_words);
     uint32_t column_blocks = t.column_blocks(p);
     uint32_t items = column_blocks * t.boundary_first_bands(p);
     float *current = a, *next = a_new;
     for (uint32_t iteration = 0; iteration < schedule.iterations; iteration++) {
         float residual = 0.0f;
-        queue.for_each(items, [&](uint32_t item) {
+        for (uint32_t item = blockIdx.x; item < items; item += gridDim.x) {
             uint32_t cb = item % column_blocks, band = item / column_blocks, first, end;
             t.boundary_first_band(p, band, first, end);
             residual += signalled_band(current, next, p, t, s, iteration, cb, first, end);
-        });
+        }
         bool computes = schedule.computes(iteration);
         uint32_t j = schedule.index(iteration);
         double *slots = norm_slots + (j % 2) * NORM_SLOTS_LEN;
@@ -293,8 +248,6 @@ struct Run {
     Tiling t;
     float *a = nullptr, *a_new = nullptr;  // symmetric; `a` is the array the next iteration reads
     uint32_t *grid_counter = nullptr;
-    uint32_t *queue_words = nullptr;  // item_queue_words(queue_blocks) u32 for the persistent kernel
-    uint32_t queue_blocks = 0;
 };
 
 // Launches `norms.schedule.iterations` iterations of the variant from `run.a` (returns without
@@ -312,16 +265,10 @@ static void iterate(Run &run, Signals s, const Norms &norms) {
         uint32_t limit = (uint32_t)(per_sm * sms);
         uint32_t blocks = std::max(limit / (uint32_t)run.me.pes_per_gpu, 1u);
         CUDA_CHECK(cudaMemset(run.grid_counter, 0, sizeof(uint32_t)));
-        if (run.queue_blocks != blocks) {
-            CUDA_CHECK(cudaFree(run.queue_words));
-            CUDA_CHECK(cudaMalloc(&run.queue_words, item_queue_words(blocks) * sizeof(uint32_t)));
-            run.queue_blocks = blocks;
-        }
-        CUDA_CHECK(cudaMemset(run.queue_words, 0, item_queue_words(blocks) * sizeof(uint32_t)));
         Schedule sched = schedule;
         double *slots = norms.slots, *totals = norms.totals, *sums = norms.norms;
         void *args[] = {&run.a, &run.a_new, (void *)&p, (void *)&t, &sched, &slots, &totals, &sums, &s,
-                        &run.grid_counter, &run.queue_words};
+                        &run.grid_counter};
         CUDA_CHECK(cudaLaunchCooperativeKernel((void *)jacobi_persistent, dim3(blocks), dim3(o.block_x), args, 0, 0));
         if (schedule.iterations % 2 == 1) std::swap(run.a, run.a_new);
         return;

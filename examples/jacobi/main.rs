@@ -17,7 +17,7 @@
 //! | `p` | `nvshmem_float_p`, one per edge cell, as it is computed | `nvshmemx_barrier_all_on_stream` each iteration |
 //! | `signal` | `put_nbi_block` | neighbour signals: `quiet`, `signal_op` SET, `wait_until_all` |
 //! | `overlap` | `put_nbi_block`, edge rows computed first, interior while halos fly | neighbour signals |
-//! | `persistent` | as `overlap`, all iterations in one cooperative launch, the bands drawn from an item queue | neighbour signals, a grid barrier inside |
+//! | `persistent` | as `overlap`, all iterations in one cooperative launch | neighbour signals, a grid barrier inside |
 //!
 //! The norm's PE totals meet in a barrier on norm iterations only. The run prints the time per
 //! iteration, the bytes a bandwidth-bound solver must move per iteration (`2 · nx · ny · 4`: each
@@ -38,7 +38,6 @@
 mod solver;
 
 use nvshmem_halo::host::{DeviceBuffer, HaloGrids, HaloSignals, NormBuffers, resident_blocks};
-use nvshmem_halo::item_queue_words;
 use nvshmem_halo::{Boundary, Decomposition1d, Decomposition2d, DecompositionError, Tiling};
 use nvshmem_host::{Kernel, LaunchConfig, Nvshmem};
 use solver::{CommonKernels, Iterations, Meeting, Options, Program, Verdict};
@@ -94,24 +93,12 @@ fn run(
         "overlap" => Variant::Overlap,
         _ => Variant::Persistent,
     };
-    let stencil = module.kernel(variant.kernel())?;
-    let persistent_blocks = if variant == Variant::Persistent {
-        let pes_per_gpu = std::env::var(nvshmem_launch::pe_env::PES_PER_GPU)
-            .ok()
-            .and_then(|k| k.parse().ok())
-            .unwrap_or(1);
-        resident_blocks(&stencil, options.tiling.block_x, pes_per_gpu)?
-    } else {
-        0
-    };
     let mut iterations = JacobiIterations {
         variant,
-        stencil,
+        stencil: module.kernel(variant.kernel())?,
         tiling: options.tiling,
         signals: HaloSignals::new(nvshmem)?,
-        persistent_blocks,
         grid_counter: DeviceBuffer::zeroed(1)?,
-        queue_words: DeviceBuffer::zeroed(item_queue_words(persistent_blocks))?,
     };
     solver::solve(nvshmem, &common, options, decomposition, &mut iterations)
 }
@@ -143,11 +130,7 @@ struct JacobiIterations<'m, 'nv> {
     stencil: Kernel<'m>,
     tiling: Tiling,
     signals: HaloSignals<'nv>,
-    /// The persistent kernel's grid (resident next to the other PEs' on the GPU); 0 for the others.
-    persistent_blocks: u32,
-    /// The persistent kernel's grid barrier counter and item queue.
     grid_counter: DeviceBuffer<u32>,
-    queue_words: DeviceBuffer<u32>,
 }
 
 impl Iterations for JacobiIterations<'_, '_> {
@@ -167,17 +150,21 @@ impl Iterations for JacobiIterations<'_, '_> {
         let tiling = self.tiling;
         let schedule = norms.schedule();
         if self.variant == Variant::Persistent {
+            let pes_per_gpu = std::env::var(nvshmem_launch::pe_env::PES_PER_GPU)
+                .ok()
+                .and_then(|k| k.parse().ok())
+                .unwrap_or(1);
+            let blocks = resident_blocks(&self.stencil, tiling.block_x, pes_per_gpu)?;
             self.grid_counter.zero()?;
-            self.queue_words.zero()?;
             let config = LaunchConfig {
-                grid: (self.persistent_blocks, 1, 1),
+                grid: (blocks, 1, 1),
                 block: (tiling.block_x, 1, 1),
                 shared_mem_bytes: 0,
             };
             // SAFETY: jacobi_persistent's parameters, in order; the arrays are symmetric and laid
             // out as `patch` says; two slot sets, `schedule.count()` totals and norms; a zeroed
-            // counter and item queue for this grid; the signals were reset before the run; the
-            // grid is within the cooperative limit, shared among the PEs of a GPU.
+            // counter; the signals were reset before the run; the grid is within the cooperative
+            // limit, shared among the PEs of a GPU.
             unsafe {
                 self.stencil.launch_cooperative(
                     config,
@@ -192,7 +179,6 @@ impl Iterations for JacobiIterations<'_, '_> {
                         &norms.norms_squared(),
                         &self.signals.words(),
                         &self.grid_counter.as_ptr(),
-                        &self.queue_words.as_ptr(),
                     ],
                 )?;
             }

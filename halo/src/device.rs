@@ -1,6 +1,5 @@
 //! The device side of the halo exchange (GPU target only): pushing edge cells into neighbours'
-//! halos, the signal handshake, norm reductions, and a grid-wide barrier and an item queue for
-//! persistent kernels.
+//! halos, the signal handshake, norm reductions and a grid-wide barrier.
 //!
 //! ```ignore
 //! use nvshmem_halo::{device, Direction, Patch, SignalWords, Sides};
@@ -332,150 +331,25 @@ impl GridBarrier {
     }
 }
 
-/// Deals out the items of each iteration of a persistent kernel to its blocks one at a time, in
-/// order, each to the first block that asks (a shared ticket counter), instead of block `b` taking
-/// items `b`, `b + grid`, `b + 2 grid`, ... whatever the others do.
+/// `atom.add.acq_rel.gpu.u32`: adds `value`, returns the previous value.
 ///
-/// Why: with a fixed share, an iteration lasts as long as the slowest block's share, and a block
-/// that shares its multiprocessor with busier ones, or whose items are the light ones, idles at
-/// the grid barrier (Jacobi at 16384 columns has 33 column blocks, the last one 32 columns wide,
-/// and its grids of 231 to 1056 blocks are multiples of 33: one block in 33 only ever got that
-/// narrow last column). Drawn one by one, the items keep every block
-/// busy until the iteration's last one is taken: the CUDA C++ twin of the persistent Jacobi kernel
-/// went from 0.599-0.650 to 0.544-0.557 ms per iteration on an H200 (16384², 1 to 4 PEs), near
-/// its one-launch-per-iteration variant (bench/results/jacobi-item-queue-2026-12-01.txt).
-///
-/// How: thread 0 of each block draws the block's next ticket (`atom.add`) when the block starts an
-/// item, so the atomic's round trip overlaps the item's work, and leaves it in the block's slot in
-/// global memory for the rest of the block to read after the block barrier that ends the item (a
-/// second barrier, when the next item starts, keeps it from rewriting the slot before all have
-/// read it). Tickets are never reset: in each iteration every block draws until it gets one past
-/// the iteration's items, so an iteration uses exactly `items + blocks` tickets and the next one
-/// starts where it ended (wrapping arithmetic, so the counter may run over).
-///
-/// Every block makes its own `ItemQueue` on the same words and runs [`for_each`](Self::for_each)
-/// once per iteration, with the same `items`. Memory: `1 + blocks` `u32`, the first zeroed
-/// ([`crate::item_queue_words`]).
-///
-/// ```ignore
-/// # unsafe fn example(words: *mut u32, counter: *mut u32, items: u32, iterations: u32) {
-/// use nvshmem_halo::device::{GridBarrier, ItemQueue};
-/// // SAFETY: `words` (item_queue_words(grid) u32) and `counter` were zeroed before this
-/// // cooperative launch and serve only this queue and this barrier.
-/// let (mut queue, mut barrier) = unsafe { (ItemQueue::new(words), GridBarrier::new(counter)) };
-/// for _ in 0..iterations {
-///     // SAFETY: every thread of every block runs it once per iteration with the same `items`.
-///     unsafe { queue.for_each(items, |item| { /* the whole block works on `item` */ }) };
-///     // SAFETY: every thread of every block calls it once per iteration.
-///     unsafe { barrier.wait() };
-/// }
-/// # }
-/// ```
-#[derive(Debug)]
-pub struct ItemQueue {
-    tickets: *mut u32,
-    slot: *mut u32,
-    first_ticket: u32,
-}
-
-impl ItemQueue {
-    /// A queue over `words`: the ticket counter, then one slot per block of the grid.
-    ///
-    /// # Safety
-    /// `words` holds [`crate::item_queue_words`]`(blocks in the grid)` `u32`, the first of them
-    /// zero when the kernel started, and serves only this queue for the whole kernel; the kernel is
-    /// launched cooperatively (all blocks resident).
-    pub unsafe fn new(words: *mut u32) -> ItemQueue {
-        let block = thread::block_idx_x()
-            + thread::grid_dim_x()
-                * (thread::block_idx_y() + thread::grid_dim_y() * thread::block_idx_z());
-        ItemQueue {
-            tickets: words,
-            // SAFETY: the block's slot lies within `words` (the caller's contract).
-            slot: unsafe { words.add(1 + block as usize) },
-            first_ticket: 0,
-        }
-    }
-
-    /// Runs `body(item)` with the whole block for each item of `0..items` that this block draws,
-    /// in the order drawn (the grid takes the items in increasing order); returns once every item
-    /// of the iteration has been taken by some block. The block's threads leave together, after
-    /// the block barrier that ended its last item.
-    ///
-    /// # Safety
-    /// Every thread of every block of the grid calls it, once per iteration, with the same `items`
-    /// (below `2^31` less the grid's blocks), and a grid-wide barrier separates two calls (no block
-    /// draws for the next iteration before every block is done drawing for this one); `body` may
-    /// use block barriers.
-    #[inline]
-    pub unsafe fn for_each(&mut self, items: u32, mut body: impl FnMut(u32)) {
-        let leader = thread::rank_in_block() == 0;
-        let blocks = thread::grid_dim_x() * thread::grid_dim_y() * thread::grid_dim_z();
-        let first = self.first_ticket;
-        // SAFETY: `tickets` and the slot are this queue's words (the contract of `new`); the
-        // whole block is here (this function's contract), so it may meet at block barriers.
-        // Thread 0 rewrites the slot only after the barrier that follows every thread's read.
-        unsafe {
-            if leader {
-                *self.slot = atomic_add_relaxed(self.tickets, 1);
-            }
-            thread::sync_threads();
-            let mut ticket = *self.slot;
-            while ticket.wrapping_sub(first) < items {
-                thread::sync_threads();
-                let drawn = if leader {
-                    atomic_add_relaxed(self.tickets, 1)
-                } else {
-                    0
-                };
-                body(ticket.wrapping_sub(first));
-                if leader {
-                    *self.slot = drawn;
-                }
-                thread::sync_threads();
-                ticket = *self.slot;
-            }
-        }
-        self.first_ticket = first.wrapping_add(items).wrapping_add(blocks);
-    }
-}
-
-/// Defines `unsafe fn $name(address: *mut u32, value: u32) -> u32`: `atom.$order.gpu.add.u32`,
-/// which adds `value` to the `u32` at `address` and returns the value before.
-macro_rules! atomic_add_u32 {
-    ($(#[$doc:meta])* $name:ident, $order:literal) => {
-        $(#[$doc])*
-        ///
-        /// # Safety
-        /// `address` is a valid, aligned device address of a `u32`.
-        #[inline]
-        unsafe fn $name(address: *mut u32, value: u32) -> u32 {
-            let before: u32;
-            // SAFETY: the caller's contract above.
-            unsafe {
-                asm!(
-                    concat!("atom.", $order, ".gpu.add.u32 {before}, [{address}], {value};"),
-                    before = out(reg32) before,
-                    address = in(reg64) address,
-                    value = in(reg32) value,
-                    options(nostack),
-                )
-            };
-            before
-        }
+/// # Safety
+/// `address` is a valid, aligned device address of a `u32`.
+#[inline]
+unsafe fn atomic_add_acq_rel(address: *mut u32, value: u32) -> u32 {
+    let before: u32;
+    // SAFETY: the caller's contract above.
+    unsafe {
+        asm!(
+            "atom.acq_rel.gpu.add.u32 {before}, [{address}], {value};",
+            before = out(reg32) before,
+            address = in(reg64) address,
+            value = in(reg32) value,
+            options(nostack),
+        )
     };
+    before
 }
-
-atomic_add_u32!(
-    /// `atom.relaxed.gpu.add.u32`: orders nothing else.
-    atomic_add_relaxed,
-    "relaxed"
-);
-atomic_add_u32!(
-    /// `atom.acq_rel.gpu.add.u32`: a release of this thread's earlier writes and an acquire.
-    atomic_add_acq_rel,
-    "acq_rel"
-);
 
 /// `ld.relaxed.gpu.u32`: a strong load that sees other multiprocessors' writes without ordering
 /// later accesses (and so without invalidating the L1 cache).

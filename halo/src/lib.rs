@@ -10,7 +10,7 @@
 //! | [`packing`] | both | the layout of packed column halos (strided edges sent through a contiguous buffer) |
 //! | [`tiling`] | both | how stencil kernels cover a patch with blocks, top-to-bottom or boundary rows first |
 //! | [`schedule`] | both | which iterations compute the residual norm, and where each norm is kept |
-//! | `device` | GPU | pushing halos to neighbours (element `p`, block `put_nbi`), the signal handshake that replaces a global barrier, norm reductions, a grid-wide barrier and an item queue for persistent kernels |
+//! | `device` | GPU | pushing halos to neighbours (element `p`, block `put_nbi`), the signal handshake that replaces a global barrier, norm reductions, a grid-wide barrier for persistent kernels |
 //! | `host` (feature `host`) | CPU | symmetric grids with halos, the on-stream barrier, the iteration loop's norm bookkeeping, timing and the device-to-device copy rate |
 //!
 //! Everything in `decomposition`, `tiling` and `schedule` is plain integer arithmetic, `no_std`
@@ -61,17 +61,6 @@ pub const NORM_SLOT_STRIDE: usize = 16;
 
 /// The `f64` elements of one set of norm slots.
 pub const NORM_SLOTS_LEN: usize = NORM_SLOTS * NORM_SLOT_STRIDE;
-
-/// The `u32` words a persistent kernel's item queue (`device::ItemQueue`) needs for a grid of
-/// `blocks` blocks: the ticket counter, then one slot per block. The host allocates them and
-/// zeroes at least the first before each launch.
-///
-/// ```
-/// assert_eq!(nvshmem_halo::item_queue_words(231), 232);
-/// ```
-pub const fn item_queue_words(blocks: u32) -> usize {
-    1 + blocks as usize
-}
 
 /// The signal words and arrival counters of one PE's halo exchange, as a kernel parameter.
 ///

@@ -10,7 +10,7 @@
 //! | [`jacobi_put_block`] | each block that computed a piece of an edge row puts it with `put_nbi_block` | host: `barrier_all_on_stream` |
 //! | [`jacobi_signal`] | as `put_block` | neighbour signals: quiet + `signal_op` SET, `wait_until_all` |
 //! | [`jacobi_overlap`] | as `signal`, but the edge rows are their own bands, scheduled first | as `signal` |
-//! | [`jacobi_persistent`] | as `overlap`, every iteration in one cooperative launch, the bands drawn from a queue | signals between PEs, a grid barrier inside |
+//! | [`jacobi_persistent`] | as `overlap`, every iteration in one cooperative launch | signals between PEs, a grid barrier inside |
 //!
 //! A block of `block_x` threads covers `block_x × VECTOR` columns of a band of rows ([`Tiling`]);
 //! each thread walks down its [`VECTOR`] columns with 16-byte loads and stores, loading [`BATCH`]
@@ -193,17 +193,16 @@ pub unsafe fn jacobi_overlap(
     }
 }
 
-/// Every iteration of the run in one cooperative launch: the blocks take the boundary-first bands
-/// of each iteration one at a time from an item queue (signals between PEs, as in
-/// [`jacobi_overlap`]), then meet in a grid barrier before the next iteration. On norm iterations block 0 sums this PE's slots into `totals`, meets
+/// Every iteration of the run in one cooperative launch: the blocks walk the boundary-first bands
+/// of each iteration as [`jacobi_overlap`] does (signals between PEs), then meet in a grid barrier
+/// before the next iteration. On norm iterations block 0 sums this PE's slots into `totals`, meets
 /// the other PEs in `nvshmem_barrier_all` and sums every PE's total into `norms`. The final values
 /// are in `a` after an even number of iterations, in `a_new` after an odd one.
 ///
 /// # Safety
 /// As for [`jacobi_signal`]; launched cooperatively with a 1-D grid small enough to stay resident
 /// next to the other PEs' on the same GPU; `norm_slots` holds two slot sets, `totals` (symmetric)
-/// and `norms` hold `schedule.count()` `f64`; `grid_counter` is a zeroed `u32`; `queue_words` holds
-/// [`nvshmem_halo::item_queue_words`]`(grid)` `u32`, the first zeroed.
+/// and `norms` hold `schedule.count()` `f64`; `grid_counter` is a zeroed `u32`.
 #[kernel]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn jacobi_persistent(
@@ -217,34 +216,23 @@ pub unsafe fn jacobi_persistent(
     norms: *mut f64,
     signals: SignalWords,
     grid_counter: *mut u32,
-    queue_words: *mut u32,
 ) {
     check_vector(&tiling);
     // SAFETY: `grid_counter` is zeroed and the launch cooperative (the caller's contract).
     let mut barrier = unsafe { device::GridBarrier::new(grid_counter) };
-    // SAFETY: `queue_words` holds item_queue_words(grid) words, zeroed (the caller's contract).
-    let mut queue = unsafe { device::ItemQueue::new(queue_words) };
     let column_blocks = tiling.column_blocks(&patch);
     let items = column_blocks * tiling.boundary_first_bands(&patch);
+    let (mut current, mut next) = (a, a_new);
     for iteration in 0..schedule.iterations {
-        // Chosen afresh each iteration rather than swapped: swapped, the two pointers were carried
-        // round the loop as integers, the compiler lost that they point to global memory, and
-        // the stencil's loads and stores became generic ones.
-        let (current, next) = if iteration % 2 == 0 {
-            (a, a_new)
-        } else {
-            (a_new, a)
-        };
         let mut residual = 0.0f32;
-        // SAFETY: every thread of every block runs it once per iteration with the same `items`.
-        unsafe {
-            queue.for_each(items, |item| {
-                let (column_block, band) = (item % column_blocks, item / column_blocks);
-                let rows = tiling.boundary_first_band(&patch, band);
-                // SAFETY: the whole block runs the band (`item` is uniform in the block); each
-                // item is run by one block, so each edge gets `column_blocks` arrivals per
-                // iteration.
-                residual += signalled_band(
+        let mut item = thread::block_idx_x();
+        while item < items {
+            let (column_block, band) = (item % column_blocks, item / column_blocks);
+            let rows = tiling.boundary_first_band(&patch, band);
+            // SAFETY: the whole block runs the band (`item` is uniform in the block); each item
+            // is run by one block, so each edge gets `column_blocks` arrivals per iteration.
+            residual += unsafe {
+                signalled_band(
                     current,
                     next,
                     &patch,
@@ -253,9 +241,10 @@ pub unsafe fn jacobi_persistent(
                     iteration,
                     column_block,
                     rows,
-                );
-            })
-        };
+                )
+            };
+            item += thread::grid_dim_x();
+        }
         let computes_norm = schedule.computes(iteration);
         let j = schedule.index(iteration);
         // SAFETY: two slot sets; norm `j` uses set `j % 2` while set `(j + 1) % 2` is summed.
@@ -277,6 +266,7 @@ pub unsafe fn jacobi_persistent(
             // SAFETY: the whole of block 0 reaches it (the condition is uniform in the block).
             unsafe { thread::sync_threads() };
         }
+        core::mem::swap(&mut current, &mut next);
     }
 }
 
