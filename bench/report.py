@@ -513,6 +513,8 @@ class JacobiRow:
                 "gbps": median(number(r.get("gbps")) for r in rounds.values()),
                 "floor": median(number(r.get("floor_fraction")) for r in rounds.values()),
                 "norm": next((r.get("norm") for r in rounds.values()), None),
+                "occupancy": next((f"{r['registers']}, {r['blocks_per_sm']}" for r in rounds.values()
+                                   if r.get("registers") and r.get("blocks_per_sm")), "–"),
             }
         rs, cs = self.seconds("rust"), self.seconds("cuda")
         self.ratio = rs / cs if rs and cs else None
@@ -556,8 +558,9 @@ def jacobi_section(pes, timing, checks, na, t1, jobs):
                 f"{fmt(number(any_run.get('copy_gbps')))} GB/s.", ""]
     if keys:
         out += ["| variant | Rust ms/iter | CUDA ms/iter | Rust ÷ CUDA time | Rust GB/s | CUDA GB/s | "
-                "floor fraction R / C | T1 ÷ Tp (R / C) | norm R / C | rounds R / C | Rust spread | CUDA spread | |",
-                "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+                "floor fraction R / C | T1 ÷ Tp (R / C) | norm R / C | registers, blocks per SM R / C | "
+                "rounds R / C | Rust spread | CUDA spread | |",
+                "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         noises, missing = [], []
         for key in keys:
             row = JacobiRow(timing[key])
@@ -573,9 +576,12 @@ def jacobi_section(pes, timing, checks, na, t1, jobs):
                 f"{fmt(fig['rust']['gbps'])} | {fmt(fig['cuda']['gbps'])} | "
                 f"{fmt(fig['rust']['floor'], 3)} / {fmt(fig['cuda']['floor'], 3)} | {speed[0]} / {speed[1]} | "
                 f"{fig['rust']['norm'] or '–'} / {fig['cuda']['norm'] or '–'} | "
+                f"{fig['rust']['occupancy']} / {fig['cuda']['occupancy']} | "
                 f"{fig['rust']['rounds']} / {fig['cuda']['rounds']} | {pct(fig['rust']['spread'])} | "
                 f"{pct(fig['cuda']['spread'])} | {verdict(row.ratio, False) if row.ratio else ''} |")
-        out.append("")
+        out += ["", "Registers, blocks per SM: the stencil kernel's registers per thread and its resident blocks "
+                "of the run's size per multiprocessor, as the driver loaded it (the persistent variant's "
+                "cooperative grid is those blocks times the multiprocessors, shared among the GPU's PEs).", ""]
         if missing:
             out += ["No figure: " + "; ".join(missing) + ".", ""]
         band = percentile(noises, 0.9)

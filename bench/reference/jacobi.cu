@@ -19,11 +19,14 @@
 //
 // The last line from PE 0:
 //   result: variant=V pes=N nx=NX ny=NY iters=K norm_every=M seconds_per_iter=T bytes_per_iter=B
-//           gbps=G copy_gbps=C floor_fraction=F check=pass|fail|skipped norm=R
+//           gbps=G copy_gbps=C floor_fraction=F check=pass|fail|skipped norm=R registers=REGS
+//           blocks_per_sm=BLOCKS
 // seconds_per_iter: the slowest PE's; bytes_per_iter = 2 x nx x ny x 4 (each cell read and written
 // once); gbps = bytes_per_iter / seconds_per_iter; copy_gbps: PE 0's GPU's best device-to-device
 // copy rate (read + written); floor_fraction = gbps / copy_gbps. --check compares every PE's cells
 // with the whole problem run on its GPU alone (and, when nx * ny * iters <= 2^28, on the CPU).
+// registers, blocks_per_sm: the stencil kernel's registers per thread and resident blocks per
+// multiprocessor for the run's block size, as loaded.
 #include "common.cuh"
 #include "stencil.cuh"
 
@@ -240,6 +243,16 @@ __global__ void norm_global(double *totals, double *norms, uint32_t j) {
     }
 }
 
+// The kernel that computes the stencil in `variant`.
+static const void *stencil_kernel(const std::string &variant) {
+    if (variant == "put-block") return (const void *)jacobi_put_block;
+    if (variant == "p") return (const void *)jacobi_p;
+    if (variant == "signal") return (const void *)jacobi_signal;
+    if (variant == "overlap") return (const void *)jacobi_overlap;
+    if (variant == "persistent") return (const void *)jacobi_persistent;
+    return (const void *)jacobi_single;
+}
+
 // The buffers of one run of the iterations.
 struct Run {
     const Options &o;
@@ -376,7 +389,7 @@ int main(int argc, char **argv) {
     bool failed = false;
     std::vector<PeReport> reports = unpack_reports(all, me.n_pes, failed);
     nvshmem_barrier_all();
-    if (me.pe == 0) print_results(o, me.n_pes, copy, final_norm, reports, failed);
+    if (me.pe == 0) print_results(o, me.n_pes, stencil_kernel(o.variant), copy, final_norm, reports, failed);
     nvshmem_barrier_all();
     nvshmem_free(report_buffer);
     nvshmem_free(warm_totals);

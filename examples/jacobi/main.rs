@@ -22,11 +22,12 @@
 //! The norm's PE totals meet in a barrier on norm iterations only. The run prints the time per
 //! iteration, the bytes a bandwidth-bound solver must move per iteration (`2 · nx · ny · 4`: each
 //! cell read once and written once), the rate achieved, the GPU's device-to-device copy rate
-//! (measured in the same run) and the fraction of that memory floor reached; its last line, from
-//! PE 0, is machine-readable:
+//! (measured in the same run), the fraction of that memory floor reached, and the stencil kernel's
+//! registers per thread and resident blocks per multiprocessor as loaded; its last line, from PE 0,
+//! is machine-readable:
 //!
 //! ```text
-//! result: variant=put-block pes=2 nx=16384 ny=16384 iters=200 norm_every=10 seconds_per_iter=… bytes_per_iter=… gbps=… copy_gbps=… floor_fraction=… check=pass norm=…
+//! result: variant=put-block pes=2 nx=16384 ny=16384 iters=200 norm_every=10 seconds_per_iter=… bytes_per_iter=… gbps=… copy_gbps=… floor_fraction=… check=pass norm=… registers=… blocks_per_sm=…
 //! ```
 //!
 //! `--check` runs the whole problem again on each PE's GPU alone and compares every PE's cells with
@@ -134,6 +135,10 @@ struct JacobiIterations<'m, 'nv> {
 }
 
 impl Iterations for JacobiIterations<'_, '_> {
+    fn stencil(&self) -> &Kernel<'_> {
+        &self.stencil
+    }
+
     fn reset(&mut self) -> Result<(), Box<dyn Error>> {
         self.signals.reset()?;
         Ok(())

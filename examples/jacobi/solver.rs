@@ -390,6 +390,10 @@ pub trait Iterations {
         grids: &mut HaloGrids<'_, f32>,
         norms: &NormBuffers<'_>,
     ) -> Result<(), Box<dyn Error>>;
+
+    /// The kernel that computes the stencil: the report names it with its registers per thread
+    /// and its resident blocks per multiprocessor, as loaded.
+    fn stencil(&self) -> &Kernel<'_>;
 }
 
 /// How the PEs meet at the end of an iteration.
@@ -593,7 +597,16 @@ pub fn solve(
     nvshmem.barrier_all();
     let failed = reports.iter().any(PeReport::failed);
     if me == 0 {
-        print_results(options, decomposition, copy, final_norm, &reports, failed)?;
+        let stencil = iterations.stencil();
+        print_results(
+            options,
+            decomposition,
+            stencil,
+            copy,
+            final_norm,
+            &reports,
+            failed,
+        )?;
     }
     nvshmem.barrier_all();
     Ok(if failed { Verdict::Fail } else { Verdict::Pass })
@@ -751,6 +764,7 @@ pub fn relative(got: f64, expected: f64) -> f64 {
 fn print_results(
     options: &Options,
     decomposition: &Decomposition2d,
+    stencil: &Kernel<'_>,
     copy: f64,
     final_norm: f64,
     reports: &[PeReport],
@@ -765,10 +779,14 @@ fn print_results(
     let rate = bytes as f64 / per_iter;
     let fraction = rate / copy;
     let grid = decomposition.grid();
+    let registers = stencil.registers();
+    let (_, blocks_per_sm, _) =
+        stencil.max_cooperative_blocks(LaunchConfig::linear(1, options.tiling.block_x))?;
     println!(
         "{}: variant {} on {n_pes} PE(s) as a {} x {} process grid, {nx} x {ny} cells, {} \
          iterations, norm every {}; patches of up to {} x {} cells; blocks of {} threads x {} \
-         columns x {} rows",
+         columns x {} rows; kernel `{}`: {registers} registers per thread, {blocks_per_sm} \
+         resident blocks per multiprocessor",
         program_name(),
         options.variant,
         grid.px,
@@ -779,7 +797,8 @@ fn print_results(
         decomposition.rows().max_len(),
         options.tiling.block_x,
         options.tiling.vector,
-        options.tiling.rows_per_band
+        options.tiling.rows_per_band,
+        stencil.name()
     );
     println!(
         "{}: {:.3} ms per iteration (slowest PE); {:.3} GB to move per iteration (+{halo_bytes} \
@@ -831,7 +850,8 @@ fn print_results(
     let line = format!(
         "result: variant={} pes={n_pes} nx={nx} ny={ny} iters={} norm_every={} \
          seconds_per_iter={per_iter:.9} bytes_per_iter={bytes} gbps={:.1} copy_gbps={:.1} \
-         floor_fraction={fraction:.3} check={check} norm={final_norm:.6e}",
+         floor_fraction={fraction:.3} check={check} norm={final_norm:.6e} registers={registers} \
+         blocks_per_sm={blocks_per_sm}",
         options.variant,
         options.iters,
         options.norm_every,

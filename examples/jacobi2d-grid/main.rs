@@ -108,6 +108,10 @@ struct GridIterations<'m, 'nv> {
 }
 
 impl Iterations for GridIterations<'_, '_> {
+    fn stencil(&self) -> &Kernel<'_> {
+        &self.stencil
+    }
+
     fn reset(&mut self) -> Result<(), Box<dyn Error>> {
         Ok(())
     }
