@@ -135,10 +135,6 @@ struct JacobiIterations<'m, 'nv> {
 }
 
 impl Iterations for JacobiIterations<'_, '_> {
-    fn stencil(&self) -> &Kernel<'_> {
-        &self.stencil
-    }
-
     fn reset(&mut self) -> Result<(), Box<dyn Error>> {
         self.signals.reset()?;
         Ok(())
@@ -234,6 +230,10 @@ impl Iterations for JacobiIterations<'_, '_> {
             grids.swap();
         }
         Ok(())
+    }
+
+    fn stencil(&self) -> &Kernel<'_> {
+        &self.stencil
     }
 }
 

@@ -597,11 +597,10 @@ pub fn solve(
     nvshmem.barrier_all();
     let failed = reports.iter().any(PeReport::failed);
     if me == 0 {
-        let stencil = iterations.stencil();
         print_results(
             options,
             decomposition,
-            stencil,
+            iterations.stencil(),
             copy,
             final_norm,
             &reports,

@@ -108,10 +108,6 @@ struct GridIterations<'m, 'nv> {
 }
 
 impl Iterations for GridIterations<'_, '_> {
-    fn stencil(&self) -> &Kernel<'_> {
-        &self.stencil
-    }
-
     fn reset(&mut self) -> Result<(), Box<dyn Error>> {
         Ok(())
     }
@@ -165,6 +161,10 @@ impl Iterations for GridIterations<'_, '_> {
             grids.swap();
         }
         Ok(())
+    }
+
+    fn stencil(&self) -> &Kernel<'_> {
+        &self.stencil
     }
 }
 
