@@ -244,13 +244,13 @@ __global__ void norm_global(double *totals, double *norms, uint32_t j) {
 }
 
 // The kernel that computes the stencil in `variant`.
-static const void *stencil_kernel(const std::string &variant) {
-    if (variant == "put-block") return (const void *)jacobi_put_block;
-    if (variant == "p") return (const void *)jacobi_p;
-    if (variant == "signal") return (const void *)jacobi_signal;
-    if (variant == "overlap") return (const void *)jacobi_overlap;
-    if (variant == "persistent") return (const void *)jacobi_persistent;
-    return (const void *)jacobi_single;
+static StencilKernel stencil_kernel(const std::string &variant) {
+    if (variant == "put-block") return {(const void *)jacobi_put_block, "jacobi_put_block"};
+    if (variant == "p") return {(const void *)jacobi_p, "jacobi_p"};
+    if (variant == "signal") return {(const void *)jacobi_signal, "jacobi_signal"};
+    if (variant == "overlap") return {(const void *)jacobi_overlap, "jacobi_overlap"};
+    if (variant == "persistent") return {(const void *)jacobi_persistent, "jacobi_persistent"};
+    return {(const void *)jacobi_single, "jacobi_single"};
 }
 
 // The buffers of one run of the iterations.

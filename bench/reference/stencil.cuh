@@ -608,17 +608,22 @@ static std::string rust_exp(double value, int digits) {
     return mantissa + "e" + (negative ? "-" : "") + exponent;
 }
 
+// The kernel that computes a run's stencil, with its name as the Rust runners print it.
+struct StencilKernel {
+    const void *function;
+    const char *name;
+};
+
 // PE 0's report, line for line what examples/jacobi prints (its process grid is 1 x PEs), ending
-// with the machine-readable line.
-// `stencil` is the kernel that computes the stencil; the result names its registers per thread and
-// its resident blocks per multiprocessor for the run's block size, as loaded.
-static void print_results(const Options &o, int n_pes, const void *stencil, double copy, double final_norm,
+// with the machine-readable line; it names `stencil` with its registers per thread and its
+// resident blocks per multiprocessor for the run's block size, as loaded.
+static void print_results(const Options &o, int n_pes, StencilKernel stencil, double copy, double final_norm,
                           const std::vector<PeReport> &reports, bool failed) {
     const char *name = o.program.c_str();
     cudaFuncAttributes attributes;
-    CUDA_CHECK(cudaFuncGetAttributes(&attributes, stencil));
+    CUDA_CHECK(cudaFuncGetAttributes(&attributes, stencil.function));
     int blocks_per_sm = 0;
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, stencil, o.block_x, 0));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, stencil.function, o.block_x, 0));
     double seconds = 0;
     for (const PeReport &r : reports) seconds = std::max(seconds, r.seconds);
     double per_iter = seconds / o.iters;
@@ -627,10 +632,11 @@ static void print_results(const Options &o, int n_pes, const void *stencil, doub
     uint64_t halo_bytes = 2ull * (n_pes - 1) * (o.nx - 2) * 4;
     double rate = (double)bytes / per_iter, fraction = rate / copy;
     printf("%s: variant %s on %d PE(s) as a 1 x %d process grid, %u x %u cells, %u iterations, norm every %u; "
-           "patches of up to %u x %u cells; blocks of %u threads x %u columns x %u rows; %d registers per "
-           "thread, %d resident blocks per multiprocessor\n",
+           "patches of up to %u x %u cells; blocks of %u threads x %u columns x %u rows; kernel `%s`: %d "
+           "registers per thread, %d resident blocks per multiprocessor\n",
            name, o.variant.c_str(), n_pes, n_pes, o.nx, o.ny, o.iters, o.norm_every, o.nx - 2,
-           (o.ny - 2 + n_pes - 1) / n_pes, o.block_x, VECTOR, o.rows_per_band, attributes.numRegs, blocks_per_sm);
+           (o.ny - 2 + n_pes - 1) / n_pes, o.block_x, VECTOR, o.rows_per_band, stencil.name, attributes.numRegs,
+           blocks_per_sm);
     printf("%s: %.3f ms per iteration (slowest PE); %.3f GB to move per iteration (+%llu halo bytes) = %.1f GB/s; "
            "device-to-device copy %.1f GB/s; %.1f %% of the memory floor\n",
            name, per_iter * 1e3, bytes / 1e9, (unsigned long long)halo_bytes, rate / 1e9, copy / 1e9, 100 * fraction);
