@@ -250,7 +250,7 @@ static StencilKernel stencil_kernel(const std::string &variant) {
     if (variant == "signal") return {(const void *)jacobi_signal, "jacobi_signal"};
     if (variant == "overlap") return {(const void *)jacobi_overlap, "jacobi_overlap"};
     if (variant == "persistent") return {(const void *)jacobi_persistent, "jacobi_persistent"};
-    return {(const void *)jacobi_single, "jacobi_single"};
+    return single_stencil;
 }
 
 // The buffers of one run of the iterations.

@@ -114,7 +114,7 @@ int main(int argc, char **argv) {
     CUDA_CHECK(cudaMemcpy(all.data(), all_d, all.size() * sizeof(double), cudaMemcpyDeviceToHost));
     bool failed = false;
     std::vector<PeReport> reports = unpack_reports(all, me.n_pes, failed);
-    if (me.pe == 0) print_results(o, me.n_pes, {(const void *)jacobi_single, "jacobi_single"}, copy, final_norm, reports, failed);
+    if (me.pe == 0) print_results(o, me.n_pes, single_stencil, copy, final_norm, reports, failed);
     barrier();
     NCCL_CHECK(ncclCommDestroy(comm));
     return failed ? 1 : 0;

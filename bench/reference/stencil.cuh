@@ -614,6 +614,9 @@ struct StencilKernel {
     const char *name;
 };
 
+// jacobi_single, the stencil of the single-GPU runs (jacobi's T1, jacobi_nccl's every PE).
+static const StencilKernel single_stencil = {(const void *)jacobi_single, "jacobi_single"};
+
 // PE 0's report, line for line what examples/jacobi prints (its process grid is 1 x PEs), ending
 // with the machine-readable line; it names `stencil` with its registers per thread and its
 // resident blocks per multiprocessor for the run's block size, as loaded.
