@@ -142,6 +142,8 @@ mod element;
 pub mod atomic;
 mod checks;
 pub mod collective;
+#[cfg(any(target_arch = "nvptx64", test))]
+mod connectivity;
 mod debug;
 pub mod ffi;
 pub mod p2p;

@@ -18,7 +18,7 @@
 //! 5 % slower than CUDA C++, and block- and warp-scope puts of 4 KiB 3-8 % slower than in this
 //! order (H200, 2026-11-29; bench/results/bench-2026-11-29-1827.md, notes).
 
-use crate::{SignalOp, ffi, striped_copy, thread};
+use crate::{SignalOp, connectivity, ffi, striped_copy, thread};
 use core::ffi::c_void;
 
 /// The threads that share one transfer: NVSHMEM's thread, warp and block scopes.
@@ -120,7 +120,8 @@ pub(crate) unsafe fn transfer(
 /// `put_signal` over loads and stores, as NVSHMEM's header path does it: the group copies
 /// `bytes` bytes from local `source` to `symmetric` on PE `pe`, waits, then its first thread makes
 /// the data visible system-wide (`fence.sc.sys`) and applies `op` with `value` to `signal` on `pe`
-/// through the peer's mapping ([`signal_at`]). If `pe`'s memory is not mapped here, `nvshmem`,
+/// through the peer's mapping ([`signal_at`]) where NVSHMEM would ([`signal_through_mapping`]),
+/// else with `nvshmemx_signal_op`. If `pe`'s memory is not mapped here, `nvshmem`,
 /// NVSHMEM's own call, does it all. The group waits before and after, as in [`transfer`].
 ///
 /// The signal's address is looked up before the fence, as NVSHMEM's header path does; calling
@@ -154,8 +155,10 @@ pub(crate) unsafe fn put_signal(
                 if rank == 0 {
                     core::arch::asm!("fence.sc.sys;", options(nostack));
                     match remote_signal {
-                        Some(word) => signal_at(word.cast(), value, op),
-                        None => ffi::nvshmemx_signal_op(signal, value, op as i32, pe),
+                        Some(word) if signal_through_mapping(op) => {
+                            signal_at(word.cast(), value, op)
+                        }
+                        _ => ffi::nvshmemx_signal_op(signal, value, op as i32, pe),
                     }
                 }
             }
@@ -165,11 +168,24 @@ pub(crate) unsafe fn put_signal(
     }
 }
 
+/// Whether `op` on a mapped peer's signal word may go through the mapping, as NVSHMEM decides in
+/// `nvshmemi_signal_op`: a `Set` always, an `Add` only when the job's connectivity is load/store
+/// ([`connectivity::atomics_through_mapping`]); otherwise NVSHMEM's call applies it, through the
+/// transport that applies every other PE's additions to that word.
+#[inline(always)]
+fn signal_through_mapping(op: SignalOp) -> bool {
+    match op {
+        SignalOp::Set => true,
+        SignalOp::Add => connectivity::atomics_through_mapping(connectivity::job_connectivity()),
+    }
+}
+
 /// Applies `op` with `value` to the signal word at `word`, a peer's word mapped here, as NVSHMEM
 /// does on that path: a volatile store (`Set`) or a system-scope atomic addition (`Add`).
 ///
 /// # Safety
-/// `word` is a peer's signal word, mapped in this PE's address space.
+/// `word` is a peer's signal word, mapped in this PE's address space, and
+/// [`signal_through_mapping`] allows `op` there.
 #[inline(always)]
 unsafe fn signal_at(word: *mut u64, value: u64, op: SignalOp) {
     // SAFETY: the caller's contract.
