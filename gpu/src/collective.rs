@@ -207,7 +207,7 @@ pub struct MaxLoc {
     pub location: f64,
 }
 
-/// Runs `$call` (a [`crate::peer_collective`] call that returns whether it did the collective) when
+/// Runs `$call` (a [`crate::peer`] call that returns whether it did the collective) when
 /// `$peer` is `true` (the thread scope), and returns from the caller if it did.
 macro_rules! peer_path {
     ($peer:literal, $call:expr) => {
@@ -219,7 +219,7 @@ macro_rules! peer_path {
 }
 
 /// Generates the collectives of one scope; `$peer` says whether they take the load/store path of
-/// [`crate::peer_collective`] (the thread scope).
+/// [`crate::peer`] (the thread scope).
 macro_rules! scoped_collectives {
     ($scope:ident, $peer:literal, $who:literal, $x:literal, $suffix:literal) => {
         paste::paste! {
@@ -240,8 +240,8 @@ macro_rules! scoped_collectives {
             count: usize,
         ) {
             let _ = op;
-            peer_path!($peer, crate::peer_collective::pull_reduce::<T, O>(
-                team, crate::peer_collective::Pull::Reduce, dest.as_ptr(), source.as_ptr(), count));
+            peer_path!($peer, crate::peer::pull_reduce(
+                team, crate::peer::Pull::Reduce, dest.as_ptr(), source.as_ptr(), count, O::combine));
             // SAFETY: the caller upholds the contract restated above; the status is always 0.
             let _ = unsafe { (O::FNS.reduce.$scope)(team.raw(), dest.as_ptr(), source.as_ptr(), count) };
         }
@@ -261,8 +261,8 @@ macro_rules! scoped_collectives {
             count: usize,
         ) {
             let _ = op;
-            peer_path!($peer, crate::peer_collective::pull_reduce::<T, O>(
-                team, crate::peer_collective::Pull::ReduceScatter, dest.as_ptr(), source.as_ptr(), count));
+            peer_path!($peer, crate::peer::pull_reduce(
+                team, crate::peer::Pull::ReduceScatter, dest.as_ptr(), source.as_ptr(), count, O::combine));
             // SAFETY: the caller upholds the contract restated above; the status is always 0.
             let _ = unsafe { (O::FNS.reducescatter.$scope)(team.raw(), dest.as_ptr(), source.as_ptr(), count) };
         }
@@ -303,8 +303,8 @@ macro_rules! scoped_collectives {
             source: SymmetricPtr<T>,
             count: usize,
         ) {
-            peer_path!($peer, crate::peer_collective::push_blocks(
-                team, crate::peer_collective::Push::Fcollect, dest.as_ptr().cast(), source.as_ptr().cast(), count * size_of::<T>()));
+            peer_path!($peer, crate::peer::push_blocks(
+                team, crate::peer::Push::Fcollect, dest.as_ptr().cast(), source.as_ptr().cast(), count * size_of::<T>()));
             // SAFETY: the caller upholds the contract restated above; the status is always 0.
             let _ = unsafe { (T::COLLECTIVE.fcollect.$scope)(team.raw(), dest.as_ptr(), source.as_ptr(), count) };
         }
@@ -324,8 +324,8 @@ macro_rules! scoped_collectives {
             source: SymmetricPtr<T>,
             count: usize,
         ) {
-            peer_path!($peer, crate::peer_collective::push_blocks(
-                team, crate::peer_collective::Push::Alltoall, dest.as_ptr().cast(), source.as_ptr().cast(), count * size_of::<T>()));
+            peer_path!($peer, crate::peer::push_blocks(
+                team, crate::peer::Push::Alltoall, dest.as_ptr().cast(), source.as_ptr().cast(), count * size_of::<T>()));
             // SAFETY: the caller upholds the contract restated above; the status is always 0.
             let _ = unsafe { (T::COLLECTIVE.alltoall.$scope)(team.raw(), dest.as_ptr(), source.as_ptr(), count) };
         }
@@ -349,8 +349,8 @@ macro_rules! scoped_collectives {
         /// As for [`fcollect`], with `bytes` bytes per PE.
         #[inline]
         pub unsafe fn fcollectmem<T>(team: Team, dest: SymmetricPtr<T>, source: SymmetricPtr<T>, bytes: usize) {
-            peer_path!($peer, crate::peer_collective::push_blocks(
-                team, crate::peer_collective::Push::Fcollect, dest.as_ptr().cast(), source.as_ptr().cast(), bytes));
+            peer_path!($peer, crate::peer::push_blocks(
+                team, crate::peer::Push::Fcollect, dest.as_ptr().cast(), source.as_ptr().cast(), bytes));
             // SAFETY: the caller upholds the contract restated above; the status is always 0.
             let _ = unsafe { ffi::[<nvshmem $x _fcollectmem $suffix>](team.raw(), dest.as_ptr().cast(), source.as_ptr().cast_const().cast(), bytes) };
         }
@@ -362,8 +362,8 @@ macro_rules! scoped_collectives {
         /// As for [`alltoall`], with blocks of `bytes` bytes.
         #[inline]
         pub unsafe fn alltoallmem<T>(team: Team, dest: SymmetricPtr<T>, source: SymmetricPtr<T>, bytes: usize) {
-            peer_path!($peer, crate::peer_collective::push_blocks(
-                team, crate::peer_collective::Push::Alltoall, dest.as_ptr().cast(), source.as_ptr().cast(), bytes));
+            peer_path!($peer, crate::peer::push_blocks(
+                team, crate::peer::Push::Alltoall, dest.as_ptr().cast(), source.as_ptr().cast(), bytes));
             // SAFETY: the caller upholds the contract restated above; the status is always 0.
             let _ = unsafe { ffi::[<nvshmem $x _alltoallmem $suffix>](team.raw(), dest.as_ptr().cast(), source.as_ptr().cast_const().cast(), bytes) };
         }
@@ -413,7 +413,12 @@ pub mod block {
     ) {
         // SAFETY: the caller upholds the contract above; NVSHMEM reduces exactly one element.
         let _ = unsafe {
-            ffi::nvshmemx_double2_maxloc_reduce_block(team.raw(), dest.as_ptr(), source.as_ptr(), 1)
+            ffi::nvshmemx_double2_maxloc_reduce_block(
+                team.raw(),
+                dest.as_ptr().cast(),
+                source.as_ptr().cast(),
+                1,
+            )
         };
     }
 }
@@ -422,7 +427,31 @@ pub mod block {
 mod tests {
     #[test]
     fn maxloc_has_cudas_double2_layout() {
-        assert_eq!(core::mem::size_of::<super::MaxLoc>(), 16);
-        assert_eq!(core::mem::align_of::<super::MaxLoc>(), 16);
+        use core::mem::{align_of, size_of};
+        assert_eq!(size_of::<super::MaxLoc>(), 16);
+        assert_eq!(align_of::<super::MaxLoc>(), 16);
+        // The C declaration takes `double2`; the wrapper passes `MaxLoc`s for them.
+        assert_eq!(size_of::<super::MaxLoc>(), size_of::<crate::ffi::double2>());
+        assert_eq!(
+            align_of::<super::MaxLoc>(),
+            align_of::<crate::ffi::double2>()
+        );
+    }
+
+    #[test]
+    fn operators_compute_what_nvshmem_computes() {
+        use super::{ReduceOp, op};
+        assert_eq!(<op::Sum as ReduceOp<u8>>::combine(200, 100), 44);
+        assert_eq!(<op::Prod as ReduceOp<i8>>::combine(16, 16), 0);
+        assert_eq!(<op::Sum as ReduceOp<i64>>::combine(i64::MAX, 1), i64::MIN);
+        assert_eq!(<op::Min as ReduceOp<i32>>::combine(-3, 2), -3);
+        assert_eq!(<op::Max as ReduceOp<u32>>::combine(3, 7), 7);
+        // NVSHMEM's `a < b ? a : b`: a NaN on either side gives the second operand.
+        assert_eq!(<op::Min as ReduceOp<f64>>::combine(f64::NAN, 1.0), 1.0);
+        assert!(<op::Min as ReduceOp<f64>>::combine(1.0, f64::NAN).is_nan());
+        assert!(<op::Max as ReduceOp<f32>>::combine(1.0, f32::NAN).is_nan());
+        assert_eq!(<op::And as ReduceOp<u8>>::combine(0b1100, 0b1010), 0b1000);
+        assert_eq!(<op::Or as ReduceOp<u8>>::combine(0b1100, 0b1010), 0b1110);
+        assert_eq!(<op::Xor as ReduceOp<u8>>::combine(0b1100, 0b1010), 0b0110);
     }
 }

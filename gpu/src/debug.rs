@@ -3,7 +3,6 @@
 //! the cycle counter, and a message through CUDA's `vprintf` followed by a trap.
 #![cfg(target_arch = "nvptx64")]
 
-use crate::Cmp;
 use core::ffi::{CStr, c_void};
 
 /// The SM's 64-bit cycle counter (`%clock64`).
@@ -91,12 +90,12 @@ struct WaitArgs {
     now: i64,
 }
 
-/// Reports a wait whose budget ran out and traps.
+/// Reports a wait whose budget ran out and traps; `cmp` is the comparison's C operator (`"=="`, …).
 #[cold]
 pub(crate) fn wait_timed_out(
     what: &CStr,
     ivar: *const c_void,
-    cmp: Cmp,
+    cmp: &CStr,
     expected: i64,
     now: i64,
     cycles: u64,
@@ -108,7 +107,7 @@ pub(crate) fn wait_timed_out(
             what: what.as_ptr().cast(),
             cycles,
             ivar,
-            cmp: cmp.c_symbol().as_ptr().cast(),
+            cmp: cmp.as_ptr().cast(),
             expected,
             now,
         },

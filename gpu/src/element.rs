@@ -40,7 +40,6 @@ macro_rules! for_each_element {
         }
     };
 }
-pub(crate) use for_each_element;
 
 /// The types of `wait_until` and `test` (NVSHMEM: `NVSHMEMI_REPT_FOR_WAIT_TYPES`; there is no 8-bit
 /// or `int16` form, so 16-bit types use `short`/`ushort`, and no float forms).

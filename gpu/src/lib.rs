@@ -37,6 +37,12 @@
 //! | [`collective`] | Collective communication | `reduce` with [`collective::op`], `reducescatter`, `broadcast`, `fcollect`, `alltoall`, byte forms; [`collective::warp`], [`collective::block`] |
 //! | [`ffi`] | all of the above | the C functions under their C names (`nvshmem_float_put`, …) |
 //!
+//! The modules form layers, each importing only from those below it: [`ffi`] (NVSHMEM's C
+//! declarations, which use nothing of this crate), then `thread`, [`pe`], [`team`] and the element
+//! tables, then the load/store path (`peer`, below), then [`rma`], [`signal`], [`p2p`], [`atomic`]
+//! and [`collective`], and [`sync`] on top (its timeouts signal and test). `gpu/tests/layers.rs`
+//! reads the sources and fails on an import cycle or a typed import in `ffi`.
+//!
 //! Typed calls are generic over sealed traits, one per family of NVSHMEM types, each implemented
 //! from one table of `(Rust type, C type name)` pairs (in `element.rs`): [`Element`] (RMA and
 //! collectives: `f32`, `f64`, `i8`…`i64`, `u8`…`u64`, `isize`, `usize`), [`WaitElement`],
@@ -96,6 +102,17 @@
 //! | `nvshmemx_put6_signal*` | NVSHMEM 3.4.5's name for `nvshmemx_put16_signal_{warp,block}[_nbi]` (a typo in its `NVSHMEMI_REPT_FOR_SIZES_WITH_SCOPE2`); a sized form, see above |
 //! | `nvshmem*_{char,schar,short,int,long,longlong,uchar,ushort,uint,ulong,ulonglong}_*` | C's platform-named integer types: each has the width of a fixed-width type with a typed wrapper; declared under their C names in [`ffi`] (the test checks that), typed only where NVSHMEM has no fixed-width form (`short` waits for `i16`, `long` atomics for `i64`) |
 //!
+//! # Load/store path
+//! For a peer whose memory is mapped into this PE (NVLink or PCIe peers, and this PE itself), the
+//! [`rma`] `put`/`get` families and their byte forms, the [`signal`] puts with signal, and the
+//! thread-scope [`collective::alltoall`], [`collective::fcollect`], [`collective::reduce`] and
+//! [`collective::reducescatter`] move the data with the calling threads' own loads and stores, as
+//! NVSHMEM's header path does in CUDA C++, instead of calling NVSHMEM's device bitcode, whose copy
+//! loop is slower. Atomics on the way (the signal addition) follow NVSHMEM's rule: through the
+//! mapping only when every PE of the job is reached by loads and stores. The crate's `nvshmem-only`
+//! feature turns this path off, so every call is NVSHMEM's own (`PtxBuilder::load_store(false)`
+//! in `nvshmem-builder`); results are the same either way.
+//!
 //! # Contract
 //! NVSHMEM calls are `unsafe fn`s: the caller guarantees what NVSHMEM's API reference requires (valid
 //! PE numbers, symmetric destinations allocated on every PE, collective calls reached by every PE).
@@ -142,20 +159,15 @@ mod element;
 pub mod atomic;
 mod checks;
 pub mod collective;
-#[cfg(any(target_arch = "nvptx64", test))]
-mod connectivity;
 mod debug;
 pub mod ffi;
 pub mod p2p;
 #[cfg(all(target_arch = "nvptx64", feature = "panic-handler"))]
 mod panic;
 pub mod pe;
-mod peer_collective;
-#[cfg(target_arch = "nvptx64")]
-mod peer_copy;
+mod peer;
 pub mod rma;
 pub mod signal;
-mod striped_copy;
 mod symmetric;
 pub mod sync;
 pub mod team;
@@ -193,12 +205,6 @@ pub fn wrapped_c_functions() -> impl Iterator<Item = &'static str> {
         .flat_map(|by_op| by_op.iter())
         .flat_map(|by_function| by_function.iter().copied());
     typed.chain(reductions)
-}
-
-/// The C functions declared in [`ffi`].
-#[doc(hidden)]
-pub fn declared_c_functions() -> impl Iterator<Item = &'static str> {
-    ffi::DECLARED.iter().flat_map(|group| group.iter().copied())
 }
 
 /// The functions of NVSHMEM's device bitcode deliberately left unwrapped, as `(pattern, why)`; the

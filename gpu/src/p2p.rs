@@ -429,7 +429,7 @@ pub unsafe fn wait_until_timeout<T: WaitElement>(
             crate::debug::wait_timed_out(
                 c"wait_until_timeout",
                 ivar.as_ptr().cast(),
-                cmp,
+                cmp.c_symbol(),
                 value.widen(),
                 now.widen(),
                 budget_cycles,

@@ -79,26 +79,22 @@ pub unsafe fn mc_ptr<T>(team: Team, ptr: SymmetricPtr<T>) -> Option<NonNull<T>> 
 }
 
 /// Moves `$bytes` bytes `$way` (`Put`: local to symmetric; `Get`: symmetric to local) at scope
-/// `$scope` (`thread`, `warp` or `block`) with [`crate::peer_copy::transfer`] on the GPU, which
-/// runs `$nvshmem`, NVSHMEM's own call, where the peer is not mapped; elsewhere (the host build of
-/// this crate) just `$nvshmem`.
+/// `$scope` (`thread`, `warp` or `block`) through [`crate::peer::transfer`]: over loads and stores
+/// where the peer is mapped, else with `$nvshmem`, NVSHMEM's own call.
 macro_rules! load_store {
-    ($scope:ident, $way:ident, $symmetric:expr, $local:expr, $bytes:expr, $pe:expr, $nvshmem:expr) => {{
-        #[cfg(target_arch = "nvptx64")]
+    ($scope:ident, $way:ident, $symmetric:expr, $local:expr, $bytes:expr, $pe:expr, $nvshmem:expr) => {
         paste::paste! {
-            crate::peer_copy::transfer(
-                crate::peer_copy::Scope::[<$scope:camel>],
-                crate::peer_copy::Way::$way,
+            crate::peer::transfer(
+                crate::peer::Scope::[<$scope:camel>],
+                crate::peer::Way::$way,
                 $symmetric.cast(),
                 $local as *mut c_void,
                 $bytes,
                 $pe,
                 || $nvshmem,
-            );
+            )
         }
-        #[cfg(not(target_arch = "nvptx64"))]
-        $nvshmem;
-    }};
+    };
 }
 
 /// Generates the typed and byte transfers for one scope.

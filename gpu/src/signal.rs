@@ -30,9 +30,9 @@ use crate::{Cmp, Element, SymmetricPtr, ffi};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SignalOp {
     /// Stores the value (`NVSHMEM_SIGNAL_SET`).
-    Set = 9,
+    Set = ffi::NVSHMEM_SIGNAL_SET,
     /// Adds the value atomically (`NVSHMEM_SIGNAL_ADD`).
-    Add = 10,
+    Add = ffi::NVSHMEM_SIGNAL_ADD,
 }
 
 /// Applies `op` with `value` to the signal word `signal` on PE `pe` (`nvshmemx_signal_op`).
@@ -69,31 +69,28 @@ pub unsafe fn signal_wait_until(signal: SymmetricPtr<u64>, cmp: Cmp, value: u64)
     unsafe { ffi::nvshmem_signal_wait_until(signal.as_ptr(), cmp as i32, value) }
 }
 
-/// `put_signal` of `$bytes` bytes at scope `$scope` (`thread`, `warp` or `block`) with
-/// [`crate::peer_copy::put_signal`] on the GPU, which runs `$nvshmem`, NVSHMEM's own call, where
-/// the peer is not mapped; elsewhere (the host build of this crate) just `$nvshmem`.
+/// `put_signal` of `$bytes` bytes at scope `$scope` (`thread`, `warp` or `block`) through
+/// [`crate::peer::put_signal`]: over loads and stores where the peer is mapped, else with
+/// `$nvshmem`, NVSHMEM's own call.
 macro_rules! load_store_signal {
     (
         $scope:ident, $dest:expr, $source:expr, $bytes:expr, $signal:expr, $value:expr, $op:expr,
         $pe:expr, $nvshmem:expr
-    ) => {{
-        #[cfg(target_arch = "nvptx64")]
+    ) => {
         paste::paste! {
-            crate::peer_copy::put_signal(
-                crate::peer_copy::Scope::[<$scope:camel>],
+            crate::peer::put_signal(
+                crate::peer::Scope::[<$scope:camel>],
                 $dest.as_ptr().cast(),
                 $source.cast(),
                 $bytes,
                 $signal.as_ptr(),
                 $value,
-                $op,
+                $op as i32,
                 $pe,
                 || $nvshmem,
-            );
+            )
         }
-        #[cfg(not(target_arch = "nvptx64"))]
-        $nvshmem;
-    }};
+    };
 }
 
 macro_rules! scoped_signals {

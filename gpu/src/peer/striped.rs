@@ -1,26 +1,22 @@
 //! One copy shared by a group of threads: thread `rank` of `size` moves pieces `rank`,
-//! `rank + size`, ... of the range, in the widest pieces both addresses allow. The load/store path
-//! of the RMA wrappers ([`crate::peer_copy`]) copies with it; it is plain pointer arithmetic, so
-//! its tests run on the host, one rank after the other.
+//! `rank + size`, ... of the range, in the widest pieces both addresses allow. The transfers
+//! ([`super::copy`], GPU only) and the pushed collectives ([`super::collective`]) copy with it; it
+//! is plain pointer arithmetic, so its tests run on the host, one rank after the other.
 
 /// Copies `bytes` bytes from `source` to `dest`, thread `rank` of `size` taking every `size`-th
 /// piece: 16-byte pieces while both addresses allow, then 8-, 4- and 1-byte ones for the rest.
 ///
 /// Each stage returns as soon as nothing is left, so a transfer of whole 16-byte pieces between
-/// 16-byte aligned buffers, the common case, executes the 16-byte stage alone. Without the early
-/// returns, the bookkeeping of the stages that had nothing to do doubled the instructions of a
-/// transfer with one 16-byte piece per thread and cost 40-50 % of the bandwidth of small block- and
-/// warp-scope puts (measured on an H200 with `ncu`, 2026-11-29).
+/// 16-byte aligned buffers, the common case, executes the 16-byte stage alone: the bookkeeping of
+/// stages with nothing to do doubled the instructions of a small group transfer and cost much of
+/// its bandwidth.
 ///
 /// After a 16-byte stage less than 16 bytes are left, so the 8-byte stage that follows it has at
 /// most one piece: it copies it without the batched loop, and told that less than 16 bytes are
-/// left, the compiler drops that stage's loops altogether. Only buffers that are 8- but not 16-byte
-/// aligned take the batched 8-byte stage. With the batched stage after the 16-byte one, a
-/// warp-scope put of 8 bytes ran about 30 more instructions and took 4-8 % longer than CUDA C++'s;
-/// without it, 0.99-1.01. The 16-byte stage itself stays where it was: moved into the branch of
-/// aligned buffers, it lost the hoisting of its loop test out of the caller's loop, and
-/// block-scope gets of 4 KiB fell to 0.94 of CUDA C++ (H200, 2026-11-29;
-/// bench/results/bench-2026-11-29-2035.md, notes).
+/// left, the compiler drops that stage's loops altogether (the batched loop there cost a small
+/// warp-scope put some 30 instructions). Only buffers that are 8- but not 16-byte aligned take the
+/// batched 8-byte stage. The 16-byte stage stays outside the branch on alignment: inside it, its
+/// loop test could no longer be hoisted out of a caller's loop.
 ///
 /// # Safety
 /// Both ranges are valid for `bytes` bytes and do not overlap; the group's threads call it with the
