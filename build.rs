@@ -1,7 +1,9 @@
 //! Builds every kernel crate of the examples and benchmarks (`examples/*/kernels`,
 //! `bench/*/kernels`) to PTX; runners include it with `include_str!(env!("<PACKAGE>_PTX"))`. The
 //! device checks of PE arguments follow the profile, except where `device_checks` fixes them;
-//! `register_limits` caps the registers of kernels whose occupancy matters.
+//! `register_limits` caps the registers of kernels whose occupancy matters. The device-API kernels
+//! are built a second time with `nvshmem-gpu`'s load/store path off (`*_NVSHMEM_ONLY_PTX`), so
+//! that the `gpu_device_api_nvshmem_only` tests check NVSHMEM's own path with the same kernels.
 
 use std::path::PathBuf;
 
@@ -25,17 +27,29 @@ fn main() {
             .and_then(|dir| dir.file_name())
             .and_then(|name| name.to_str())
             .unwrap_or_default();
-        let mut builder = nvshmem_builder::PtxBuilder::new(&kernels);
-        if let Some(on) = device_checks(program) {
-            builder = builder.checks(on);
+        for load_store in load_store_paths(program) {
+            let mut builder = nvshmem_builder::PtxBuilder::new(&kernels).load_store(*load_store);
+            if let Some(on) = device_checks(program) {
+                builder = builder.checks(on);
+            }
+            for &(kernel, registers) in register_limits(program) {
+                builder = builder.max_registers(kernel, registers);
+            }
+            if let Err(error) = builder.build() {
+                eprintln!("error: building {}: {error}", kernels.display());
+                std::process::exit(1);
+            }
         }
-        for &(kernel, registers) in register_limits(program) {
-            builder = builder.max_registers(kernel, registers);
-        }
-        if let Err(error) = builder.build() {
-            eprintln!("error: building {}: {error}", kernels.display());
-            std::process::exit(1);
-        }
+    }
+}
+
+/// The builds of `program`'s kernels, by whether `nvshmem-gpu`'s load/store path is on
+/// ([`nvshmem_builder::PtxBuilder::load_store`]): the device-API tests run both ways, everything
+/// else with the path on.
+fn load_store_paths(program: &str) -> &'static [bool] {
+    match program {
+        "device-api" | "device-api-teams" => &[true, false],
+        _ => &[true],
     }
 }
 
@@ -52,13 +66,10 @@ fn device_checks(program: &str) -> Option<bool> {
 }
 
 /// Register limits of `program`'s kernels ([`nvshmem_builder::PtxBuilder::max_registers`]).
-/// Jacobi's persistent kernel needs 88 registers, 5 blocks of 128 threads per multiprocessor (the
-/// CUDA C++ kernel: 60, 8 blocks). Capped at 80 it spills 8 bytes and fits 6 blocks; at 72, 20
-/// bytes and 7 blocks; at 64, 72 bytes, 8 blocks, and ran 20 % slower
-/// (bench/results/bench-2026-11-29-1634.md, notes). 72 against 80 on the H200, 16384², 3 rounds
-/// (bench/results/jacobi-registers-2026-11-30.txt): 2.0 and 1.6 % slower at 1 and 2 PEs, 4.9 %
-/// faster at 4 PEs under MPS; of CUDA C++'s time 0.956 / 1.006 / 1.001 against 0.937 / 0.990 /
-/// 1.053, so no PE count is more than 1 % behind.
+/// Jacobi's persistent kernel needs 88 registers, which fits 5 blocks of 128 threads per
+/// multiprocessor (the CUDA C++ kernel: 60, 8 blocks). At 72 it spills a few bytes and fits 7
+/// blocks; measured against 80, that kept every PE count within 1 % of CUDA C++, while 64 spilled
+/// enough to run a fifth slower.
 fn register_limits(program: &str) -> &'static [(&'static str, u32)] {
     match program {
         "jacobi" => &[("jacobi_persistent", 72)],

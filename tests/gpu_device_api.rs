@@ -24,8 +24,22 @@ use nvshmem_host::{
 use std::fmt::Debug;
 use std::time::{Duration, Instant};
 
-const PTX: &str = include_str!(env!("DEVICE_API_KERNELS_PTX"));
-const TEAMS_PTX: &str = include_str!(env!("DEVICE_API_TEAMS_KERNELS_PTX"));
+/// Whether this file is compiled as `tests/gpu_device_api_nvshmem_only.rs`'s module, which runs
+/// these tests on the kernels built with `nvshmem-gpu`'s load/store path off.
+const NVSHMEM_ONLY: bool = matches!(
+    env!("CARGO_CRATE_NAME").as_bytes(),
+    b"gpu_device_api_nvshmem_only"
+);
+const PTX: &str = if NVSHMEM_ONLY {
+    include_str!(env!("DEVICE_API_KERNELS_NVSHMEM_ONLY_PTX"))
+} else {
+    include_str!(env!("DEVICE_API_KERNELS_PTX"))
+};
+const TEAMS_PTX: &str = if NVSHMEM_ONLY {
+    include_str!(env!("DEVICE_API_TEAMS_KERNELS_NVSHMEM_ONLY_PTX"))
+} else {
+    include_str!(env!("DEVICE_API_TEAMS_KERNELS_PTX"))
+};
 const NVSHMEM_VERSION: &str = env!("DEVICE_API_KERNELS_NVSHMEM_VERSION");
 
 /// The exit status of a PE whose kernel trapped as the `trap_*` tests expect.
@@ -944,6 +958,11 @@ fn full_mpg_on_stream_operations() {
 /// that the job fails promptly with `message` in some PE's output; as a PE, run `kernel`, which
 /// must trap, and exit with [`TRAPPED`].
 fn expect_trap(test: &str, kernel: &str, message: &str) {
+    // The name the test harness knows: with this module's path when another target includes it.
+    let test = &match module_path!().split_once("::") {
+        Some((_, module)) => format!("{module}::{test}"),
+        None => test.to_string(),
+    };
     match Bootstrap::detect().expect("detecting how this process was started") {
         Bootstrap::SinglePe => {
             let pes: usize = std::env::var("DEVICE_API_TRAP_PES")

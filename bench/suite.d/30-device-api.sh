@@ -9,30 +9,34 @@
 # - the others (RMA, signals, waits and tests, atomics, barriers over all PEs): in both passes.
 # The first test of a pass JIT-compiles the kernels (tens of seconds for the team kernels), hence the
 # longer limits.
+# Both test binaries: gpu_device_api, and gpu_device_api_nvshmem_only, the same tests (named
+# gpu_device_api::*) on kernels built with nvshmem-gpu's load/store path off.
 device_api_tests() {
-    "$DIST"/gpu_device_api --list --ignored --format terse 2>/dev/null | sed -n 's/: test$//p'
+    "$DIST"/"$1" --list --ignored --format terse 2>/dev/null | sed -n 's/: test$//p'
 }
 
+for binary in gpu_device_api gpu_device_api_nvshmem_only; do
 for pes in 2 4; do
-    for test in $(device_api_tests); do
-        case $test in
+    for test in $(device_api_tests $binary); do
+        case ${test##*::} in
         full_mpg_*)
             [[ $MPS == on ]] || continue
-            run "gpu_device_api $test" $pes 300 \
+            run "$binary $test" $pes 300 \
                 env CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$((100 / pes)) NVSHMEM_DISABLE_NCCL=1 \
                 "$DIST"/nvshmemrun -n $pes --pes-per-gpu $pes --timeout 290 \
-                "$DIST"/gpu_device_api --ignored --exact "$test" --nocapture --test-threads 1
+                "$DIST"/$binary --ignored --exact "$test" --nocapture --test-threads 1
             ;;
         trap_*)
             [[ $MPS == off ]] || continue
-            run "gpu_device_api $test" $pes 150 env DEVICE_API_TRAP_PES=$pes \
-                "$DIST"/gpu_device_api --ignored --exact "$test" --nocapture --test-threads 1
+            run "$binary $test" $pes 150 env DEVICE_API_TRAP_PES=$pes \
+                "$DIST"/$binary --ignored --exact "$test" --nocapture --test-threads 1
             ;;
         *)
-            run "gpu_device_api $test" $pes 180 \
+            run "$binary $test" $pes 180 \
                 "$DIST"/nvshmemrun -n $pes --pes-per-gpu $pes --timeout 170 \
-                "$DIST"/gpu_device_api --ignored --exact "$test" --nocapture --test-threads 1
+                "$DIST"/$binary --ignored --exact "$test" --nocapture --test-threads 1
             ;;
         esac
     done
+done
 done

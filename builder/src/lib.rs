@@ -18,7 +18,8 @@
 //!    NVSHMEM ≥ 3.7, the single sm_90 `libnvshmem_device.bc` before).
 //! 2. Runs a nested `cargo build --release --target nvptx64-nvidia-cuda -Zbuild-std=core` of the
 //!    kernel crate with its own target folder (under `OUT_DIR`) and an environment cleaned of the outer
-//!    build's variables, with `--features nvshmem-gpu/checks` when checks are on (see [Checks](#checks)).
+//!    build's variables, with `--features nvshmem-gpu/checks` when checks are on (see [Checks](#checks))
+//!    and `nvshmem-gpu/nvshmem-only` when the load/store path is off ([`PtxBuilder::load_store`]).
 //!    Its linker is this build script itself ([`run_if_invoked_as_linker`]), which links the crate
 //!    with NVSHMEM's bitcode and emits PTX of ISA ≥ 8.3.
 //! 3. Forwards the kernel crate's warnings as `cargo::warning`, and emits `cargo::rerun-if-changed`
@@ -27,8 +28,9 @@
 //!    `nvshmemi_device_lib_version_d`; applies the register limits of
 //!    [`PtxBuilder::max_registers`]; where `ptxas` is found, assembles it for the architecture and
 //!    fails the build on an error.
-//! 5. Exports `cargo::rustc-env=<PACKAGE>_PTX=<path>` and `<PACKAGE>_NVSHMEM_VERSION=<x.y.z>`
-//!    (`<PACKAGE>` is the kernel crate's package name, upper-case, `-` as `_`).
+//! 5. Exports `cargo::rustc-env=<NAME>_PTX=<path>` and `<NAME>_NVSHMEM_VERSION=<x.y.z>` (`<NAME>` is
+//!    the kernel crate's package name, upper-case, `-` as `_`, followed by `_NVSHMEM_ONLY` when the
+//!    load/store path is off, so that one crate can be built both ways).
 //!
 //! Needs the nightly toolchain with `rust-src` and `llvm-tools` (the project's `rust-toolchain.toml`
 //! names both).
@@ -69,6 +71,7 @@ pub struct PtxBuilder {
     crate_path: PathBuf,
     arch: String,
     checks: Option<bool>,
+    load_store: bool,
     register_limits: Vec<(String, u32)>,
 }
 
@@ -79,6 +82,9 @@ pub struct BuiltPtx {
     pub path: PathBuf,
     /// The kernel crate's package name.
     pub package: String,
+    /// What this build is called: the package name, followed by `-nvshmem-only` when the
+    /// load/store path is off ([`PtxBuilder::load_store`]).
+    pub name: String,
     /// The PTX entry points, i.e. the crate's `#[kernel]` functions.
     pub kernels: Vec<String>,
     /// The NVSHMEM release of the device bitcode that was linked.
@@ -92,7 +98,7 @@ pub struct BuiltPtx {
 impl BuiltPtx {
     /// The name of the environment variable that holds [`BuiltPtx::path`] in the calling crate.
     pub fn env_var(&self) -> String {
-        format!("{}_PTX", self.package.to_uppercase().replace('-', "_"))
+        format!("{}_PTX", self.name.to_uppercase().replace('-', "_"))
     }
 }
 
@@ -113,6 +119,7 @@ impl PtxBuilder {
             crate_path,
             arch: DEFAULT_ARCH.to_string(),
             checks: None,
+            load_store: true,
             register_limits: Vec::new(),
         }
     }
@@ -137,6 +144,21 @@ impl PtxBuilder {
     /// ```
     pub fn checks(mut self, on: bool) -> PtxBuilder {
         self.checks = Some(on);
+        self
+    }
+
+    /// Whether `nvshmem-gpu` moves data between mapped peers with the threads' own loads and stores
+    /// (its load/store path, the default) or leaves every transfer and collective to NVSHMEM
+    /// (`false`: its `nvshmem-only` feature). Results are the same; building a crate both ways lets
+    /// tests and benchmarks compare the paths. With `false` the PTX's name and environment variable
+    /// end in `-nvshmem-only` and `_NVSHMEM_ONLY_PTX`, so both builds can coexist.
+    ///
+    /// ```no_run
+    /// // env!("KERNELS_NVSHMEM_ONLY_PTX") in the calling crate.
+    /// let builder = nvshmem_builder::PtxBuilder::new("kernels").load_store(false);
+    /// ```
+    pub fn load_store(mut self, on: bool) -> PtxBuilder {
+        self.load_store = on;
         self
     }
 
@@ -176,6 +198,11 @@ impl PtxBuilder {
             .map(PathBuf::from)
             .unwrap_or_else(|| std::env::temp_dir().join("nvshmem-builder"));
         let package = package_name(&manifest)?;
+        let name = if self.load_store {
+            package.clone()
+        } else {
+            format!("{package}-nvshmem-only")
+        };
         let linker_env = [
             (linker::LINKER_MODE_VAR, "1".to_string()),
             (
@@ -192,11 +219,18 @@ impl PtxBuilder {
         let checks = self
             .checks
             .unwrap_or_else(|| std::env::var_os("CARGO_CFG_DEBUG_ASSERTIONS").is_some());
+        let features: Vec<&str> = [
+            checks.then_some(nested_cargo::CHECKS_FEATURE),
+            (!self.load_store).then_some(nested_cargo::NVSHMEM_ONLY_FEATURE),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
         let nested = nested_cargo::build(
             &manifest,
-            &out_dir.join("nvshmem-builder").join(&package),
+            &out_dir.join("nvshmem-builder").join(&name),
             &self.arch,
-            checks,
+            &features,
             &linker_env,
             |line| println!("cargo::warning={package}: {line}"),
         )?;
@@ -204,7 +238,7 @@ impl PtxBuilder {
             println!("cargo::rerun-if-changed={}", source.display());
         }
         println!("cargo::rerun-if-changed={}", device_bitcode.display());
-        let path = out_dir.join(format!("{package}.ptx"));
+        let path = out_dir.join(format!("{name}.ptx"));
         let mut text = std::fs::read_to_string(&nested.ptx).map_err(|error| BuildError::Io {
             path: nested.ptx.clone(),
             error,
@@ -243,6 +277,7 @@ impl PtxBuilder {
         let built = BuiltPtx {
             path,
             package,
+            name,
             kernels,
             nvshmem_version,
             arch: self.arch,

@@ -48,13 +48,16 @@ pub struct NestedBuild {
 /// The feature of the kernel crate's `nvshmem-gpu` dependency that compiles the device checks in.
 pub const CHECKS_FEATURE: &str = "nvshmem-gpu/checks";
 
-/// Runs the nested build, with [`CHECKS_FEATURE`] when `checks`. `linker_env` carries the link
-/// step's settings.
+/// The feature of the kernel crate's `nvshmem-gpu` dependency that turns its load/store path off.
+pub const NVSHMEM_ONLY_FEATURE: &str = "nvshmem-gpu/nvshmem-only";
+
+/// Runs the nested build with `features` (of the kernel crate, e.g. [`CHECKS_FEATURE`]).
+/// `linker_env` carries the link step's settings.
 pub fn build(
     manifest: &Path,
     target_dir: &Path,
     arch: &str,
-    checks: bool,
+    features: &[&str],
     linker_env: &[(&str, String)],
     mut forward_warning: impl FnMut(&str),
 ) -> Result<NestedBuild, BuildError> {
@@ -72,8 +75,8 @@ pub fn build(
         .arg(target_dir)
         .arg("--message-format=json-render-diagnostics")
         .args(
-            checks
-                .then_some(["--features", CHECKS_FEATURE])
+            (!features.is_empty())
+                .then(|| ["--features".to_string(), features.join(",")])
                 .into_iter()
                 .flatten(),
         )
