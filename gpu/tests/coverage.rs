@@ -13,6 +13,9 @@
 //! (installed by `./x deps`), then Python's `nvidia.nvshmem`. `llvm-nm` is the toolchain's
 //! (`llvm-tools` component).
 
+mod common;
+
+use common::sources;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -161,20 +164,6 @@ fn code_only(text: &str) -> String {
 
 fn is_ident_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_'
-}
-
-/// The Rust sources under `dir`, folders included.
-fn sources(dir: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(dir).expect("the source folder is readable") {
-        let path = entry.expect("directory entry").path();
-        if path.is_dir() {
-            files.extend(sources(&path));
-        } else if path.extension().is_some_and(|ext| ext == "rs") {
-            files.push(path);
-        }
-    }
-    files
 }
 
 /// The functions declared in `nvshmem_gpu::ffi`: the `pub fn` lines of `ffi/generated.rs`.

@@ -5,26 +5,15 @@
 //! A module's imports are the `crate::NAME` paths in its code (comments left out), `NAME` being a
 //! module, an item that `lib.rs` re-exports from one, or a macro that one defines.
 
+mod common;
+
+use common::sources;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
-}
-
-/// The Rust sources under `dir`, folders included.
-fn sources(dir: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(dir).expect("the source folder is readable") {
-        let path = entry.expect("directory entry").path();
-        if path.is_dir() {
-            files.extend(sources(&path));
-        } else if path.extension().is_some_and(|ext| ext == "rs") {
-            files.push(path);
-        }
-    }
-    files
 }
 
 /// `text` without `//` comments (the sources have no `//` inside string literals that matter here).
