@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds everything the GPU suite runs into dist/ (ignored by git; carry it to the GPU machine):
-# every example, the launcher, and every GPU test binary (tests/gpu*.rs). Called by `./x gpu-bundle`.
+# Builds everything the GPU suite (gpu-suite/run.sh) and the benchmarks (bench/run-bench.sh) run
+# into dist/ (ignored by git; carry it to the GPU machine): every example, the launcher, and every
+# GPU test binary (tests/gpu*.rs). Called by `./x gpu-bundle`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rm -rf dist && mkdir -p dist

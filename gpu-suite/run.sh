@@ -2,16 +2,16 @@
 # The GPU suite: runs on the GPU machine from the prebuilt binaries in dist/ (no Rust toolchain
 # needed there) and prints a pass/fail table. Build dist/ with `./x gpu-bundle` first.
 #
-#   bench/gpu-suite.sh [OUTPUT.md]
+#   gpu-suite/run.sh [OUTPUT.md]
 #
-# The cases live in bench/suite.d/*.sh, run in name order, once without and once with MPS
+# The cases live in gpu-suite/cases/*.sh, run in name order, once without and once with MPS
 # (MPS=off|on in their environment). Each calls `run NAME PES TIMEOUT COMMAND...`; every case runs
 # under `timeout`, so one that hangs fails and the suite goes on. A case that cannot run on this
 # machine calls `skip NAME PES REASON`: a SKIPPED row, counted apart from passes and failures.
 # `run_under_mpirun` and `run_under_hydra` run a case's ranks under a real process manager, or skip
 # it where that is missing. `gpu_tests BINARY` runs each #[ignore]d GPU test of a test binary in its
 # own process.
-# SUITE_CASES='bench/suite.d/10-*.sh ...' runs a subset.
+# SUITE_CASES='gpu-suite/cases/10-*.sh ...' runs a subset.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 DIST=dist
@@ -19,8 +19,8 @@ OUT_FILE=${1:-/dev/null}
 [[ -x $DIST/nvshmemrun ]] || {
     echo "gpu-suite: $DIST/ lacks the binaries; run ./x gpu-bundle on the build machine" >&2; exit 2; }
 
-# shellcheck source=bench/lib.sh
-source bench/lib.sh
+# shellcheck source=tools/gpu-env.sh
+source tools/gpu-env.sh
 nvshmem_env
 
 LOG=$(mktemp -d)
@@ -99,11 +99,11 @@ run_under_mpirun() {
 }
 
 # run_under_hydra NAME PES TIMEOUT COMMAND...: COMMAND's PES ranks started by MPICH's hydra mpiexec
-# (PMI-1) from .mpich (unpacked by bench/fetch-mpich.sh), or a SKIPPED row where .mpich is missing.
+# (PMI-1) from .mpich (unpacked by gpu-suite/fetch-mpich.sh), or a SKIPPED row where .mpich is missing.
 run_under_hydra() {
     local name=$1 pes=$2 limit=$3; shift 3
     if [[ ! -x .mpich/usr/bin/mpiexec.hydra ]]; then
-        skip "$name" "$pes" "no .mpich: run bench/fetch-mpich.sh and carry .mpich"
+        skip "$name" "$pes" "no .mpich: run gpu-suite/fetch-mpich.sh and carry .mpich"
         return
     fi
     run "$name" "$pes" "$limit" \
@@ -127,7 +127,7 @@ gpu_tests() {
 
 for MPS in off on; do
     [[ $MPS == on ]] && start_mps
-    for case_file in ${SUITE_CASES:-bench/suite.d/*.sh}; do
+    for case_file in ${SUITE_CASES:-gpu-suite/cases/*.sh}; do
         # shellcheck source=/dev/null
         source "$case_file"
     done
