@@ -19,6 +19,8 @@ for line in sys.stdin:
     # shellcheck disable=SC2086
     cargo test --release --locked $gpu_tests --no-run --message-format=json
 } | executables | while read -r name path; do cp "$path" "dist/$name"; done
+# dist/NAME.tests: the tests each GPU test binary must hold, which the suite checks on the GPU machine.
+tools/gpu-test-lists.sh dist --release --locked
 git rev-parse HEAD > dist/COMMIT
 if ! git diff --quiet HEAD; then echo "(with uncommitted changes)" >> dist/COMMIT; fi
 ls -la dist

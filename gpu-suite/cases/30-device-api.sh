@@ -9,27 +9,24 @@
 # - the others (RMA, signals, waits and tests, atomics, barriers over all PEs): in both passes.
 # The first test of a pass JIT-compiles the kernels (tens of seconds for the team kernels), hence the
 # longer limits.
-device_api_tests() {
-    "$DIST"/gpu_device_api --list --ignored --format terse 2>/dev/null | sed -n 's/: test$//p'
-}
-
+expect_tests gpu_device_api
 for pes in 2 4; do
-    for test in $(device_api_tests); do
+    for test in "${expected_tests[@]}"; do
         case $test in
         full_mpg_*)
             [[ $MPS == on ]] || continue
-            run "gpu_device_api $test" $pes 300 \
+            run_test "gpu_device_api $test" $pes 300 \
                 env CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$((100 / pes)) NVSHMEM_DISABLE_NCCL=1 \
                 "$DIST"/nvshmemrun -n $pes --pes-per-gpu $pes --timeout 290 \
                 "$DIST"/gpu_device_api --ignored --exact "$test" --nocapture --test-threads 1
             ;;
         trap_*)
             [[ $MPS == off ]] || continue
-            run "gpu_device_api $test" $pes 150 env DEVICE_API_TRAP_PES=$pes \
+            run_test "gpu_device_api $test" $pes 150 env DEVICE_API_TRAP_PES=$pes \
                 "$DIST"/gpu_device_api --ignored --exact "$test" --nocapture --test-threads 1
             ;;
         *)
-            run "gpu_device_api $test" $pes 180 \
+            run_test "gpu_device_api $test" $pes 180 \
                 "$DIST"/nvshmemrun -n $pes --pes-per-gpu $pes --timeout 170 \
                 "$DIST"/gpu_device_api --ignored --exact "$test" --nocapture --test-threads 1
             ;;
