@@ -11,6 +11,7 @@
 # longer limits.
 expect_tests gpu_device_api
 for pes in 2 4; do
+    # shellcheck disable=SC2154 # expected_tests: set by expect_tests (gpu-suite/run.sh)
     for test in "${expected_tests[@]}"; do
         case $test in
         full_mpg_*)
