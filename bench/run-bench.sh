@@ -117,8 +117,8 @@ JACOBI_CHECK_ARGS=${JACOBI_CHECK_ARGS---nx 1024 --ny 1024 --iters 100 --norm-eve
 COLLECTIVE_ARGS=${COLLECTIVE_ARGS---lat-sizes 8,4K --lat-iters 20 --threads 256}
 VARIANTS=(p put-block signal overlap persistent)
 
-# shellcheck source=bench/lib.sh
-source bench/lib.sh
+# shellcheck source=tools/gpu-env.sh
+source tools/gpu-env.sh
 nvshmem_env
 export LD_LIBRARY_PATH=$NVSHMEM_HOME/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export NVSHMEM_SYMMETRIC_SIZE=${NVSHMEM_SYMMETRIC_SIZE:-4G}

@@ -1,5 +1,5 @@
 //! GPU tests of the host crate's checks, against the ring example's real PTX. They need a GPU and
-//! NVSHMEM, so they are `#[ignore]`d here; `bench/gpu-suite.sh` runs each in its own process on the
+//! NVSHMEM, so they are `#[ignore]`d here; `gpu-suite/run.sh` runs each in its own process on the
 //! GPU machine (NVSHMEM can be initialised once per process).
 
 use nvshmem_host::{Error, LaunchConfig, Nvshmem};
@@ -7,7 +7,7 @@ use nvshmem_host::{Error, LaunchConfig, Nvshmem};
 const PTX: &str = include_str!(env!("RING_KERNELS_PTX"));
 
 #[test]
-#[ignore = "needs a GPU and NVSHMEM: bench/gpu-suite.sh runs it on the GPU machine"]
+#[ignore = "needs a GPU and NVSHMEM: gpu-suite/run.sh runs it on the GPU machine"]
 fn device_code_of_another_nvshmem_major_version_is_refused() {
     let nvshmem = Nvshmem::init().expect("init");
     let host = nvshmem.version();
@@ -43,7 +43,7 @@ fn device_code_of_another_nvshmem_major_version_is_refused() {
 }
 
 #[test]
-#[ignore = "needs a GPU and NVSHMEM: bench/gpu-suite.sh runs it on the GPU machine"]
+#[ignore = "needs a GPU and NVSHMEM: gpu-suite/run.sh runs it on the GPU machine"]
 fn module_reports_its_device_version_and_kernels() {
     let nvshmem = Nvshmem::init().expect("init");
     let module = nvshmem.load_module(PTX).expect("load");
@@ -61,7 +61,7 @@ fn module_reports_its_device_version_and_kernels() {
 }
 
 #[test]
-#[ignore = "needs a GPU and NVSHMEM: bench/gpu-suite.sh runs it on the GPU machine"]
+#[ignore = "needs a GPU and NVSHMEM: gpu-suite/run.sh runs it on the GPU machine"]
 fn oversized_cooperative_grid_is_refused_with_the_limit() {
     let nvshmem = Nvshmem::init().expect("init");
     let module = nvshmem.load_module(PTX).expect("load");
@@ -86,7 +86,7 @@ fn oversized_cooperative_grid_is_refused_with_the_limit() {
 }
 
 #[test]
-#[ignore = "needs a GPU and NVSHMEM: bench/gpu-suite.sh runs it on the GPU machine"]
+#[ignore = "needs a GPU and NVSHMEM: gpu-suite/run.sh runs it on the GPU machine"]
 fn a_block_larger_than_the_kernel_can_run_is_refused_with_the_limit() {
     let nvshmem = Nvshmem::init().expect("init");
     let module = nvshmem.load_module(PTX).expect("load");
@@ -125,7 +125,7 @@ fn a_block_larger_than_the_kernel_can_run_is_refused_with_the_limit() {
 }
 
 #[test]
-#[ignore = "needs a GPU and NVSHMEM: bench/gpu-suite.sh runs it on the GPU machine"]
+#[ignore = "needs a GPU and NVSHMEM: gpu-suite/run.sh runs it on the GPU machine"]
 fn heap_exhaustion_names_the_size_and_the_variable() {
     let nvshmem = Nvshmem::init().expect("init");
     let error = nvshmem.alloc::<u8>(1 << 50).unwrap_err();
@@ -148,7 +148,7 @@ fn heap_exhaustion_names_the_size_and_the_variable() {
 }
 
 #[test]
-#[ignore = "needs a GPU and NVSHMEM: bench/gpu-suite.sh runs it on the GPU machine"]
+#[ignore = "needs a GPU and NVSHMEM: gpu-suite/run.sh runs it on the GPU machine"]
 fn a_second_init_is_refused() {
     let nvshmem = Nvshmem::init().expect("init");
     let error = Nvshmem::init().unwrap_err();
@@ -159,7 +159,7 @@ fn a_second_init_is_refused() {
 }
 
 #[test]
-#[ignore = "needs a GPU and NVSHMEM: bench/gpu-suite.sh runs it on the GPU machine"]
+#[ignore = "needs a GPU and NVSHMEM: gpu-suite/run.sh runs it on the GPU machine"]
 fn aligned_allocations_are_aligned_and_bad_alignments_refused() {
     let nvshmem = Nvshmem::init().expect("init");
     let buffer = nvshmem.alloc_aligned::<f32>(100, 1 << 16).unwrap();

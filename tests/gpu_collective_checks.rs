@@ -1,10 +1,10 @@
-//! GPU tests of the host crate's collective checks; `bench/gpu-suite.sh` runs each through
+//! GPU tests of the host crate's collective checks; `gpu-suite/run.sh` runs each through
 //! `nvshmemrun` with 2 PEs sharing one GPU (`#[ignore]`d in `cargo test`: they need a GPU).
 
 use nvshmem_host::{Error, Nvshmem};
 
 #[test]
-#[ignore = "needs a GPU and NVSHMEM with 2 PEs: bench/gpu-suite.sh runs it on the GPU machine"]
+#[ignore = "needs a GPU and NVSHMEM with 2 PEs: gpu-suite/run.sh runs it on the GPU machine"]
 fn mismatched_allocations_are_reported_on_every_pe() {
     let nvshmem = Nvshmem::init().expect("init");
     assert_eq!(nvshmem.n_pes(), 2, "run with 2 PEs");

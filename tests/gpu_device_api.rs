@@ -1,7 +1,7 @@
 //! GPU tests of the device API (`nvshmem-gpu`) and of the host's teams and on-stream operations:
 //! one test per family, each checking the values the kernels of `examples/device-api/kernels` and
 //! `examples/device-api-teams/kernels` leave behind. They need a GPU and NVSHMEM, so they are
-//! `#[ignore]`d here; `bench/suite.d/30-device-api.sh` runs each in its own set of processes at 2
+//! `#[ignore]`d here; `gpu-suite/cases/30-device-api.sh` runs each in its own set of processes at 2
 //! and 4 PEs on one GPU.
 //!
 //! - Tests named `full_mpg_*` need NVSHMEM's full multi-PE-per-GPU mode (team splits, team
@@ -112,7 +112,7 @@ fn init() -> Nvshmem {
 }
 
 #[test]
-#[ignore = "needs a GPU and NVSHMEM: bench/gpu-suite.sh runs it on the GPU machine"]
+#[ignore = "needs a GPU and NVSHMEM: gpu-suite/run.sh runs it on the GPU machine"]
 fn rma_put_get_p_g_strided_bytes_and_ptr_move_the_right_values() {
     use layout::rma::*;
     let nvshmem = init();
@@ -187,7 +187,7 @@ fn rma_put_get_p_g_strided_bytes_and_ptr_move_the_right_values() {
 }
 
 #[test]
-#[ignore = "needs a GPU and NVSHMEM: bench/gpu-suite.sh runs it on the GPU machine"]
+#[ignore = "needs a GPU and NVSHMEM: gpu-suite/run.sh runs it on the GPU machine"]
 fn signals_deliver_data_before_the_signal_and_count_every_pe() {
     use layout::signal::*;
     let nvshmem = init();
@@ -225,7 +225,7 @@ fn signals_deliver_data_before_the_signal_and_count_every_pe() {
 }
 
 #[test]
-#[ignore = "needs a GPU and NVSHMEM: bench/gpu-suite.sh runs it on the GPU machine"]
+#[ignore = "needs a GPU and NVSHMEM: gpu-suite/run.sh runs it on the GPU machine"]
 fn waits_and_tests_of_every_form_see_every_pes_flag() {
     let nvshmem = init();
     let (me, n) = (nvshmem.my_pe(), nvshmem.n_pes());
@@ -256,7 +256,7 @@ fn waits_and_tests_of_every_form_see_every_pes_flag() {
 }
 
 #[test]
-#[ignore = "needs a GPU and NVSHMEM: bench/gpu-suite.sh runs it on the GPU machine"]
+#[ignore = "needs a GPU and NVSHMEM: gpu-suite/run.sh runs it on the GPU machine"]
 fn atomics_apply_exactly_once_per_pe() {
     use layout::atomic::{ticket::*, *};
     let nvshmem = init();
@@ -408,7 +408,7 @@ fn atomics_apply_exactly_once_per_pe() {
 }
 
 #[test]
-#[ignore = "needs a GPU and NVSHMEM: bench/gpu-suite.sh runs it on the GPU machine"]
+#[ignore = "needs a GPU and NVSHMEM: gpu-suite/run.sh runs it on the GPU machine"]
 fn barriers_over_all_pes_and_queries_without_teams() {
     use layout::world::*;
     let nvshmem = init();
@@ -707,7 +707,7 @@ fn require_full_mpg(nvshmem: &Nvshmem) {
 }
 
 #[test]
-#[ignore = "needs a GPU and NVSHMEM: bench/gpu-suite.sh runs it on the GPU machine"]
+#[ignore = "needs a GPU and NVSHMEM: gpu-suite/run.sh runs it on the GPU machine"]
 fn full_mpg_team_splits_barriers_and_collectives() {
     let nvshmem = init();
     require_full_mpg(&nvshmem);
@@ -801,7 +801,7 @@ fn full_mpg_team_splits_barriers_and_collectives() {
 }
 
 #[test]
-#[ignore = "needs a GPU and NVSHMEM: bench/gpu-suite.sh runs it on the GPU machine"]
+#[ignore = "needs a GPU and NVSHMEM: gpu-suite/run.sh runs it on the GPU machine"]
 fn full_mpg_on_stream_operations() {
     use layout::collective::COUNT;
     use layout::rma::source;
@@ -1033,7 +1033,7 @@ fn expect_trap(test: &str, kernel: &str, message: &str) {
 }
 
 #[test]
-#[ignore = "needs a GPU and NVSHMEM: bench/gpu-suite.sh runs it on the GPU machine"]
+#[ignore = "needs a GPU and NVSHMEM: gpu-suite/run.sh runs it on the GPU machine"]
 fn trap_wait_until_timeout_when_nobody_answers() {
     expect_trap(
         "trap_wait_until_timeout_when_nobody_answers",
@@ -1043,7 +1043,7 @@ fn trap_wait_until_timeout_when_nobody_answers() {
 }
 
 #[test]
-#[ignore = "needs a GPU and NVSHMEM: bench/gpu-suite.sh runs it on the GPU machine"]
+#[ignore = "needs a GPU and NVSHMEM: gpu-suite/run.sh runs it on the GPU machine"]
 fn trap_barrier_all_timeout_when_a_pe_stays_away() {
     expect_trap(
         "trap_barrier_all_timeout_when_a_pe_stays_away",

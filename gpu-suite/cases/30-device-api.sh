@@ -11,28 +11,26 @@
 # longer limits.
 # Both test binaries: gpu_device_api, and gpu_device_api_nvshmem_only, the same tests (named
 # gpu_device_api::*) on kernels built with nvshmem-gpu's load/store path off.
-device_api_tests() {
-    "$DIST"/"$1" --list --ignored --format terse 2>/dev/null | sed -n 's/: test$//p'
-}
-
 for binary in gpu_device_api gpu_device_api_nvshmem_only; do
+expect_tests $binary
 for pes in 2 4; do
-    for test in $(device_api_tests $binary); do
+    # shellcheck disable=SC2154 # expected_tests: set by expect_tests (gpu-suite/run.sh)
+    for test in "${expected_tests[@]}"; do
         case ${test##*::} in
         full_mpg_*)
             [[ $MPS == on ]] || continue
-            run "$binary $test" $pes 300 \
+            run_test "$binary $test" $pes 300 \
                 env CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$((100 / pes)) NVSHMEM_DISABLE_NCCL=1 \
                 "$DIST"/nvshmemrun -n $pes --pes-per-gpu $pes --timeout 290 \
                 "$DIST"/$binary --ignored --exact "$test" --nocapture --test-threads 1
             ;;
         trap_*)
             [[ $MPS == off ]] || continue
-            run "$binary $test" $pes 150 env DEVICE_API_TRAP_PES=$pes \
+            run_test "$binary $test" $pes 150 env DEVICE_API_TRAP_PES=$pes \
                 "$DIST"/$binary --ignored --exact "$test" --nocapture --test-threads 1
             ;;
         *)
-            run "$binary $test" $pes 180 \
+            run_test "$binary $test" $pes 180 \
                 "$DIST"/nvshmemrun -n $pes --pes-per-gpu $pes --timeout 170 \
                 "$DIST"/$binary --ignored --exact "$test" --nocapture --test-threads 1
             ;;

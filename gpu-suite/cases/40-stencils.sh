@@ -5,9 +5,9 @@
 # MPS on: the timing runs, at a size that fills the GPU (16384 x 16384, 200 iterations, norm every
 # 10), each with --check against a single-GPU run of the whole problem, then a few block shapes of
 # put-block on one PE (timing only). Their `result:` lines are collected into tables printed at the
-# end and written to $STENCIL_TABLE (default bench/results/stencils-DATE.md). Each jacobi run also
-# measures the GPU's device-to-device copy rate, which gives the memory floor (`floor` column;
-# >= 90 % expected on one PE).
+# end and written to $STENCIL_TABLE (default bench/results/stencils.md, replaced each run). Each
+# jacobi run also measures the GPU's device-to-device copy rate, which gives the memory floor
+# (`floor` column; >= 90 % expected on one PE).
 # shellcheck disable=SC2046,SC2086 # $DIST and the launcher prefix are split on purpose, as elsewhere
 stencil_jacobi_variants="put-block p signal overlap persistent"
 stencil_grid_variants="grid-pack grid-p"
@@ -72,7 +72,7 @@ stencil_rows() {
             v["floor_fraction"] * 100, v["check"], v["norm"]
     }' "$1"
 }
-STENCIL_TABLE=${STENCIL_TABLE:-bench/results/stencils-$(date -u +%F).md}
+STENCIL_TABLE=${STENCIL_TABLE:-bench/results/stencils.md}
 {
     echo "# Stencils: 2-D Jacobi, f32, on one GPU (MPS on)"
     echo

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Shared by bench/gpu-suite.sh and bench/run-bench.sh (sourced, not run): the NVSHMEM environment
+# Shared by gpu-suite/run.sh and bench/run-bench.sh (sourced, not run): the NVSHMEM environment
 # of the GPU machine, and starting and stopping the MPS control daemon.
 
 # nvshmem_env: finds NVSHMEM (NVSHMEM_HOME, else Python's nvidia.nvshmem) and exports what every run
@@ -20,16 +20,26 @@ nvshmem_version() {
 }
 
 # start_mps: starts the MPS control daemon, so that several PEs on one GPU run at the same time
-# instead of time-slicing. Fails (status 1) when it cannot be started, or when nvshmem_env has not
-# set the MPS folders yet: a daemon started elsewhere would leave the PEs, which look for it in
-# those folders, time-slicing without a word.
+# instead of time-slicing, and checks that it answers on its control pipe. Fails (status 1), saying
+# why, when it cannot be started or does not answer, or when nvshmem_env has not set the MPS folders
+# yet: a daemon started elsewhere would leave the PEs, which look for it in those folders,
+# time-slicing without a word.
 start_mps() {
     if [[ -z ${CUDA_MPS_PIPE_DIRECTORY:-} || -z ${CUDA_MPS_LOG_DIRECTORY:-} ]]; then
         echo "start_mps: CUDA_MPS_PIPE_DIRECTORY and CUDA_MPS_LOG_DIRECTORY are not set; call nvshmem_env first" >&2
         return 1
     fi
-    mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY" &&
-        nvidia-cuda-mps-control -d && sleep 1
+    mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY" || return 1
+    if ! nvidia-cuda-mps-control -d; then
+        echo "start_mps: nvidia-cuda-mps-control -d failed (is a daemon already running on $CUDA_MPS_PIPE_DIRECTORY? stop it with stop_mps)" >&2
+        return 1
+    fi
+    sleep 1
+    if [[ ! -p $CUDA_MPS_PIPE_DIRECTORY/control ]] ||
+        ! echo get_server_list | timeout 10 nvidia-cuda-mps-control; then
+        echo "start_mps: the MPS control daemon does not answer on $CUDA_MPS_PIPE_DIRECTORY/control; see $CUDA_MPS_LOG_DIRECTORY/control.log" >&2
+        return 1
+    fi
 }
 
 # stop_mps: asks the daemon to quit (no-op, with a message, when none runs).

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds everything the GPU suite runs into dist/ (ignored by git; carry it to the GPU machine):
-# every example, the launcher, and every GPU test binary (tests/gpu*.rs). Called by `./x gpu-bundle`.
+# Builds everything the GPU suite (gpu-suite/run.sh) and the benchmarks (bench/run-bench.sh) run
+# into dist/ (ignored by git; carry it to the GPU machine): every example, the launcher, and every
+# GPU test binary (tests/gpu*.rs). Called by `./x gpu-bundle`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rm -rf dist && mkdir -p dist
@@ -18,6 +19,8 @@ for line in sys.stdin:
     # shellcheck disable=SC2086
     cargo test --release --locked $gpu_tests --no-run --message-format=json
 } | executables | while read -r name path; do cp "$path" "dist/$name"; done
+# dist/NAME.tests: the tests each GPU test binary must hold, which the suite checks on the GPU machine.
+tools/gpu-test-lists.sh dist --release --locked
 git rev-parse HEAD > dist/COMMIT
 if ! git diff --quiet HEAD; then echo "(with uncommitted changes)" >> dist/COMMIT; fi
 ls -la dist

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The GPU tests each GPU test source declares, and a check that its binary holds them.
+#
+#   tools/gpu-test-lists.sh OUT_DIR [CARGO_FLAGS...]
+#
+# For each tests/gpu*.rs, writes the names of its #[ignore]d tests (the fn after each #[ignore]
+# attribute), sorted, to OUT_DIR/NAME.tests, and fails, showing the difference, unless the test
+# binary that `cargo test CARGO_FLAGS --test NAME` builds lists exactly those with
+# `--list --ignored`. `./x gpu-bundle` writes the lists into dist/, where the GPU suite checks the
+# carried binaries against them; `./x test` runs the check in CI.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[[ $# -ge 1 ]] || { echo "usage: tools/gpu-test-lists.sh OUT_DIR [CARGO_FLAGS...]" >&2; exit 2; }
+out=$1
+shift
+mkdir -p "$out"
+
+# declared SOURCE [PREFIX]: the #[ignore]d tests of a test source, one a line, with those of each
+# module it includes by `#[path = "FILE"] mod NAME;` under NAME:: (as libtest names them).
+declared() {
+    local source=$1 prefix=${2:-} module_path module
+    awk -v prefix="$prefix" '/^[[:space:]]*#\[ignore/ { ignored = 1; next }
+        ignored && /^[[:space:]]*(pub[[:space:]]+)?(async[[:space:]]+)?fn[[:space:]]/ {
+            sub(/^[[:space:]]*(pub[[:space:]]+)?(async[[:space:]]+)?fn[[:space:]]+/, "")
+            sub(/[^A-Za-z0-9_].*/, "")
+            print prefix $0
+            ignored = 0
+        }' "$source"
+    while read -r module_path module; do
+        declared "$(dirname "$source")/$module_path" "$prefix$module::"
+    done < <(awk '/^#\[path = "/ { split($0, quoted, "\""); file = quoted[2]; next }
+        file != "" && /^(pub )?mod [A-Za-z0-9_]+;/ { name = $0; sub(/^(pub )?mod /, "", name)
+            sub(/;.*/, "", name); print file, name }
+        !/^#\[/ { file = "" }' "$source")
+}
+
+status=0
+for source in tests/gpu*.rs; do
+    name=$(basename "$source" .rs)
+    declared "$source" | LC_ALL=C sort >"$out/$name.tests"
+    listed=$(cargo test "$@" --test "$name" -- --list --ignored --format terse | sed -n 's/: test$//p' |
+        LC_ALL=C sort)
+    if ! diff -u --label "$source (declared)" --label "$name --list --ignored" "$out/$name.tests" \
+        <(printf '%s' "${listed:+$listed$'\n'}"); then
+        echo "gpu-test-lists: the $name binary does not list the #[ignore]d tests of $source" >&2
+        status=1
+    fi
+done
+exit $status
