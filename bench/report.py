@@ -1008,7 +1008,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--results", required=True)
     parser.add_argument("--machine")
-    parser.add_argument("--prefix", required=True, help="output path prefix, e.g. OUT/bench-2026-11-29-1156")
+    parser.add_argument("--prefix", required=True, help="output path prefix, e.g. OUT/bench-1gpu")
     parser.add_argument("--no-plots", action="store_true", help="write the Markdown only")
     args = parser.parse_args(argv)
 
