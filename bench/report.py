@@ -20,7 +20,10 @@ Input lines (one per measurement; the harness appends run_impl=, round=, job= an
 
 Lines without a PE count (the programs' `check:` and `skip:` lines, files of older harnesses) take
 that of the results of the same run. Only the standard library is needed for the Markdown;
-matplotlib only for the plots.
+matplotlib only for the plots (`--no-plots` leaves them out).
+
+Exit status: 1 when a run did not exit 0, a data check or Jacobi check failed, or a case or Jacobi
+row has no figure (the report shows each as FAILED); 0 otherwise, whatever the ratios are.
 """
 
 import argparse
@@ -71,7 +74,7 @@ def method(machine, rounds):
   then all meet in `nvshmem_barrier_all`. Waiting in that barrier instead would leave its kernel
   spinning on the GPU during the measurement, and with several PEs on one GPU (MPS) it shares the
   multiprocessors with the measured kernel (it cost a one-block thread-scope put of 4 KiB 20 % at 2
-  PEs; the reports up to bench-2026-11-29-1634 were measured that way).
+  PEs).
 - **One-sided micro-benchmarks** (`put_bw`, `get_bw`, `p_lat`, `put_lat`; PE 0 issues to PE 1;
   arguments: `{micro_args}`): per case, untimed warm-up launches, then `--reps` timed
   launches, each between two CUDA events recorded on the stream right behind a 50 µs spinning
@@ -86,24 +89,26 @@ def method(machine, rounds):
   warm-up and timed ones starts k × slots ÷ launches slots in, a slot being the size rounded up to
   256 B; source and destination together; one place for the largest size), so that the median is
   taken over many physical pages: where the driver put the pages alone moved the same binary's
-  1 MiB-over-all-multiprocessors figures by up to 17 % from one process to the next
-  (bench/results/getbw-placement-2026-11-30.txt). And round r leaves (r − 1) MiB between the two
-  buffers (`--gap`, the same in both programs; bench/results/getbw-gap-2026-11-30.txt), so the
+  1 MiB-over-all-multiprocessors figures by up to 17 % from one process to the next. And round r
+  leaves (r − 1) MiB between the two buffers (`--gap`, the same in both programs), so the
   rounds span as many layouts and the noise band shows what the layout still does.
+  After every bandwidth case, outside its timing, the PE that received the data compares its whole
+  buffer with what the case should have left there: the sender's pattern of that case (each case
+  fills the source with its own) wherever a launch of the case wrote, and the poison written before
+  the case everywhere else; one `check:` line per case.
   Latency launches do `--lat-iters` operations (put latency: no more than 1 MiB of puts, at least
   10) each followed by `quiet`; latency = time ÷ operations.
 - **Two-sided micro-benchmarks** (`barrier_lat`, `pingpong_p`, `pingpong_signal`; every PE launches
   cooperatively): 20 untimed barriers or round trips line the PEs up inside the kernel, then the GPU's
   `%globaltimer` times the next `--lat-iters`; median over the launches, each waited for before
   the next is queued (a launch queued behind a running one made the signal ping-pong up to 70 %
-  slower in some processes at 3 and 4 PEs under MPS, in both programs, every launch but the last;
-  bench/results/pingpong-queued-2026-11-30.txt). Ping-pong latency is half a
+  slower in some processes at 3 and 4 PEs under MPS, in both programs, every launch but the last).
+  Ping-pong latency is half a
   round trip; the ping-pong runs between PEs 0 and 1 (the kernels of further PEs return at once),
   round trip i on the words of place i mod 16 of 16 places 2 MiB + 128 B apart (in both programs),
   so that every launch is timed over 16 places of memory and not one: with one place the rounds of a
-  ping-pong spread by up to 56 % on one GPU (bench/results/pingpong-placement-2026-11-30.txt), and
-  over NVLink the same binary's round trip moved by up to 6 % with the place
-  (bench/results/pingpong-places-2026-11-30.txt); the barriers take in every PE.
+  ping-pong spread by up to 56 % on one GPU, and over NVLink the same binary's round trip moved by
+  up to 6 % with the place; the barriers take in every PE.
 - **Collectives** (`reduce_lat`, `alltoall_lat`; every PE, over `NVSHMEM_TEAM_WORLD`, at each scope
   and size of `--lat-sizes`; arguments after the above: `{collective_args}`), timed like the
   barriers: a sum reduction of bytes ÷ 8
@@ -118,8 +123,14 @@ def method(machine, rounds):
   T1 is the CUDA single-GPU code on one PE, run once. Checks run once per PE count on a small grid
   with `--check` (CUDA: against the single-GPU code on the same GPU).
 - **Ratios and targets.** Bandwidth: Rust ÷ CUDA ≥ 1.00; latency and time: Rust ÷ CUDA ≤ 1.00, each
-  the ratio of the two medians. ✓ meets the target outright; ≈ misses it by less than 3 %; ✗
-  misses it by more. A family passes at a PE count when none of its cases is ✗.
+  the ratio of the two medians. ✓ meets the target by at least the noise band (below); ✗ misses it
+  by more than 3 % and by more than the band; ≈ lies between: it misses the target by less than
+  3 %, or lies inside the band, where meeting and missing are not told apart. Only ✓ is at target.
+  A case **fails** (FAILED) when a run that gave one of its figures did not exit 0, when a data
+  check of it failed, or when a program has no figure for it (no line, or a value that is not a
+  number). At a PE count a family is PASS when every case is ✓, FAIL when one is ✗ or failed,
+  and NEAR otherwise; the summary counts every case. The harness exits non-zero when a run or a
+  check failed or a case has no figure.
 - **Noise band.** For each case and program, the spread of its rounds (for the micro-benchmarks,
   rounds at different buffer distances): the largest |round ÷ median of the rounds − 1|. The band
   of a family at a PE count is the 90th percentile of these spreads over its cases and both
@@ -127,8 +138,8 @@ def method(machine, rounds):
   It says how far one run strays from the figure reported. A Rust ÷ CUDA ratio divides two such
   figures, each uncertain by about the band, so a distance from 1.00 smaller than the band is not
   told from noise; a band above 3 % marks the family **not conclusive** at ±3 %. With one round
-  there is no band; with two it is half of |round 2 ÷ round 1 − 1|, the band of the earlier
-  two-round reports (bench-2026-11-29), which therefore read twice as wide as they would now.
+  there is no band (a ratio then meets the target or not by itself); with two it is half of
+  |round 2 ÷ round 1 − 1|.
 """
 
 
@@ -224,14 +235,19 @@ def spread(by_round):
     return max(abs(v / centre - 1.0) for v in values)
 
 
-def verdict(ratio, higher_is_better):
+def verdict(ratio, higher_is_better, band=None):
+    """✓ meets the target by at least the noise band; ✗ misses it by more than 3 % and by more than
+    the band; ≈ anything between (misses by less than 3 %, or lies inside the noise band): only ✓
+    is at target. No ratio: "–" (the caller counts the case as failed)."""
     if ratio is None:
         return "–"
-    if (ratio >= 1.0) if higher_is_better else (ratio <= 1.0):
+    margin = ratio - 1.0 if higher_is_better else 1.0 - ratio  # > 0: better than the target
+    band = band or 0.0
+    if margin >= band:
         return "✓"
-    if (ratio >= 1.0 - TOLERANCE) if higher_is_better else (ratio <= 1.0 + TOLERANCE):
-        return "≈"
-    return "✗"
+    if margin < -TOLERANCE and -margin > band:
+        return "✗"
+    return "≈"
 
 
 def fmt(value, digits=3):
@@ -291,7 +307,18 @@ class Case:
     def __init__(self, key, unit):
         self.key = key  # (bench, scope, bytes, grid, pes)
         self.unit = unit
-        self.values = {"rust": {}, "cuda": {}}
+        self.values = {"rust": {}, "cuda": {}}  # impl → round → value (None: not a finite number)
+        self.runs = set()  # (job, impl, round) of every result line of the case
+        self.band = None  # the noise band of its family at its PE count
+        self.problems = []  # why the case failed, in words; empty: it did not
+
+    @property
+    def failed(self):
+        return bool(self.problems)
+
+    def verdict(self):
+        """The case's mark: FAILED, or the ratio against the target outside the noise band."""
+        return "FAILED" if self.failed else verdict(self.ratio(), self.higher_is_better, self.band)
 
     @property
     def pes(self):
@@ -321,14 +348,58 @@ def micro_cases(records):
     for r in records:
         if r["kind"] != "result" or "bench" not in r:
             continue
-        value = number(r.get("value"))
         impl = r["impl"] if r["impl"] in IMPLS else r.get("run_impl")
-        if value is None or impl not in IMPLS:
+        if impl not in IMPLS:
             continue
         key = (r["bench"], r.get("scope", "-"), whole(r.get("bytes"), 0), whole(r.get("grid"), 1), r["pes_n"])
         case = cases.setdefault(key, Case(key, r.get("unit", "")))
-        case.values[impl][whole(r.get("round"), 1)] = value
+        round_ = whole(r.get("round"), 1)
+        case.values[impl][round_] = number(r.get("value"))
+        case.runs.add((r.get("job"), impl, round_))
+        if case.values[impl][round_] is None:
+            case.problems.append(f"{impl} r{round_}: value {r.get('value')}")
     return cases
+
+
+def failed_runs(jobs):
+    """{(job, impl, round, pes): status} of the runs that did not exit 0 (a run the harness skipped
+    for its time budget, or for an earlier timeout, is not one: the latter failed before)."""
+    return {(j.get("name"), j.get("run_impl"), whole(j.get("round"), 1), j["pes_n"]): j.get("status")
+            for j in jobs if j.get("status") not in ("0", "budget", "skipped")}
+
+
+def check_failed(check):
+    return check.get("status") != "pass"
+
+
+def mark_failures(cases, checks, failed):
+    """Sets every case's noise band and its problems: a run of it that did not exit 0, a data check
+    of it that failed, a program without a figure for it."""
+    families = defaultdict(list)
+    for case in cases.values():
+        families[(case.key[0], case.pes)].append(case)
+    for group in families.values():
+        band = percentile([n for c in group for n in c.noise()], 0.9)
+        for case in group:
+            case.band = band
+    for case in cases.values():
+        bench, scope, size, grid, pes = case.key
+        for job, impl, round_ in sorted(case.runs, key=str):
+            status = failed.get((job, impl, round_, pes))
+            if status is not None:
+                case.problems.append(f"{impl} r{round_}: run {job} exited {status}")
+        for c in checks:
+            # A check names its case; those of older runners name only the benchmark and the
+            # largest size of the sweep, and speak for every case of it.
+            if (c.get("bench") != bench or c["pes_n"] != pes or not check_failed(c)
+                    or ("scope" in c and (c["scope"] != scope or whole(c.get("bytes")) != size
+                                          or whole(c.get("grid")) != grid))):
+                continue
+            case.problems.append(f"{c['impl']} r{c.get('round', '?')}: data check {c.get('status')}, "
+                                 f"{c.get('mismatches', '?')} mismatches")
+        for impl in IMPLS:
+            if case.figure(impl) is None:
+                case.problems.append(f"no {impl} figure")
 
 
 def sort_key(case):
@@ -337,7 +408,7 @@ def sort_key(case):
 
 
 def family_summary(cases):
-    """One row per benchmark family of `cases` (which are of one PE count)."""
+    """One row per benchmark family of `cases` (which are of one PE count), counting every case."""
     rows = []
     families = defaultdict(list)
     for case in cases:
@@ -345,26 +416,40 @@ def family_summary(cases):
     for bench in sorted(families, key=bench_order):
         group = families[bench]
         ratios = [c.ratio() for c in group if c.ratio() is not None]
-        band = percentile([n for c in group for n in c.noise()], 0.9)
-        verdicts = [verdict(c.ratio(), c.higher_is_better) for c in group]
+        band = group[0].band
+        verdicts = [c.verdict() for c in group]
         higher = group[0].higher_is_better
-        overall = "–"
-        conclusive = band is not None and band <= TOLERANCE
-        if ratios:
-            overall = "FAIL" if "✗" in verdicts else "PASS"
-            if band is None:
-                overall += " (one round: no noise band)"
-            elif band > TOLERANCE:
-                overall += " (noise band > 3 %: not conclusive)"
+        counts = {mark: verdicts.count(mark) for mark in ("✓", "≈", "✗", "FAILED")}
+        if counts["✗"] or counts["FAILED"]:
+            overall = "FAIL"
+        elif counts["≈"]:
+            overall = "NEAR"
+        else:
+            overall = "PASS"
+        shown = overall
+        if band is None:
+            shown += " (one round: no noise band)"
+        elif band > TOLERANCE:
+            shown += " (noise band > 3 %: not conclusive)"
         rows.append({
             "bench": bench, "unit": group[0].unit, "target": "≥ 1.00" if higher else "≤ 1.00",
             "cases": len(group), "compared": len(ratios), "geomean": geomean(ratios),
             "worst": (min(ratios) if higher else max(ratios)) if ratios else None,
             "best": (max(ratios) if higher else min(ratios)) if ratios else None,
-            "band": band, "ok": verdicts.count("✓"), "near": verdicts.count("≈"), "bad": verdicts.count("✗"),
-            "verdict": overall, "pass": bool(ratios) and "✗" not in verdicts, "conclusive": conclusive,
+            "band": band, "ok": counts["✓"], "near": counts["≈"], "bad": counts["✗"], "failed": counts["FAILED"],
+            "verdict": shown, "outcome": overall, "pass": overall == "PASS",
+            "conclusive": band is not None and band <= TOLERANCE,
         })
     return rows
+
+
+def families_without_cases(cases, skips, pes_list):
+    """(bench, pes) of the families that have cases at some PE count but none at `pes`, where the
+    harness did not skip them (as it skips the ping-pongs at one PE)."""
+    benches = {c.key[0] for c in cases.values()}
+    return [(bench, p) for bench in sorted(benches, key=bench_order) for p in pes_list
+            if not any(c.key[0] == bench and c.pes == p for c in cases.values())
+            and not any(k.get("bench") == bench and k["pes_n"] == p for k in skips)]
 
 
 def micro_section(cases, checks, skips, images):
@@ -375,25 +460,32 @@ def micro_section(cases, checks, skips, images):
     else:
         out += ["### Micro-benchmarks: summary", "",
                 "| benchmark | unit | target (Rust ÷ CUDA) | cases | compared | geo-mean ratio | worst | best | "
-                "noise band | ✓ | ≈ | ✗ | verdict |",
-                "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+                "noise band | ✓ | ≈ | ✗ | failed | verdict |",
+                "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for s in family_summary(cases):
             out.append(f"| {s['bench']} | {s['unit']} | {s['target']} | {s['cases']} | {s['compared']} | "
                        f"{fmt_ratio(s['geomean'])} | {fmt_ratio(s['worst'])} | {fmt_ratio(s['best'])} | "
-                       f"{pct(s['band'])} | {s['ok']} | {s['near']} | {s['bad']} | {s['verdict']} |")
+                       f"{pct(s['band'])} | {s['ok']} | {s['near']} | {s['bad']} | {s['failed']} | {s['verdict']} |")
+        out.append("")
+    failed = sorted((c for c in cases if c.failed), key=sort_key)
+    if failed:
+        out += ["#### Failed cases", "", "| benchmark | scope | bytes | grid | why |", "|---|---|---|---|---|"]
+        for c in failed:
+            out.append(f"| {c.key[0]} | {c.key[1]} | {human_bytes(c.key[2])} | {c.key[3]} | "
+                       f"{'; '.join(c.problems).replace('|', '/')} |")
         out.append("")
     if checks:
-        out += ["Data checks after each bandwidth sweep (the receiving PE compares its buffer with the "
-                "sender's pattern), over the rounds:", "",
-                "| benchmark | program | bytes | rounds: status | mismatches |", "|---|---|---|---|---|"]
+        out += ["Data checks after each bandwidth case (the receiving PE compares the bytes the case wrote "
+                "with the sender's pattern of that case, and the rest of its buffer with the poison it "
+                "held before), over the cases and rounds:", "",
+                "| benchmark | program | checks | failed | mismatches |", "|---|---|---|---|---|"]
         grouped = defaultdict(list)
         for c in checks:
-            grouped[(c.get("bench"), c["impl"], c.get("bytes", 0))].append(c)
-        for (bench, impl, size), group in sorted(grouped.items(), key=lambda kv: (bench_order(kv[0][0]), kv[0][1])):
-            group.sort(key=lambda c: whole(c.get("round"), 0))
-            statuses = ", ".join(f"r{c.get('round', '?')} {c.get('status')}" for c in group)
+            grouped[(c.get("bench"), c["impl"])].append(c)
+        for (bench, impl), group in sorted(grouped.items(), key=lambda kv: (bench_order(kv[0][0]), kv[0][1])):
+            bad = [c for c in group if check_failed(c)]
             mismatches = sum(whole(c.get("mismatches"), 0) for c in group)
-            out.append(f"| {bench} | {impl} | {human_bytes(whole(size, 0))} | {statuses} | {mismatches} |")
+            out.append(f"| {bench} | {impl} | {len(group)} | {len(bad)} | {mismatches} |")
         out.append("")
 
     # bandwidth as ratio matrices: one per (bench, scope), sizes down, grids across
@@ -414,8 +506,8 @@ def micro_section(cases, checks, skips, images):
                     if c is None:
                         cells.append("–")
                         continue
-                    r = c.ratio()
-                    cells.append(f"{verdict(r, True)} {fmt_ratio(r)} ({fmt(c.figure('rust'))} / {fmt(c.figure('cuda'))})")
+                    cells.append(f"{c.verdict()} {fmt_ratio(c.ratio())} ({fmt(c.figure('rust'))} / "
+                                 f"{fmt(c.figure('cuda'))})")
                 out.append(f"| {human_bytes(size)} | " + " | ".join(cells) + " |")
             out.append("")
 
@@ -428,7 +520,7 @@ def micro_section(cases, checks, skips, images):
             r = c.ratio()
             out.append(f"| {c.key[0]} | {c.key[1]} | {human_bytes(c.key[2])} | {fmt(c.figure('rust'), 4)} | "
                        f"{fmt(c.figure('cuda'), 4)} | {fmt_ratio(r)} | {pct(c.spread('rust'))} | "
-                       f"{pct(c.spread('cuda'))} | {verdict(r, False)} |")
+                       f"{pct(c.spread('cuda'))} | {c.verdict()} |")
         out.append("")
     if skips:
         out += ["#### Cases that did not run", "", "| job | program | round | case | reason |", "|---|---|---|---|---|"]
@@ -455,7 +547,7 @@ def micro_appendix(cases, rounds):
         out.append(f"| {c.key[4]} | {c.key[0]} | {c.key[1]} | {c.key[2]} | {c.key[3]} | {c.unit} | "
                    + " | ".join(values) +
                    f" | {fmt_ratio(r)} | {pct(c.spread('rust'))} | {pct(c.spread('cuda'))} | "
-                   f"{verdict(r, c.higher_is_better)} |")
+                   f"{c.verdict()} |")
     out.append("")
     return out
 
@@ -498,10 +590,35 @@ def jacobi_order(key):
     return (pes or 0, JACOBI_ORDER.index(variant) if variant in JACOBI_ORDER else 99)
 
 
-class JacobiRow:
-    """One variant at one PE count: medians over the rounds, for each program."""
+def only_cuda(variant):
+    """The variants that exist in CUDA C++ alone: T1 and the NCCL Jacobi."""
+    return variant in ("single", "nccl")
 
-    def __init__(self, per):
+
+def check_job(variant):
+    return f"jacobi-{variant}-check" if variant == "nccl" else f"jacobi-check-{variant}"
+
+
+def run_problems(failed, job, pes):
+    return [f"{impl} r{round_}: run {job} exited {status}"
+            for (name, impl, round_, p), status in sorted(failed.items(), key=str) if name == job and p == pes]
+
+
+class JacobiRow:
+    """One variant at one PE count: medians over the rounds, for each program; with `key` and the
+    failed runs, also why it failed (a run that did not exit 0, a time that is not a number, a
+    program without a figure) and its verdict against the noise band `band`."""
+
+    def __init__(self, per, key=None, failed=None, band=None):
+        self.band = band
+        self.problems = []
+        if key is not None:
+            variant, pes = key
+            self.problems += run_problems(failed or {}, f"jacobi-{variant}", pes)
+            for impl in ("cuda",) if only_cuda(variant) else IMPLS:
+                for round_, r in sorted(per.get(impl, {}).items()):
+                    if number(r.get("seconds_per_iter")) is None:
+                        self.problems.append(f"{impl} r{round_}: seconds_per_iter {r.get('seconds_per_iter')}")
         self.figures = {}
         for impl in IMPLS:
             rounds = per.get(impl, {})
@@ -518,13 +635,52 @@ class JacobiRow:
             }
         rs, cs = self.seconds("rust"), self.seconds("cuda")
         self.ratio = rs / cs if rs and cs else None
+        if key is not None:
+            for impl in ("cuda",) if only_cuda(key[0]) else IMPLS:
+                if self.seconds(impl) is None:
+                    self.problems.append(f"no {impl} figure")
 
     def seconds(self, impl):
         return self.figures[impl]["s"]
 
+    @property
+    def failed(self):
+        return bool(self.problems)
+
+    def verdict(self):
+        """FAILED, the ratio's mark against the target (time: ≤ 1.00), or "" for CUDA alone."""
+        if self.failed:
+            return "FAILED"
+        return verdict(self.ratio, False, self.band) if self.ratio is not None else ""
+
+
+def jacobi_rows(timing, failed):
+    """Every timing row, each with the noise band of the Jacobi timings at its PE count: the 90th
+    percentile of the spreads of every variant and both programs there."""
+    rows = {key: JacobiRow(per) for key, per in timing.items()}
+    bands = {}
+    for pes in {p for _, p in timing}:
+        bands[pes] = percentile([row.figures[i]["spread"] for (v, p), row in rows.items() if p == pes
+                                 for i in IMPLS if row.figures[i]["spread"] is not None], 0.9)
+    return {key: JacobiRow(per, key, failed, bands[key[1]]) for key, per in timing.items()}
+
+
+def jacobi_check_problems(key, per, failed):
+    """Why a Jacobi check row failed: a run that did not exit 0, a check that did not pass, a
+    program that left no check."""
+    variant, pes = key
+    problems = run_problems(failed, check_job(variant), pes)
+    for impl in ("cuda",) if only_cuda(variant) else IMPLS:
+        rounds = per.get(impl, {})
+        if not rounds:
+            problems.append(f"no {impl} check")
+        problems += [f"{impl} r{k}: check={r.get('check')}" for k, r in sorted(rounds.items())
+                     if r.get("check") != "pass"]
+    return problems
+
 
 STATUS_WORDS = {"budget": "not run (time budget)", "skipped": "not run (timed out before)",
-                "124": "timed out", "137": "timed out"}
+                "missing": "not built", "124": "timed out", "137": "timed out"}
 
 
 def why_missing(jobs, name, impl, pes):
@@ -544,7 +700,7 @@ def t1_of(timing):
     return median(number(r.get("seconds_per_iter")) for r in single.values()) if single else None
 
 
-def jacobi_section(pes, timing, checks, na, t1, jobs):
+def jacobi_section(pes, timing, rows, checks, na, t1, jobs, failed):
     """The Jacobi part of one PE count's section."""
     out = ["### Jacobi", ""]
     keys = sorted((k for k in timing if k[1] == pes), key=jacobi_order)
@@ -561,14 +717,15 @@ def jacobi_section(pes, timing, checks, na, t1, jobs):
                 "floor fraction R / C | T1 ÷ Tp (R / C) | norm R / C | registers, blocks per SM R / C | "
                 "rounds R / C | Rust spread | CUDA spread | |",
                 "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-        noises, missing = [], []
+        missing, failures = [], []
         for key in keys:
-            row = JacobiRow(timing[key])
+            row = rows[key]
             for impl in IMPLS:
-                if row.seconds(impl) is None and not (impl == "rust" and key[0] in ("single", "nccl")):
+                if row.seconds(impl) is None and not (impl == "rust" and only_cuda(key[0])):
                     missing.append(f"{key[0]}, {impl}: {why_missing(jobs, 'jacobi-' + key[0], impl, pes)}")
+            if row.failed:
+                failures.append(f"{key[0]}: " + "; ".join(row.problems))
             fig = row.figures
-            noises += [fig[i]["spread"] for i in IMPLS if fig[i]["spread"] is not None]
             speed = [fmt(t1 / fig[i]["s"], 3) if t1 and fig[i]["s"] else "–" for i in IMPLS]
             rs, cs = row.seconds("rust"), row.seconds("cuda")
             out.append(
@@ -578,13 +735,15 @@ def jacobi_section(pes, timing, checks, na, t1, jobs):
                 f"{fig['rust']['norm'] or '–'} / {fig['cuda']['norm'] or '–'} | "
                 f"{fig['rust']['occupancy']} / {fig['cuda']['occupancy']} | "
                 f"{fig['rust']['rounds']} / {fig['cuda']['rounds']} | {pct(fig['rust']['spread'])} | "
-                f"{pct(fig['cuda']['spread'])} | {verdict(row.ratio, False) if row.ratio else ''} |")
+                f"{pct(fig['cuda']['spread'])} | {row.verdict()} |")
         out += ["", "Registers, blocks per SM: the stencil kernel's registers per thread and its resident blocks "
                 "of the run's size per multiprocessor, as the driver loaded it (the persistent variant's "
                 "cooperative grid is those blocks times the multiprocessors, shared among the GPU's PEs).", ""]
         if missing:
             out += ["No figure: " + "; ".join(missing) + ".", ""]
-        band = percentile(noises, 0.9)
+        if failures:
+            out += ["Failed: " + " · ".join(failures) + ".", ""]
+        band = rows[keys[0]].band
         out += [f"Noise band of the Jacobi timings at {pes_label(pes)} (90th percentile of the spreads): {pct(band)}."
                 + (" Above 3 %: not conclusive." if band is not None and band > TOLERANCE else "")
                 + (" (One round: no band.)" if band is None else ""), ""]
@@ -597,15 +756,17 @@ def jacobi_section(pes, timing, checks, na, t1, jobs):
     if na:
         out.append("")
     if check_keys:
-        out += ["Checks (`--check`, small grid):", "", "| variant | Rust | CUDA |", "|---|---|---|"]
+        out += ["Checks (`--check`, small grid):", "", "| variant | Rust | CUDA | |", "|---|---|---|---|"]
         for key in check_keys:
             per = checks[key]
-            name = f"jacobi-{key[0]}-check" if key[0] == "nccl" else f"jacobi-check-{key[0]}"
+            name = check_job(key[0])
             cell = {i: ", ".join(r.get("check", "?") for r in per.get(i, {}).values()) for i in IMPLS}
             for i in IMPLS:
                 if not cell[i]:
-                    cell[i] = "–" if (i == "rust" and key[0] == "nccl") else why_missing(jobs, name, i, pes)
-            out.append(f"| {key[0]} | {cell['rust']} | {cell['cuda']} |")
+                    cell[i] = "–" if (i == "rust" and only_cuda(key[0])) else why_missing(jobs, name, i, pes)
+            problems = jacobi_check_problems(key, per, failed)
+            mark = "FAILED: " + "; ".join(problems) if problems else "✓"
+            out.append(f"| {key[0]} | {cell['rust']} | {cell['cuda']} | {mark} |")
         out.append("")
     return out
 
@@ -613,73 +774,79 @@ def jacobi_section(pes, timing, checks, na, t1, jobs):
 # ------------------------------------------------------------------------------------------------
 # The summary: every PE count side by side
 
-def summary_markdown(cases, timing, skips, pes_list, jobs):
+def summary_markdown(cases, rows, skips, pes_list, jacobi_checks, failed):
     out = ["## Summary", ""]
     if not pes_list:
         return out + ["No results.", ""]
     header = "| | " + " | ".join(pes_label(p) for p in pes_list) + " |"
     rule = "|---|" + "---|" * len(pes_list)
-    micro_pass = micro_cells = micro_missing = 0
+    micro = defaultdict(int)  # family × PE count cells by outcome
     if cases:
-        out += ["Micro-benchmarks, per family and PE count: verdict (cases ✓ + ≈ of those compared), "
-                "worst Rust ÷ CUDA ratio, noise band. ⚠: noise band above 3 %, the verdict is not conclusive.",
+        out += ["Micro-benchmarks, per family and PE count: verdict (✓ · ≈ · ✗ · failed, of every case), "
+                "worst Rust ÷ CUDA ratio, noise band. PASS: every case ✓; NEAR: none ✗ or failed, some ≈; "
+                "FAIL: some ✗ or failed. ⚠: noise band above 3 %, the verdict is not conclusive.",
                 "", header.replace("| |", "| benchmark (target) |", 1), rule]
         summaries = {p: {s["bench"]: s for s in family_summary([c for c in cases.values() if c.pes == p])}
                      for p in pes_list}
-        benches = sorted({b for rows in summaries.values() for b in rows}, key=bench_order)
+        benches = sorted({b for rows_ in summaries.values() for b in rows_}, key=bench_order)
         for bench in benches:
             cells, target = [], ""
             for p in pes_list:
                 s = summaries[p].get(bench)
-                if s is None or not s["compared"]:
+                if s is None:
                     skipped = next((k for k in skips if k.get("bench") == bench and k["pes_n"] == p), None)
-                    cells.append(f"not run ({skipped.get('reason')})" if skipped else "no figure")
-                    micro_missing += not skipped
+                    if skipped:
+                        cells.append(f"not run ({skipped.get('reason')})")
+                    else:
+                        micro["FAIL"] += 1
+                        cells.append("FAIL: no case")
                     continue
                 target = s["target"]
-                micro_cells += 1
-                micro_pass += s["pass"]
-                word = "PASS" if s["pass"] else "FAIL"
+                micro[s["outcome"]] += 1
                 warn = " ⚠" if s["band"] is not None and s["band"] > TOLERANCE else ""
                 band = "one round, no band" if s["band"] is None else f"±{pct(s['band'])}"
-                cells.append(f"{word} ({s['ok'] + s['near']}/{s['compared']}) · worst {fmt_ratio(s['worst'])} · "
-                             f"{band}{warn}")
+                cells.append(f"{s['outcome']} ({s['ok']} · {s['near']} · {s['bad']} · {s['failed']} of "
+                             f"{s['cases']}) · worst {fmt_ratio(s['worst'])} · {band}{warn}")
             out.append(f"| {bench} ({target}) | " + " | ".join(cells) + " |")
         out.append("")
-    jacobi_ok = jacobi_cells = jacobi_missing = 0
-    variants = sorted({v for v, _ in timing if v != "single"},
+    jacobi = defaultdict(int)  # variant × PE count cells by mark
+    variants = sorted({v for v, _ in rows if v != "single"},
                       key=lambda v: JACOBI_ORDER.index(v) if v in JACOBI_ORDER else 99)
     if variants:
-        out += ["Jacobi, per variant and PE count: Rust ÷ CUDA time per iteration (target ≤ 1.00), with "
-                "Rust / CUDA ms per iteration (medians over the rounds).", "",
-                header.replace("| |", "| variant |", 1), rule]
+        out += ["Jacobi, per variant and PE count: Rust ÷ CUDA time per iteration (target ≤ 1.00; ✓ at "
+                "target outside the noise band), with Rust / CUDA ms per iteration (medians over the rounds).",
+                "", header.replace("| |", "| variant |", 1), rule]
         for variant in variants:
             cells = []
             for p in pes_list:
-                per = timing.get((variant, p))
-                if per is None:
+                row = rows.get((variant, p))
+                if row is None:
                     cells.append("–")
                     continue
-                row = JacobiRow(per)
                 rs, cs = row.seconds("rust"), row.seconds("cuda")
-                if row.ratio is None:
-                    if variant == "nccl":
-                        cells.append(f"CUDA only: {fmt(cs and cs * 1e3, 4)} ms")
-                        continue
-                    jacobi_missing += 1
-                    cells.append("no ratio: " + ", ".join(
-                        f"{i} {fmt(row.seconds(i) * 1e3, 4)} ms" if row.seconds(i)
-                        else f"{i} {why_missing(jobs, 'jacobi-' + variant, i, p)}" for i in IMPLS))
-                    continue
-                jacobi_cells += 1
-                jacobi_ok += row.ratio <= 1.0
-                cells.append(f"{verdict(row.ratio, False)} {fmt_ratio(row.ratio)} "
-                             f"({fmt(rs * 1e3, 4)} / {fmt(cs * 1e3, 4)} ms)")
+                if row.failed:
+                    jacobi["FAILED"] += 1
+                    cells.append("FAILED: " + "; ".join(row.problems))
+                elif only_cuda(variant):
+                    cells.append(f"CUDA only: {fmt(cs and cs * 1e3, 4)} ms")
+                else:
+                    jacobi[row.verdict()] += 1
+                    cells.append(f"{row.verdict()} {fmt_ratio(row.ratio)} "
+                                 f"({fmt(rs * 1e3, 4)} / {fmt(cs * 1e3, 4)} ms)")
             out.append(f"| {variant} | " + " | ".join(cells) + " |")
         out.append("")
-    out += [f"At or inside the targets: micro-benchmarks, {micro_pass} of {micro_cells + micro_missing} family × "
-            f"PE count cells pass ({micro_missing} without figures); Jacobi, Rust ≤ CUDA time in {jacobi_ok} of "
-            f"{jacobi_cells + jacobi_missing} variant × PE count cells ({jacobi_missing} without a ratio).", ""]
+    failed_checks = [key for key, per in jacobi_checks.items() if jacobi_check_problems(key, per, failed)]
+    micro_all = sum(micro.values())
+    jacobi_all = sum(jacobi.values())
+    out += [f"At target: micro-benchmarks, {micro['PASS']} of {micro_all} family × PE count cells pass "
+            f"({micro['NEAR']} near, {micro['FAIL']} fail); Jacobi, Rust ÷ CUDA time ✓ in {jacobi['✓']} of "
+            f"{jacobi_all} variant × PE count cells ({jacobi['≈']} ≈, {jacobi['✗']} ✗, "
+            f"{jacobi['FAILED']} failed); "
+            f"Jacobi checks: {len(jacobi_checks) - len(failed_checks)} of {len(jacobi_checks)} pass.", ""]
+    if failed:
+        out += [f"Runs that did not exit 0: {len(failed)}: " + ", ".join(
+            f"{job} [{impl} {pes_label(pes)} r{round_}] = {status}"
+            for (job, impl, round_, pes), status in sorted(failed.items(), key=str)) + ".", ""]
     return out
 
 
@@ -828,7 +995,8 @@ def jobs_markdown(jobs):
     for j in jobs:
         status = j.get("status")
         shown = {"0": "0", "124": "124 (timed out)", "137": "137 (killed after timing out)",
-                 "budget": "skipped (time budget)", "skipped": "skipped (timed out before)"}.get(status, status)
+                 "budget": "skipped (time budget)", "skipped": "skipped (timed out before)",
+                 "missing": "not run (program not built)"}.get(status, status)
         pes = j["pes_n"] if j["pes_n"] is not None else "–"
         out.append(f"| {j.get('name')} | {pes} | {j.get('mps', '–')} | {j.get('run_impl')} | {j.get('round')} | "
                    f"{shown} | {j.get('seconds')} |")
@@ -836,12 +1004,13 @@ def jobs_markdown(jobs):
     return out
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--results", required=True)
     parser.add_argument("--machine")
-    parser.add_argument("--prefix", required=True, help="output path prefix, e.g. OUT/bench-2026-11-29-1156")
-    args = parser.parse_args()
+    parser.add_argument("--prefix", required=True, help="output path prefix, e.g. OUT/bench-1gpu")
+    parser.add_argument("--no-plots", action="store_true", help="write the Markdown only")
+    args = parser.parse_args(argv)
 
     records = read_results(args.results)
     machine = read_machine(args.machine)
@@ -852,6 +1021,9 @@ def main():
     na = [r for r in records if r["kind"] == "na"]
     timing, jacobi_checks = jacobi_runs(records)
     add_runs_without_figures(timing, jacobi_checks, jobs)
+    failed = failed_runs(jobs)
+    mark_failures(cases, checks, failed)
+    rows = jacobi_rows(timing, failed)
     rounds = max([whole(r.get("round"), 1) for r in records if r["kind"] in ("result", "job")] or [1])
     # The PE counts: those the harness was asked for, and any that results came at.
     asked = []
@@ -867,13 +1039,18 @@ def main():
             n["pes_n"] = pes_list[-1]
     os.makedirs(os.path.dirname(os.path.abspath(args.prefix)), exist_ok=True)
     try:
-        micro_images, jacobi_images = plots(args.prefix, cases, timing, pes_list)
+        micro_images, jacobi_images = ({}, []) if args.no_plots else plots(args.prefix, cases, timing, pes_list)
     except Exception as error:  # noqa: BLE001 — a broken plot must not cost the report
         print(f"report: plotting failed ({error!r}); the Markdown is written without plots", file=sys.stderr)
         micro_images, jacobi_images = {}, []
     t1 = t1_of(timing)
 
     failed_jobs = [j for j in jobs if j.get("status") not in ("0", "budget", "skipped")]
+    failed_checks = [c for c in checks if check_failed(c)]
+    failed_cases = [c for c in cases.values() if c.failed]
+    caseless = families_without_cases(cases, skips, pes_list)
+    failed_rows = [k for k, row in rows.items() if row.failed]
+    failed_jacobi_checks = [k for k, per in jacobi_checks.items() if jacobi_check_problems(k, per, failed)]
     hung_jobs = [j for j in jobs if j.get("status") == "skipped"]
     budget_jobs = [j for j in jobs if j.get("status") == "budget"]
     lines = ["# nvshmem-rs benchmarks: Rust kernels vs CUDA C++ kernels on NVSHMEM", ""]
@@ -892,7 +1069,7 @@ def main():
               f"{machine.get('budget', '?')} s), {len(hung_jobs)} skipped (timed out before); "
               f"{machine.get('elapsed', '?')} s in all",
               ""]
-    lines += summary_markdown(cases, timing, skips, pes_list, jobs)
+    lines += summary_markdown(cases, rows, skips, pes_list, jacobi_checks, failed)
     lines += method(machine, machine.get("rounds", rounds)).splitlines() + [""]
     for p in pes_list:
         where = machine.get(f"pes-{p}")
@@ -900,7 +1077,8 @@ def main():
         lines += micro_section([c for c in cases.values() if c.pes == p],
                                [c for c in checks if c["pes_n"] == p],
                                [s for s in skips if s["pes_n"] == p], micro_images.get(p, []))
-        lines += jacobi_section(p, timing, jacobi_checks, [n for n in na if n["pes_n"] == p], t1, jobs)
+        lines += jacobi_section(p, timing, rows, jacobi_checks, [n for n in na if n["pes_n"] == p], t1, jobs,
+                                failed)
     if jacobi_images:
         lines += ["## Jacobi at every PE count", ""]
         lines += [f"![{os.path.basename(i)}]({os.path.basename(i)})" for i in jacobi_images] + [""]
@@ -917,12 +1095,13 @@ def main():
         for s in family_summary([c for c in cases.values() if c.pes == p]):
             print(f"    {s['bench']:16s} {s['compared']:3d} compared, Rust÷CUDA geo-mean {fmt_ratio(s['geomean']):>6s} "
                   f"(target {s['target']}), worst {fmt_ratio(s['worst']):>6s}, noise band {pct(s['band']):>7s}: "
-                  f"{s['ok']} ✓ {s['near']} ≈ {s['bad']} ✗ → {s['verdict']}")
+                  f"{s['ok']} ✓ {s['near']} ≈ {s['bad']} ✗ {s['failed']} failed of {s['cases']} "
+                  f"→ {s['verdict']}")
         for key in sorted((k for k in timing if k[1] == p), key=jacobi_order):
-            row = JacobiRow(timing[key])
+            row = rows[key]
             rs, cs = row.seconds("rust"), row.seconds("cuda")
             print(f"    jacobi {key[0]:11s}: Rust {fmt(rs and rs * 1e3, 4)} ms, CUDA {fmt(cs and cs * 1e3, 4)} ms, "
-                  f"Rust÷CUDA {fmt_ratio(row.ratio)} {verdict(row.ratio, False) if row.ratio else ''}")
+                  f"Rust÷CUDA {fmt_ratio(row.ratio)} {row.verdict()}")
         for key in sorted((k for k in jacobi_checks if k[1] == p), key=jacobi_order):
             per = jacobi_checks[key]
             print(f"    jacobi check {key[0]:11s}: " + ", ".join(
@@ -935,6 +1114,15 @@ def main():
         print(f"  {len(failed_jobs)} run(s) did not exit 0: "
               + ", ".join(f"{j.get('name')}[{j.get('run_impl')} {pes_label(j['pes_n'])} r{j.get('round')}]="
                           f"{j.get('status')}" for j in failed_jobs))
+    problems = [f"{len(failed_jobs)} run(s) did not exit 0"] if failed_jobs else []
+    problems += [f"{len(failed_checks)} micro-benchmark data check(s) failed"] if failed_checks else []
+    problems += [f"{len(failed_jacobi_checks)} Jacobi check row(s) failed"] if failed_jacobi_checks else []
+    problems += [f"{len(failed_cases)} micro-benchmark case(s) failed"] if failed_cases else []
+    problems += [f"{len(caseless)} micro-benchmark family × PE count cell(s) without a case"] if caseless else []
+    problems += [f"{len(failed_rows)} Jacobi timing row(s) failed"] if failed_rows else []
+    if problems:
+        print("report: FAILED: " + "; ".join(problems) + " (see the report)", file=sys.stderr)
+        return 1
     return 0
 
 

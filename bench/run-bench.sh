@@ -12,18 +12,24 @@
 # rounds each leave another distance between the runners' two buffers, see round_gap), and writes
 # into OUT_DIR:
 #
-#   bench-STAMP.md                   the report: summary, method, machine, then one section per PE
+#   bench-CONFIG.md                  the report: summary, method, machine, then one section per PE
 #                                    count with every figure and ratio, noise, verdicts
-#   bench-STAMP-pesN-bandwidth.png   put/get bandwidth against size at N PEs, Rust and CUDA
-#   bench-STAMP-pesN-bandwidth-ratio.png  the same as Rust ÷ CUDA ratios, with the ±3 % band
-#   bench-STAMP-pesN-latency.png     the latencies at N PEs, Rust and CUDA side by side
-#   bench-STAMP-jacobi.png           Jacobi time per iteration per variant and PE count
-#   bench-STAMP-results.txt          every result line, tagged with program, round and PE count
+#   bench-CONFIG-pesN-bandwidth.png  put/get bandwidth against size at N PEs, Rust and CUDA
+#   bench-CONFIG-pesN-bandwidth-ratio.png  the same as Rust ÷ CUDA ratios, with the ±3 % band
+#   bench-CONFIG-pesN-latency.png    the latencies at N PEs, Rust and CUDA side by side
+#   bench-CONFIG-jacobi.png          Jacobi time per iteration per variant and PE count
+#   bench-CONFIG-results.txt         every result line, tagged with program, round and PE count
 #                                    (report.py input)
-#   bench-STAMP.log                  the full output of the builds and of every run
+#   bench-CONFIG-console.txt         what the harness printed (progress, the report's summary)
+#   bench-CONFIG.log                 the full output of the builds and of every run
 #
-# STAMP is the run's start in UTC to the minute (2026-11-30-1838), then BENCH_TAG if set, so that
-# no run overwrites another's files; a run that would is refused.
+# CONFIG is the number of GPUs the PEs run on (1gpu, 2gpu, ...): a run replaces the files of the
+# last run of its configuration (its plots first removed, so that none of an earlier run stays),
+# and OUT_DIR keeps the latest report of each (git keeps the earlier ones). Pass another OUT_DIR
+# to keep a run apart.
+#
+# Exit status: 0 when every run exited 0, every check passed and every case has its figures (the
+# report says how the ratios compare, which does not change it); 1 otherwise; 2 for bad settings.
 #
 # Order: first, for each PE count, the short runs (micro-benchmarks one-sided, two-sided and
 # collective, every round; the Jacobi checks and the NCCL check, once); then the T1 single-GPU
@@ -43,17 +49,14 @@
 #   BENCH_BUDGET_S       time budget of the whole run in seconds (default 500)
 #   BENCH_GPUS           GPUs to spread the PEs over (default: every GPU of the machine; 1 puts all
 #                        PEs on the first GPU, as on a machine of one GPU)
-#   BENCH_TAG            a word added to the output files' names (bench-STAMP-TAG.md, ...), to
-#                        tell kinds of run apart (e.g. 2gpu)
 #   MICRO_ARGS, COLLECTIVE_ARGS, JACOBI_ARGS, JACOBI_CHECK_ARGS   the programs' arguments
 #                        (defaults below; set and empty: the programs' own defaults;
 #                        COLLECTIVE_ARGS come after MICRO_ARGS in the collectives' job)
 #
-# The default run on one H200, from the runs of 2026-11-29: build 11-36 s; micro-benchmarks ~115 s
-# (18 one-sided runs of 4-5 s; 18 two-sided and 18 collective runs of 0.6-1.1 s); Jacobi checks
-# ~45 s (30 runs); T1 and Jacobi timings ~240 s (90 runs: 3.5-4 s at 1 PE, ~2 s at 2 and 4 PEs);
-# MPS switches, gaps between runs and the report ~35 s: 426 s in all for 175 runs (04564d5), inside
-# the 500 s budget.
+# The default run on one H200: build 11-36 s; micro-benchmarks ~115 s (18 one-sided runs of 4-5 s;
+# 18 two-sided and 18 collective runs of 0.6-1.1 s); Jacobi checks ~45 s (30 runs); T1 and Jacobi
+# timings ~240 s (90 runs: 3.5-4 s at 1 PE, ~2 s at 2 and 4 PEs); MPS switches, gaps between runs
+# and the report ~35 s: about 430 s in all for 175 runs, inside the 500 s budget.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
@@ -78,19 +81,16 @@ done
     echo "run-bench: BENCH_GPUS=$GPUS, but this machine has $GPUS_PRESENT GPU(s); set at most $GPUS_PRESENT" >&2
     exit 2
 }
-TAG=${BENCH_TAG:-}
-[[ $TAG =~ ^[A-Za-z0-9_]*$ ]] || { echo "run-bench: BENCH_TAG takes letters, digits and _, not '$TAG'" >&2; exit 2; }
 (( ${#PES_LIST[@]} )) || { echo "run-bench: BENCH_PES is empty" >&2; exit 2; }
 mapfile -t PES_LIST < <(printf '%s\n' "${PES_LIST[@]}" | sort -nu)
 mkdir -p "$OUT" || exit 2
 DIST=dist
 START=$(date +%s)
-STAMP=$(date -u +%Y-%m-%d-%H%M)
-PREFIX=$OUT/bench-$STAMP${TAG:+-$TAG}
-if [[ -e $PREFIX.md || -e $PREFIX.log ]]; then
-    echo "run-bench: $PREFIX.md or .log is there already (a run started in the same minute); wait a minute, set BENCH_TAG, or pass another OUT_DIR" >&2
-    exit 2
-fi
+CONFIG=${GPUS}gpu
+PREFIX=$OUT/bench-$CONFIG
+# This run replaces the last one of its configuration: its report and plots go now (the plots a
+# run writes depend on its PE counts), its log, results and console are written anew.
+rm -f "$PREFIX.md" "$PREFIX"-pes*.png "$PREFIX-jacobi.png"
 LOG=$PREFIX.log
 RESULTS=$PREFIX-results.txt
 TMP=$(mktemp -d)
@@ -98,6 +98,8 @@ BUILD=$TMP/build
 mkdir -p "$BUILD"
 : > "$LOG"
 : > "$RESULTS"
+exec > >(tee "$PREFIX-console.txt") 2>&1
+CONSOLE_TEE=$!
 
 if [[ $QUICK == --quick ]]; then
     MICRO_ARGS=${MICRO_ARGS---sizes 4K,1M,16M --grids 1,sms --reps 5 --lat-iters 200}
@@ -232,6 +234,7 @@ if [[ -e $CUDA_MPS_PIPE_DIRECTORY/control ]]; then stop_mps > /dev/null 2>&1; fi
 # after a Jacobi check, for that variant's timings at that PE count): it would most likely hang
 # again and eat the time budget.
 declare -A TIMED_OUT
+FAILED_RUNS=0
 job() {
     local name=$1 impl=$2 round=$3 limit=$4
     shift 4
@@ -260,6 +263,11 @@ job() {
     echo "job: name=$name run_impl=$impl round=$round pes=$PES mps=$MPS status=$status seconds=$seconds" >> "$RESULTS"
     progress "$what: exit $status in ${seconds}s, $(grep -ac 'result: ' "$out") result(s)"
     if (( status != 0 )); then tail -n 6 "$out" | sed 's/^/      /'; fi
+    # A run fails when it does not exit 0 or one of its checks failed (the programs exit 1 then,
+    # but the harness does not rely on that).
+    if (( status != 0 )) || grep -aqE '^(check: .*status=fail|result: .*check=fail)' "$out"; then
+        FAILED_RUNS=$(( FAILED_RUNS + 1 ))
+    fi
     if (( status == 124 || status == 137 )); then
         TIMED_OUT["$name/$impl/$PES"]=1
         [[ $name == jacobi-check-* ]] && TIMED_OUT["jacobi-${name#jacobi-check-}/$impl/$PES"]=1
@@ -282,7 +290,11 @@ pair() {
     for impl in "${order[@]}"; do
         binary=${binaries[$impl]}
         if have "$binary"; then job "$name" "$impl" "$round" "$limit" "${RUN[@]}" --timeout $((limit - 5)) "$binary" "$@"
-        else progress "skip $name [$impl]: $binary is missing"; fi
+        else
+            progress "skip $name [$impl]: $binary is missing"
+            echo "job: name=$name run_impl=$impl round=$round pes=$PES mps=$MPS status=missing seconds=0" >> "$RESULTS"
+            FAILED_RUNS=$(( FAILED_RUNS + 1 ))
+        fi
     done
 }
 
@@ -295,8 +307,8 @@ nccl_at() {
 # round_gap ROUND: the bytes both micro runners leave between their two buffers in that round,
 # (ROUND - 1) MiB: the rounds, and so the noise band taken over them, span as many buffer layouts.
 # With one layout for every round, the band missed what the layout alone does to some ratios
-# (±10 % for get_bw at 1 MiB over all multiprocessors: bench/results/getbw-gap-2026-11-30.txt;
-# within a run, the runners also spread a case's launches over the buffers: getbw-placement).
+# (±10 % for get_bw at 1 MiB over all multiprocessors; within a run, the runners also spread a
+# case's launches over the buffers).
 round_gap() { echo $(( ($1 - 1) << 20 )); }
 
 # Per PE count: three micro-benchmark pairs (one-sided, two-sided, collectives) each round, a Jacobi
@@ -382,5 +394,14 @@ echo "elapsed: $(elapsed)" >> "$MACHINE"
 progress "writing the report"
 python3 bench/report.py --results "$RESULTS" --machine "$MACHINE" --prefix "$PREFIX" 2>&1 | tee -a "$LOG"
 status=${PIPESTATUS[0]}
-progress "done: $(find "$OUT" -maxdepth 1 -type f -name "bench-$STAMP*" -printf '%f\n' | sort | tr '\n' ' ')"
+progress "done: $(find "$OUT" -maxdepth 1 -type f -name "bench-$CONFIG[.-]*" -printf '%f\n' | sort | tr '\n' ' ')"
+if (( FAILED_RUNS > 0 )); then
+    progress "FAILED: $FAILED_RUNS run(s) did not exit 0 or had a failed check (see the report and the log)"
+    (( status == 0 )) && status=1
+elif (( status != 0 )); then
+    progress "FAILED: the report found failures (exit $status)"
+fi
+# The console file is complete when the harness returns.
+exec > /dev/null 2>&1
+wait "$CONSOLE_TEE"
 exit "$status"

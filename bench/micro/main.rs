@@ -16,7 +16,12 @@
 //! result: bench=put_bw impl=rust scope=block bytes=1048576 grid=8 pes=2 value=123.4567 unit=GB/s
 //! ```
 //!
-//! and after each bandwidth sweep one `check:` line from the PE whose buffer received the data.
+//! and after each bandwidth case one `check:` line from the PE whose buffer received the data
+//! (see [`check`]; outside the case's timing):
+//!
+//! ```text
+//! check: bench=put_bw impl=rust scope=block bytes=1048576 grid=8 pes=2 status=pass mismatches=0
+//! ```
 //!
 //! # Timing
 //! - One-sided cases (`put_bw`, `get_bw`, `p_lat`, `put_lat`): `--warmup` untimed launches, then
@@ -33,7 +38,7 @@
 //!   otherwise be counted). Median over `--reps` launches, each waited for before the next is
 //!   queued: a launch queued behind a running one made the signal ping-pong's round trips up to
 //!   70 % slower in some processes at 3 and 4 PEs under MPS, in both programs, all launches but the
-//!   last (bench/results/pingpong-queued-2026-11-30.txt). Barrier latency is time ÷ barriers;
+//!   last. Barrier latency is time ÷ barriers;
 //!   ping-pong latency is half a round trip (time ÷ round trips ÷ 2).
 //! - Collectives (`reduce_lat`, `alltoall_lat`) are timed like the barrier, at each scope and each
 //!   size of `--lat-sizes`: a sum reduction of `bytes ÷ 8` `u64`, or an `alltoall` in which every
@@ -42,8 +47,10 @@
 //!   multi-PE-per-GPU mode (MPS, and `CUDA_MPS_ACTIVE_THREAD_PERCENTAGE` ≤ 100 ÷ PEs per GPU);
 //!   otherwise they are skipped, saying so.
 
+mod check;
 mod options;
 
+use check::{POISON, mismatches, pattern};
 use nvshmem_host::{Bootstrap, KernelArg, LaunchConfig, Module, Nvshmem, SymmetricBuffer};
 use options::{Bench, Grid, Options, Scope};
 use std::process::ExitCode;
@@ -64,8 +71,6 @@ const CASE_LIMIT: Duration = Duration::from_secs(120);
 /// …and how often they look (each look is a copy from the GPU: seldom, not to disturb the
 /// measured kernel).
 const CASE_POLL: Duration = Duration::from_millis(1);
-/// What destination buffers hold before a sweep, so that unwritten elements show.
-const POISON: u64 = 0xDEAD_BEEF_DEAD_BEEF;
 
 /// A put-latency launch does `--lat-iters` puts, but fewer when they would move more than this
 /// (a single thread copies slowly), and at least 10.
@@ -91,7 +96,7 @@ const BW_SLOT_ALIGN: usize = 256;
 /// buffers of `capacity` bytes. The launches spread evenly over the buffers' slots of `bytes`
 /// (rounded up to [`BW_SLOT_ALIGN`]), so that a case is timed over many physical pages and not one
 /// pair: how the driver placed the pages alone moves a case that lives in L2 by up to ±8 % between
-/// processes (bench/results/getbw-placement-2026-11-30.txt). Source and destination move together.
+/// processes. Source and destination move together.
 fn bw_offset(launch: usize, launches: usize, bytes: usize, capacity: usize) -> usize {
     let stride = bytes.next_multiple_of(BW_SLOT_ALIGN);
     let slots = (capacity / stride).max(1);
@@ -100,18 +105,12 @@ fn bw_offset(launch: usize, launches: usize, bytes: usize, capacity: usize) -> u
 
 /// Ping-pong round trip `i` bounces its counter on place `i % PINGPONG_PLACES` of the flags buffer,
 /// so that every launch is timed over that many places of memory, not one: where the driver put a
-/// single place moved the same binary's round trip by up to 6 % between processes over NVLink
-/// (bench/results/pingpong-places-2026-11-30.txt).
+/// single place moved the same binary's round trip by up to 6 % between processes over NVLink.
 const PINGPONG_PLACES: u32 = 16;
 
 /// `u64` between two ping-pong places: 2 MiB and 128 B, so that each place lies on another large
 /// page and in another line of L2.
 const PINGPONG_PLACE_WORDS: usize = (2 << 20 | 128) / 8;
-
-/// The value PE `pe`'s source buffer holds at index `i`.
-fn pattern(pe: i32, i: usize) -> u64 {
-    (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (pe as u64 + 1)
-}
 
 fn median(values: &mut [f64]) -> f64 {
     values.sort_by(f64::total_cmp);
@@ -245,7 +244,7 @@ impl<'a> Runner<'a> {
         let elapsed = nvshmem.alloc_zeroed::<u64>(launches)?;
         let flags = nvshmem.alloc_zeroed::<u64>(PINGPONG_PLACES as usize * PINGPONG_PLACE_WORDS)?;
         let ended = nvshmem.alloc_zeroed::<u64>(1)?;
-        let values: Vec<u64> = (0..count).map(|i| pattern(me, i)).collect();
+        let values: Vec<u64> = (0..count).map(|i| pattern(0, me, i)).collect();
         source.copy_from_host(&values)?;
         let probe = module.kernel("delay")?;
         let (_, _, sms) = probe.max_cooperative_blocks(LaunchConfig::linear(1, 1))?;
@@ -444,21 +443,33 @@ impl<'a> Runner<'a> {
         }
     }
 
-    /// One bandwidth sweep (scopes × sizes × grids), then the receiving PE checks its buffer.
+    /// One bandwidth sweep (scopes × sizes × grids); the receiving PE checks every case's data.
     fn bandwidth(&mut self, bench: Bench) -> Result<(), Failure> {
         let options = self.options;
-        let count = self.dest.len();
-        let capacity = count * 8;
+        let capacity = self.dest.len() * 8;
         let launches = options.launches();
-        self.dest.copy_from_host(&vec![POISON; count])?;
-        self.nvshmem.barrier_all();
+        let poison = vec![POISON; self.dest.len()];
         let (dest, source) = (self.dest.as_symmetric_ptr(), self.source.as_symmetric_ptr());
         let op = if bench == Bench::PutBw { "put" } else { "get" };
+        // The data go to the peer's buffer (put) or to PE 0's own (get).
+        let (sender, receiver) = if bench == Bench::PutBw {
+            (0, self.peer_of_0())
+        } else {
+            (self.peer_of_0(), 0)
+        };
         for &scope in &options.scopes {
             for &bytes in &options.sizes {
                 for &grid in &options.grids {
                     let blocks = self.resolve(grid);
                     let (count, iters) = (bytes / 8, bw_iters(bytes));
+                    // Before the case's barrier: its pattern in every source, poison in every
+                    // destination. The number is the one end_case gives the case.
+                    let case = self.cases + 1;
+                    let values: Vec<u64> = (0..self.source.len())
+                        .map(|i| pattern(case, self.me, i))
+                        .collect();
+                    self.source.copy_from_host(&values)?;
+                    self.dest.copy_from_host(&poison)?;
                     self.one_sided_case(bench, scope, bytes, blocks, |runner| {
                         let kernel = runner.module.kernel(&format!("{op}_bw_{}", scope.name()))?;
                         let config = LaunchConfig::linear(blocks, runner.options.threads);
@@ -475,37 +486,27 @@ impl<'a> Runner<'a> {
                         })?;
                         Ok(bytes as f64 * f64::from(iters) / median_time(times) / 1e9)
                     })?;
+                    // After the case's closing barrier (the data are there); the next case's
+                    // barrier waits for this check.
+                    if self.me == receiver {
+                        let written: Vec<usize> = (0..launches)
+                            .map(|launch| bw_offset(launch, launches, bytes, capacity))
+                            .collect();
+                        let wrong = mismatches(&self.dest.to_vec()?, case, sender, &written, count);
+                        let status = if wrong == 0 { "pass" } else { "fail" };
+                        println!(
+                            "check: bench={} impl=rust scope={} bytes={bytes} grid={blocks} pes={} status={status} mismatches={wrong}",
+                            bench.name(),
+                            scope.name(),
+                            self.n_pes
+                        );
+                        if wrong > 0 {
+                            self.failed += 1;
+                        }
+                    }
                 }
             }
         }
-        // The data went to the peer's buffer (put) or to PE 0's own (get).
-        let receiver = if bench == Bench::PutBw {
-            self.peer_of_0()
-        } else {
-            0
-        };
-        let sender = if bench == Bench::PutBw {
-            0
-        } else {
-            self.peer_of_0()
-        };
-        // The receiver checks the part the largest size covers (every case of it wrote there).
-        let largest = self.options.sizes.iter().max().copied().unwrap_or(0);
-        if self.me == receiver && largest > 0 {
-            let values = self.dest.to_vec()?;
-            let wrong = (0..largest / 8)
-                .filter(|&i| values[i] != pattern(sender, i))
-                .count();
-            let status = if wrong == 0 { "pass" } else { "fail" };
-            println!(
-                "check: bench={} impl=rust bytes={largest} status={status} mismatches={wrong}",
-                bench.name()
-            );
-            if wrong > 0 {
-                self.failed += 1;
-            }
-        }
-        self.nvshmem.barrier_all();
         Ok(())
     }
 
@@ -595,7 +596,7 @@ impl<'a> Runner<'a> {
     /// The others could wait in `nvshmem_barrier_all` instead, but its kernel would spin on the GPU
     /// while PE 0 measures; with several PEs on one GPU (MPS) it shares the multiprocessors with
     /// the measured kernel and takes issue slots from it. It cost a one-block thread-scope put of
-    /// 4 KiB 20 % of its bandwidth at 2 PEs on an H200 (2026-11-29). No kernel runs during a case
+    /// 4 KiB 20 % of its bandwidth at 2 PEs on an H200. No kernel runs during a case
     /// but the ones it measures.
     fn end_case(&mut self) -> Result<(), Failure> {
         self.cases += 1;

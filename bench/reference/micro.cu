@@ -17,14 +17,15 @@
 //  - two-sided cases (barrier_lat, pingpong_p, pingpong_signal): every PE launches cooperatively;
 //    20 untimed barriers or round trips line the PEs up, then the GPU's nanosecond clock times
 //    --lat-iters of them inside the kernel; median over --reps launches, each waited for before the
-//    next is queued (bench/results/pingpong-queued-2026-11-30.txt). Barrier latency = time / barriers;
-//    ping-pong latency = half a round trip.
+//    next is queued. Barrier latency = time / barriers; ping-pong latency = half a round trip.
 //  - collectives (reduce_lat, alltoall_lat) are timed like the barrier at each scope and each size
 //    of --lat-sizes: a sum reduction of bytes/8 uint64, or an alltoall in which every PE sends
 //    bytes to each PE (bytes/8 uint64; bytes x PEs in all, as NVSHMEM's perftests count it);
 //    skipped, saying why, where NVSHMEM runs in its limited multi-PE-per-GPU mode.
 //  - while PE 0 measures, the other PEs wait on the host for the end of the case (release and
 //    end_case), not in nvshmem_barrier_all, whose kernel would spin beside the measured one.
+//  - after each bandwidth case, outside its timing, the PE that received the data checks it (one
+//    check: line per case; see pattern and mismatches).
 #include <chrono>
 #include <thread>
 
@@ -380,7 +381,26 @@ static size_t bw_offset(size_t launch, size_t launches, size_t bytes, size_t cap
     return launch * slots / std::max<size_t>(launches, 1) * stride / 8;
 }
 
-static uint64_t pattern(int pe, size_t i) { return ((uint64_t)i * 0x9E3779B97F4A7C15ull) ^ (uint64_t)(pe + 1); }
+// The data check after each bandwidth case (as bench/micro/check.rs): before the case every PE fills
+// its source with the case's pattern and its destination with POISON; after it, the receiving PE
+// compares its whole destination with what the case should have left there.
+
+// The value PE `pe`'s source holds at element `i` during case number `case_no` (0 before any case).
+static uint64_t pattern(uint64_t case_no, int pe, size_t i) {
+    return ((uint64_t)i * 0x9E3779B97F4A7C15ull) ^ (case_no << 32 | (uint64_t)(pe + 1));
+}
+
+// The elements of `received` that differ from what case `case_no` should have left: `sender`'s
+// pattern of the case in the `count` elements from each offset in `written`, POISON elsewhere.
+static size_t mismatches(const std::vector<uint64_t> &received, uint64_t case_no, int sender,
+                         const std::vector<size_t> &written, size_t count) {
+    std::vector<bool> covered(received.size(), false);
+    for (size_t offset : written) std::fill(covered.begin() + offset, covered.begin() + offset + count, true);
+    size_t wrong = 0;
+    for (size_t i = 0; i < received.size(); i++)
+        if (received[i] != (covered[i] ? pattern(case_no, sender, i) : POISON)) wrong++;
+    return wrong;
+}
 
 typedef void (*TransferKernel)(uint64_t *, uint64_t *, size_t, uint32_t, int);
 typedef void (*BarrierKernel)(uint32_t, uint32_t, uint64_t *);
@@ -476,12 +496,14 @@ struct Runner {
         end_case();
     }
 
+    // One bandwidth sweep (scopes x sizes x grids); the receiving PE checks every case's data.
     void bandwidth(int bench) {
         size_t launches = o.launches();
-        std::vector<uint64_t> poison(count, POISON);
-        CUDA_CHECK(cudaMemcpy(dest, poison.data(), count * 8, cudaMemcpyHostToDevice));
-        nvshmem_barrier_all();
+        std::vector<uint64_t> poison(count, POISON), values(count);
         bool put = bench == PUT_BW;
+        // The data go to the peer's buffer (put) or to PE 0's own (get).
+        int partner = 1 % n_pes;
+        int receiver = put ? partner : 0, sender = put ? 0 : partner;
         for (int scope : o.scopes) {
             TransferKernel kernel = put ? (scope == BLOCK ? put_bw_block : scope == WARP_SCOPE ? put_bw_warp : put_bw_thread)
                                         : (scope == BLOCK ? get_bw_block : scope == WARP_SCOPE ? get_bw_warp : get_bw_thread);
@@ -490,6 +512,12 @@ struct Runner {
                     uint32_t blocks = grid_spec == GRID_SMS ? sms : grid_spec;
                     size_t n = bytes / 8;
                     uint32_t iters = bw_iters(bytes);
+                    // Before the case's barrier: its pattern in every source, poison in every
+                    // destination. The number is the one end_case gives the case.
+                    uint64_t case_no = cases + 1;
+                    for (size_t i = 0; i < count; i++) values[i] = pattern(case_no, me, i);
+                    CUDA_CHECK(cudaMemcpy(source, values.data(), count * 8, cudaMemcpyHostToDevice));
+                    CUDA_CHECK(cudaMemcpy(dest, poison.data(), count * 8, cudaMemcpyHostToDevice));
                     one_sided_case(bench, scope, bytes, blocks, [&](double &value) -> std::string {
                         std::vector<double> seconds;
                         std::string error = time_launches(
@@ -501,26 +529,25 @@ struct Runner {
                         value = (double)bytes * iters / median(seconds) / 1e9;
                         return error;
                     });
+                    // After the case's closing barrier (the data are there); the next case's
+                    // barrier waits for this check.
+                    if (me == receiver) {
+                        std::vector<size_t> written;
+                        for (size_t launch = 0; launch < launches; launch++)
+                            written.push_back(bw_offset(launch, launches, bytes, count * 8));
+                        std::vector<uint64_t> received(count);
+                        CUDA_CHECK(cudaDeviceSynchronize());
+                        CUDA_CHECK(cudaMemcpy(received.data(), dest, count * 8, cudaMemcpyDeviceToHost));
+                        size_t wrong = mismatches(received, case_no, sender, written, n);
+                        printf("check: bench=%s impl=cuda scope=%s bytes=%zu grid=%u pes=%d status=%s mismatches=%zu\n",
+                               BENCH_NAMES[bench], SCOPE_NAMES[scope], bytes, blocks, n_pes, wrong == 0 ? "pass" : "fail",
+                               wrong);
+                        fflush(stdout);
+                        if (wrong > 0) failed++;
+                    }
                 }
             }
         }
-        // The receiver checks the part the largest size covers (every case of it wrote there).
-        int partner = 1 % n_pes;
-        int receiver = put ? partner : 0, sender = put ? 0 : partner;
-        size_t largest = o.sizes.empty() ? 0 : *std::max_element(o.sizes.begin(), o.sizes.end());
-        if (me == receiver && largest > 0) {
-            std::vector<uint64_t> values(count);
-            CUDA_CHECK(cudaDeviceSynchronize());
-            CUDA_CHECK(cudaMemcpy(values.data(), dest, count * 8, cudaMemcpyDeviceToHost));
-            size_t wrong = 0;
-            for (size_t i = 0; i < largest / 8; i++)
-                if (values[i] != pattern(sender, i)) wrong++;
-            printf("check: bench=%s impl=cuda bytes=%zu status=%s mismatches=%zu\n", BENCH_NAMES[bench], largest,
-                   wrong == 0 ? "pass" : "fail", wrong);
-            fflush(stdout);
-            if (wrong > 0) failed++;
-        }
-        nvshmem_barrier_all();
     }
 
     // Why two-sided case `bench` of `bytes` bytes cannot run here ("" if it can): the same answer on
@@ -703,7 +730,7 @@ int main(int argc, char **argv) {
                 r.count * 8, r.o.gap, PINGPONG_PLACES * PINGPONG_PLACE_WORDS * 8);
     {
         std::vector<uint64_t> values(r.count);
-        for (size_t i = 0; i < r.count; i++) values[i] = pattern(r.me, i);
+        for (size_t i = 0; i < r.count; i++) values[i] = pattern(0, r.me, i);
         CUDA_CHECK(cudaMemcpy(r.source, values.data(), r.count * 8, cudaMemcpyHostToDevice));
     }
     nvshmem_barrier_all();
