@@ -45,10 +45,10 @@ pub enum Error {
         /// Each plugin tried, and the loader's reason.
         failures: Vec<(String, String)>,
     },
-    /// The launcher's environment is inconsistent.
-    PeEnvironment(nvshmem_launch::pe_env::PeEnvError),
+    /// The launcher's environment (`NVSHMEMRS_*`) is inconsistent.
+    PeEnvironment(nvshmem_pe_env::PeEnvError),
     /// The unique-id exchange with PE 0 failed.
-    Rendezvous(nvshmem_launch::rendezvous::RendezvousError),
+    Rendezvous(nvshmem_pe_env::rendezvous::RendezvousError),
     /// NVSHMEM started with a different PE number or count than the launcher assigned.
     PeMismatch {
         /// What the launcher assigned, `(pe, n_pes)`.
@@ -346,14 +346,14 @@ impl From<nvshmem_sys::LoadError> for Error {
     }
 }
 
-impl From<nvshmem_launch::pe_env::PeEnvError> for Error {
-    fn from(error: nvshmem_launch::pe_env::PeEnvError) -> Self {
+impl From<nvshmem_pe_env::PeEnvError> for Error {
+    fn from(error: nvshmem_pe_env::PeEnvError) -> Self {
         Error::PeEnvironment(error)
     }
 }
 
-impl From<nvshmem_launch::rendezvous::RendezvousError> for Error {
-    fn from(error: nvshmem_launch::rendezvous::RendezvousError) -> Self {
+impl From<nvshmem_pe_env::rendezvous::RendezvousError> for Error {
+    fn from(error: nvshmem_pe_env::rendezvous::RendezvousError) -> Self {
         Error::Rendezvous(error)
     }
 }
