@@ -4,6 +4,18 @@
 use cudarc::driver::sys::CUresult;
 use std::fmt;
 
+/// One PE's symmetric allocation request, as the collective allocation check saw it (see
+/// [`crate::allocation_check`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AllocationRequest {
+    /// The PE.
+    pub pe: i32,
+    /// Its count of symmetric allocations so far, this one included.
+    pub sequence: u64,
+    /// The bytes it asked for.
+    pub bytes: u64,
+}
+
 /// Everything that can go wrong on the host side.
 #[derive(Debug)]
 pub enum Error {
@@ -73,7 +85,7 @@ pub enum Error {
     /// PEs asked for different symmetric allocations at the same point.
     AllocationMismatch {
         /// Every PE's request.
-        requests: Vec<crate::allocation_check::AllocationRequest>,
+        requests: Vec<AllocationRequest>,
     },
     /// A symmetric allocation of zero elements was requested.
     EmptyAllocation,

@@ -210,7 +210,7 @@ impl Nvshmem {
             // Every PE makes the same choice at the same point, so every PE allocates it here.
             empty => empty.insert(Ledger::allocate(self.lib, self.n_pes)?),
         };
-        ledger.check(self, bytes)
+        ledger.check(&self.stream, bytes)
     }
 
     /// Errors raised while dropping resources tied to this handle (module finalisation and unload),
