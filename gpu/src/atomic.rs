@@ -28,7 +28,7 @@
 //! The non-fetching forms (`set`, `add`, `inc`, `and`, …) complete like puts: after
 //! [`crate::sync::quiet`] or a barrier. Only the thread scope exists.
 //!
-//! ```ignore
+//! ```no_run
 //! # unsafe fn example(counter: nvshmem_gpu::SymmetricPtr<u64>) {
 //! // SAFETY: `counter` is a symmetric u64 and PE 0 exists.
 //! let ticket = unsafe { nvshmem_gpu::atomic::fetch_add(counter, 1, 0) };

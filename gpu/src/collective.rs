@@ -34,7 +34,7 @@
 //! # }
 //! ```
 //!
-//! ```ignore
+//! ```no_run
 //! use nvshmem_gpu::{collective::{self, op}, Team};
 //! # unsafe fn example(dest: nvshmem_gpu::SymmetricPtr<f64>, source: nvshmem_gpu::SymmetricPtr<f64>, n: usize) {
 //! // SAFETY: every thread of one block per PE calls it; both buffers hold `n` elements everywhere.

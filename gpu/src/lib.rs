@@ -3,10 +3,12 @@
 //! A kernel crate (`crate-type = ["cdylib"]`, built by `nvshmem-builder` for `nvptx64-nvidia-cuda`)
 //! depends on this crate and writes kernels with [`kernel`]:
 //!
-//! ```ignore
+//! ```no_run
 //! #![cfg_attr(target_arch = "nvptx64", no_std)]
 //! #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
-//! use nvshmem_gpu::{kernel, pe, rma, sync, thread, SymmetricPtr};
+//! use nvshmem_gpu::{kernel, pe, rma, sync, SymmetricPtr};
+//! #[cfg(target_arch = "nvptx64")] // thread indices exist only on the GPU
+//! use nvshmem_gpu::thread;
 //!
 //! /// Every PE writes `n` floats into the next PE's `dest`.
 //! #[kernel]

@@ -10,7 +10,7 @@
 //! `wait_until_timeout` (GPU target only) polls with a cycle budget and, when it runs out, prints which PE waited for
 //! what and traps, so the launch fails instead of hanging.
 //!
-//! ```ignore
+//! ```no_run
 //! use nvshmem_gpu::{p2p, Cmp};
 //! # unsafe fn example(flags: nvshmem_gpu::SymmetricPtr<u64>, n: usize) {
 //! // SAFETY: `flags` holds `n` symmetric words that the other PEs set to 1.

@@ -4,8 +4,10 @@ use crate::ffi;
 
 /// This PE's number, `0..n_pes()` (`nvshmem_my_pe`).
 ///
-/// ```ignore
+/// ```no_run
+/// # fn in_a_kernel() {
 /// let next = (nvshmem_gpu::pe::my_pe() + 1) % nvshmem_gpu::pe::n_pes();
+/// # }
 /// ```
 #[inline]
 pub fn my_pe() -> i32 {
@@ -16,8 +18,10 @@ pub fn my_pe() -> i32 {
 
 /// The number of PEs in the job (`nvshmem_n_pes`).
 ///
-/// ```ignore
+/// ```no_run
+/// # fn in_a_kernel() {
 /// assert!(nvshmem_gpu::pe::n_pes() >= 1);
+/// # }
 /// ```
 #[inline]
 pub fn n_pes() -> i32 {

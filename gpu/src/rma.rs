@@ -11,7 +11,7 @@
 //! [`crate::sync::quiet`] or barrier. A `_nbi` call returns at once; source and destination may only
 //! be touched after `quiet`. A `get` returns once the data is in `dest`; `get_nbi` after `quiet`.
 //!
-//! ```ignore
+//! ```no_run
 //! use nvshmem_gpu::{rma, sync, SymmetricPtr};
 //! # unsafe fn example(halo: SymmetricPtr<f32>, row: *const f32, n: usize, up: i32) {
 //! // SAFETY: `halo` holds `n` elements on every PE, `row` holds `n` local elements, `up` is a PE.

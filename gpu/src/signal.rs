@@ -6,7 +6,7 @@
 //! ([`signal_wait_until`], or [`crate::p2p::wait_until`]) sees the data once the signal changes.
 //! [`warp`] and [`block`] hold the cooperative forms.
 //!
-//! ```ignore
+//! ```no_run
 //! use nvshmem_gpu::{signal::{self, SignalOp}, Cmp};
 //! # unsafe fn example(data: nvshmem_gpu::SymmetricPtr<f32>, row: *const f32, n: usize, flag: nvshmem_gpu::SymmetricPtr<u64>, next: i32) {
 //! // SAFETY: buffers of `n` elements and a signal word on every PE; `next` is a PE.

@@ -8,10 +8,12 @@
 //! NVSHMEM's invalid team, and [`Team::from_raw`] is `unsafe`, so a split that leaves a PE out gives
 //! that PE no `Team` at all rather than one that fails at run time.
 //!
-//! ```ignore
+//! ```no_run
 //! use nvshmem_gpu::{team, Team};
+//! # fn in_a_kernel(some_team: Team) {
 //! let me = team::my_pe(Team::WORLD).unwrap(); // every PE is in WORLD
 //! let world_pe_of_0 = team::translate_pe(some_team, 0, Team::WORLD);
+//! # }
 //! ```
 
 use crate::ffi;

@@ -4,7 +4,7 @@
 //! with `--target nvptx64-nvidia-cuda -Zbuild-std=core` to see them). Index arithmetic that should be unit-tested on the CPU belongs in plain functions
 //! that take these values as arguments.
 //!
-//! ```ignore
+//! ```text
 //! use nvshmem_gpu::thread;
 //! let i = thread::global_index_x();
 //! if i < n { /* one element per thread */ }

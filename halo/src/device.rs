@@ -1,7 +1,7 @@
 //! The device side of the halo exchange (GPU target only): pushing edge cells into neighbours'
 //! halos, the signal handshake, norm reductions and a grid-wide barrier.
 //!
-//! ```ignore
+//! ```text
 //! use nvshmem_halo::{device, Direction, Patch, SignalWords, Sides};
 //! # unsafe fn example(a_new: nvshmem_gpu::SymmetricPtr<f32>, patch: Patch, signals: SignalWords, k: u32) {
 //! // Block-cooperatively, after this block computed columns 0..128 of its first owned row:
@@ -280,7 +280,7 @@ pub unsafe fn sum_norm_slots(slots: *mut f64) -> f64 {
 /// Every block makes its own `GridBarrier` on the same zeroed counter and calls `wait` the same
 /// number of times.
 ///
-/// ```ignore
+/// ```text
 /// # unsafe fn example(counter: *mut u32, iterations: u32) {
 /// // SAFETY: `counter` was zeroed before this cooperative launch and serves only this barrier.
 /// let mut barrier = unsafe { nvshmem_halo::device::GridBarrier::new(counter) };

@@ -1,7 +1,7 @@
 //! How this process was started, and so how NVSHMEM bootstraps: through our launcher's unique id,
 //! or through NVSHMEM's own PMI/PMI-2/PMIx plugins under `mpirun`/`srun`/hydra.
 
-use nvshmem_launch::pe_env::PeIdentity;
+use nvshmem_pe_env::PeIdentity;
 
 /// NVSHMEM's bootstrap plugins for process managers (`nvshmem_bootstrap_*.so.3`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

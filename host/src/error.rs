@@ -4,6 +4,18 @@
 use cudarc::driver::sys::CUresult;
 use std::fmt;
 
+/// One PE's symmetric allocation request, as the collective allocation check saw it (see
+/// [`crate::allocation_check`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AllocationRequest {
+    /// The PE.
+    pub pe: i32,
+    /// Its count of symmetric allocations so far, this one included.
+    pub sequence: u64,
+    /// The bytes it asked for.
+    pub bytes: u64,
+}
+
 /// Everything that can go wrong on the host side.
 #[derive(Debug)]
 pub enum Error {
@@ -45,10 +57,10 @@ pub enum Error {
         /// Each plugin tried, and the loader's reason.
         failures: Vec<(String, String)>,
     },
-    /// The launcher's environment is inconsistent.
-    PeEnvironment(nvshmem_launch::pe_env::PeEnvError),
+    /// The launcher's environment (`NVSHMEMRS_*`) is inconsistent.
+    PeEnvironment(nvshmem_pe_env::PeEnvError),
     /// The unique-id exchange with PE 0 failed.
-    Rendezvous(nvshmem_launch::rendezvous::RendezvousError),
+    Rendezvous(nvshmem_pe_env::rendezvous::RendezvousError),
     /// NVSHMEM started with a different PE number or count than the launcher assigned.
     PeMismatch {
         /// What the launcher assigned, `(pe, n_pes)`.
@@ -73,7 +85,7 @@ pub enum Error {
     /// PEs asked for different symmetric allocations at the same point.
     AllocationMismatch {
         /// Every PE's request.
-        requests: Vec<crate::allocation_check::AllocationRequest>,
+        requests: Vec<AllocationRequest>,
     },
     /// A symmetric allocation of zero elements was requested.
     EmptyAllocation,
@@ -346,14 +358,14 @@ impl From<nvshmem_sys::LoadError> for Error {
     }
 }
 
-impl From<nvshmem_launch::pe_env::PeEnvError> for Error {
-    fn from(error: nvshmem_launch::pe_env::PeEnvError) -> Self {
+impl From<nvshmem_pe_env::PeEnvError> for Error {
+    fn from(error: nvshmem_pe_env::PeEnvError) -> Self {
         Error::PeEnvironment(error)
     }
 }
 
-impl From<nvshmem_launch::rendezvous::RendezvousError> for Error {
-    fn from(error: nvshmem_launch::rendezvous::RendezvousError) -> Self {
+impl From<nvshmem_pe_env::rendezvous::RendezvousError> for Error {
+    fn from(error: nvshmem_pe_env::rendezvous::RendezvousError) -> Self {
         Error::Rendezvous(error)
     }
 }

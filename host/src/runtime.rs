@@ -6,7 +6,7 @@ use crate::bootstrap::{Bootstrap, Plugin};
 use crate::error::CudaContext as _;
 use crate::{Error, result};
 use cudarc::driver::{CudaContext, CudaStream};
-use nvshmem_launch::rendezvous;
+use nvshmem_pe_env::rendezvous;
 use nvshmem_sys::NvshmemHost;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -210,7 +210,7 @@ impl Nvshmem {
             // Every PE makes the same choice at the same point, so every PE allocates it here.
             empty => empty.insert(Ledger::allocate(self.lib, self.n_pes)?),
         };
-        ledger.check(self, bytes)
+        ledger.check(&self.stream, bytes)
     }
 
     /// Errors raised while dropping resources tied to this handle (module finalisation and unload),
@@ -290,7 +290,7 @@ fn open_gpu(bootstrap: &Bootstrap) -> Result<Arc<CudaContext>, Error> {
     }
     let pes_per_gpu = match bootstrap {
         Bootstrap::Launcher(identity) => identity.pes_per_gpu,
-        _ => std::env::var(nvshmem_launch::pe_env::PES_PER_GPU)
+        _ => std::env::var(nvshmem_pe_env::PES_PER_GPU)
             .ok()
             .and_then(|value| value.parse().ok())
             .filter(|&k: &usize| k > 0)

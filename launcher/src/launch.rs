@@ -6,10 +6,11 @@ use std::io::{self, Write};
 use std::num::NonZeroUsize;
 use std::time::{Duration, Instant};
 
+use nvshmem_pe_env::PeIdentity;
+use nvshmem_pe_env::rendezvous::JobFolder;
+
 use crate::gpus::{self, GpuCountError};
 use crate::outcome::{Ending, Outcome};
-use crate::pe_env::PeIdentity;
-use crate::rendezvous::JobFolder;
 use crate::signals::SignalWatch;
 use crate::supervise::{self, RunningPe};
 

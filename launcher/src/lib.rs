@@ -7,8 +7,9 @@
 //! nvshmemrun -n 4 --timeout 60 ./ring --iterations 10
 //! ```
 //!
-//! - [`pe_env`]: the environment every PE gets, and [`pe_env::PeIdentity`] to read it back;
-//! - [`rendezvous`]: the job's private folder, and the NVSHMEM unique-id exchange through it;
+//! - [`pe_env`]: the environment every PE gets, [`pe_env::PeIdentity`] to read it back, and the
+//!   job's rendezvous folder (the crate `nvshmem-pe-env`, which the PEs' side, `nvshmem-host`,
+//!   shares);
 //! - [`gpus`]: counting the visible GPUs, which sets the default PE count;
 //! - [`Launch`]: describing and running a job; [`Outcome`]: how it ended.
 //!
@@ -24,11 +25,11 @@ mod groups;
 mod launch;
 mod outcome;
 mod output;
-pub mod pe_env;
-pub mod rendezvous;
 mod signals;
 mod supervise;
 
 pub use launch::{Launch, LaunchError, exit_code, relaunch_current_program};
+/// The environment contract between the launcher and its PEs, shared with `nvshmem-host`.
+pub use nvshmem_pe_env as pe_env;
 pub use outcome::{Ending, Outcome, PeEnd, PeReport};
 pub use output::TAIL_LINES;

@@ -11,10 +11,11 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use nvshmem_pe_env::PeIdentity;
+
 use crate::groups::{self, ProcessGroup};
 use crate::outcome::{Ending, PeEnd, PeReport};
 use crate::output::{self, Tail};
-use crate::pe_env::PeIdentity;
 use crate::signals::SignalWatch;
 
 /// How often processes are polled.

@@ -1,4 +1,4 @@
-//! Checking a `#[kernel]` function and generating its two forms.
+//! Checking a `#[kernel]` function and generating its device form and parameter check.
 
 use proc_macro2::{Span, TokenStream as TokenStream2};
 use quote::quote;

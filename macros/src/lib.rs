@@ -5,17 +5,21 @@
 //! an entry point: when compiling for `nvptx64` it becomes an exported `extern "ptx-kernel"`
 //! function whose PTX entry name is the function's name. On any other target (host builds of the
 //! kernel crate, for the unit tests of its plain index arithmetic) the kernel does not exist: its
-//! body uses device-only functions and nothing on the host may call it. The parameter checks run
-//! on every target.
+//! body uses device-only functions and nothing on the host may call it. The rules below, and the
+//! check that every parameter type is `Copy`, apply on every target.
 //!
 //! Use it through the device crate, which re-exports it:
 //!
-//! ```ignore
+//! ```no_run
 //! #![cfg_attr(target_arch = "nvptx64", no_std)]
 //! // Needed by the `extern "ptx-kernel"` functions #[kernel] generates for nvptx64.
 //! #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
+//! # extern crate nvshmem_macros as nvshmem_gpu; // nvshmem_gpu::kernel is this crate's `kernel`
 //!
-//! use nvshmem_gpu::{kernel, thread};
+//! use nvshmem_gpu::kernel;
+//! // The thread indices exist only on the GPU, like the kernels that use them.
+//! #[cfg(target_arch = "nvptx64")]
+//! use nvshmem_gpu::thread;
 //!
 //! /// A parameter struct passed by value: `Copy`, with a C layout the host can reproduce.
 //! #[derive(Clone, Copy)]
@@ -64,11 +68,12 @@
 //!   be host addresses.
 //! - `#[kernel]` itself takes no arguments.
 //!
-//! The other attributes and the doc comment of the function are kept on both forms.
+//! The function's other attributes and its doc comment are kept.
 //!
 //! # What it generates
 //!
-//! For `#[kernel] pub unsafe fn name(params) { body }`:
+//! For `#[kernel] pub unsafe fn name(params) { body }`, the kernel for `nvptx64` and nothing else
+//! of the function, and on every target the check of the parameter types:
 //!
 //! ```text
 //! #[cfg(target_arch = "nvptx64")]
@@ -76,32 +81,29 @@
 //! #[unsafe(no_mangle)]
 //! pub unsafe extern "ptx-kernel" fn name(params) { body }
 //!
-//! #[cfg(not(target_arch = "nvptx64"))]
-//! /* the function's own attributes and doc comment */
-//! #[allow(dead_code)]
-//! pub unsafe fn name(params) { body }
-//!
 //! /* the function's own #[cfg] attributes */
 //! const _: () = { /* a compile-time check that every parameter type is `Copy` */ };
 //! // (left out for a kernel without parameters)
 //! ```
 //!
-//! The `ptx-kernel` ABI is unstable, so a kernel crate built for `nvptx64` needs
-//! `#![feature(abi_ptx)]`.
+//! On the host the kernel is gone, so code there cannot call it by mistake, and its body (which calls
+//! device-only functions) is not compiled. The `ptx-kernel` ABI is unstable, so a kernel crate built
+//! for `nvptx64` needs `#![feature(abi_ptx)]`.
 
 mod kernel;
 
 use proc_macro::TokenStream;
 
 /// Makes a `pub unsafe fn` a GPU kernel: an exported `extern "ptx-kernel"` entry point named after
-/// the function when compiling for `nvptx64`, and a plain `pub unsafe fn` with the same signature
-/// on other targets.
+/// the function when compiling for `nvptx64`; on other targets the function is left out (only the
+/// check that its parameter types are `Copy` remains).
 ///
 /// Takes no arguments: write `#[kernel]`. See the [crate documentation](crate) for the rules the
 /// function must follow (not generic, no return value, `Copy` parameters and no references, ...)
 /// and the exact code generated.
 ///
-/// ```ignore
+/// ```no_run
+/// # extern crate nvshmem_macros as nvshmem_gpu; // nvshmem_gpu::kernel is this crate's `kernel`
 /// use nvshmem_gpu::kernel;
 ///
 /// /// Sets `n` `u32`s at `out` to `value`.

@@ -2,7 +2,7 @@
 //! instead of hanging it.
 
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread::JoinHandle;
@@ -123,10 +123,6 @@ impl TempDir {
         let _ = std::fs::remove_dir_all(&path);
         std::fs::create_dir_all(&path).unwrap();
         TempDir(path)
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.0
     }
 
     /// Writes an executable `sh` script named `name` with `body`, and returns its path as text.

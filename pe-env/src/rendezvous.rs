@@ -1,13 +1,14 @@
 //! The job's rendezvous folder, and the NVSHMEM unique-id exchange through it.
 //!
-//! Before NVSHMEM can start, every PE needs the same unique id, which PE 0 creates. PE 0 hands it
-//! to the others through a file in the job's rendezvous folder (the folder named by
-//! [`crate::pe_env::RENDEZVOUS`]): it writes the bytes with [`publish_unique_id`], and every other
-//! PE waits for them with [`wait_for_unique_id`]. The bytes are opaque here.
+//! The launcher creates a private folder per job ([`JobFolder`]), names it in
+//! [`crate::RENDEZVOUS`], and removes it when the job ends. Before NVSHMEM can start, every PE
+//! needs the same unique id, which PE 0 creates. PE 0 hands it to the others through a file in that
+//! folder: it writes the bytes with [`publish_unique_id`], and every other PE waits for them with
+//! [`wait_for_unique_id`]. The bytes are opaque here.
 //!
 //! ```no_run
 //! use std::time::Duration;
-//! use nvshmem_launch::{pe_env::PeIdentity, rendezvous};
+//! use nvshmem_pe_env::{PeIdentity, rendezvous};
 //!
 //! let me = PeIdentity::from_env()?.expect("started by nvshmemrun");
 //! let id = if me.pe == 0 {
@@ -160,15 +161,16 @@ impl std::error::Error for RendezvousError {
     }
 }
 
-/// A fresh folder, readable only by this user, that is removed (with its contents) when dropped.
+/// A fresh folder, readable only by this user, that is removed (with its contents) when dropped:
+/// the launcher makes one per job and passes its path to the PEs in [`crate::RENDEZVOUS`].
 #[derive(Debug)]
-pub(crate) struct JobFolder {
+pub struct JobFolder {
     path: PathBuf,
 }
 
 impl JobFolder {
     /// Makes a new folder under the system's temporary folder.
-    pub(crate) fn create() -> io::Result<JobFolder> {
+    pub fn create() -> io::Result<JobFolder> {
         static COUNTER: AtomicU64 = AtomicU64::new(0);
         let base = std::env::temp_dir();
         loop {
@@ -194,7 +196,7 @@ impl JobFolder {
     }
 
     /// The folder's path.
-    pub(crate) fn path(&self) -> &Path {
+    pub fn path(&self) -> &Path {
         &self.path
     }
 }
@@ -223,5 +225,65 @@ mod tests {
         let path = a.path().to_path_buf();
         drop(a);
         assert!(!path.exists());
+    }
+
+    #[test]
+    fn published_id_reaches_a_waiting_pe() {
+        let folder = JobFolder::create().unwrap();
+        let id: Vec<u8> = (0..128).map(|i| (i * 7 + 3) as u8).collect();
+        let path = folder.path().to_path_buf();
+        let waiter =
+            std::thread::spawn(move || wait_for_unique_id(&path, 128, Duration::from_secs(30)));
+        std::thread::sleep(Duration::from_millis(50));
+        publish_unique_id(folder.path(), &id).unwrap();
+        assert_eq!(waiter.join().unwrap().unwrap(), id);
+        // Only the published file is left: the temporary one was renamed.
+        let names: Vec<_> = fs::read_dir(folder.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, [UNIQUE_ID_FILE]);
+    }
+
+    #[test]
+    fn waiting_times_out_with_a_clear_error() {
+        let folder = JobFolder::create().unwrap();
+        let start = Instant::now();
+        let error = wait_for_unique_id(folder.path(), 128, Duration::from_millis(200)).unwrap_err();
+        assert!(start.elapsed() >= Duration::from_millis(200));
+        assert!(start.elapsed() < Duration::from_secs(5));
+        assert!(matches!(error, RendezvousError::TimedOut { .. }));
+        let text = error.to_string();
+        assert!(
+            text.starts_with("PE 0 did not publish the NVSHMEM unique id"),
+            "{text}"
+        );
+        assert!(text.contains("within 200ms"), "{text}");
+        assert!(text.contains("died or failed to initialise"), "{text}");
+    }
+
+    #[test]
+    fn waiting_fails_on_a_wrong_size_or_a_missing_folder() {
+        let folder = JobFolder::create().unwrap();
+        publish_unique_id(folder.path(), &[1, 2, 3]).unwrap();
+        let error = wait_for_unique_id(folder.path(), 128, Duration::from_secs(5)).unwrap_err();
+        assert!(
+            matches!(
+                error,
+                RendezvousError::WrongLength {
+                    expected: 128,
+                    found: 3,
+                    ..
+                }
+            ),
+            "{error}"
+        );
+
+        let gone = folder.path().join("gone");
+        let error = wait_for_unique_id(&gone, 128, Duration::from_secs(5)).unwrap_err();
+        assert!(
+            matches!(error, RendezvousError::FolderGone { .. }),
+            "{error}"
+        );
     }
 }

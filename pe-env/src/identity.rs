@@ -1,30 +1,5 @@
-//! The environment contract between the launcher and the PEs it starts.
-//!
-//! The launcher gives every PE these variables; this module is the one place their names are
-//! written down, and [`PeIdentity`] is how both sides handle them (the launcher builds one per PE
-//! and turns it into variables with [`PeIdentity::env_vars`]; a PE reads its own back with
-//! [`PeIdentity::from_env`]).
-//!
-//! | Variable | Meaning |
-//! |---|---|
-//! | [`PE`] `NVSHMEMRS_PE` | this PE's number, `0..N` |
-//! | [`N_PES`] `NVSHMEMRS_N_PES` | the job's PE count `N` |
-//! | [`LOCAL_PE`] `NVSHMEMRS_LOCAL_PE` | this PE's number among the PEs on this machine |
-//! | [`LOCAL_N_PES`] `NVSHMEMRS_LOCAL_N_PES` | how many PEs run on this machine |
-//! | [`PES_PER_GPU`] `NVSHMEMRS_PES_PER_GPU` | how many PEs share one GPU (`K`) |
-//! | [`RENDEZVOUS`] `NVSHMEMRS_RENDEZVOUS` | a private folder the launcher made for this job (see [`crate::rendezvous`]) |
-//!
-//! The launcher runs every PE on one machine, so the local values equal the global ones.
-//!
-//! ```no_run
-//! use nvshmem_launch::pe_env::PeIdentity;
-//!
-//! match PeIdentity::from_env()? {
-//!     Some(me) => println!("PE {} of {} on GPU {}", me.pe, me.n_pes, me.gpu_ordinal()),
-//!     None => println!("not started by nvshmemrun"),
-//! }
-//! # Ok::<(), nvshmem_launch::pe_env::PeEnvError>(())
-//! ```
+//! Who a PE is: the variables the launcher sets, and [`PeIdentity`], which both sides build from
+//! them or turn into them.
 
 use std::ffi::{OsStr, OsString};
 use std::fmt;
@@ -73,7 +48,7 @@ impl PeIdentity {
     /// The GPU this PE should use, counted among the GPUs visible to it: `local_pe / pes_per_gpu`.
     ///
     /// ```
-    /// # use nvshmem_launch::pe_env::PeIdentity;
+    /// # use nvshmem_pe_env::PeIdentity;
     /// let me = PeIdentity {
     ///     pe: 5, n_pes: 8, local_pe: 5, local_n_pes: 8, pes_per_gpu: 2,
     ///     rendezvous: "/tmp/job".into(),
