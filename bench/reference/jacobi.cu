@@ -4,7 +4,7 @@
 // same flags, the same variants written as the Rust kernels are, the same run (copy rate on PE 0,
 // 4 warm-up iterations, the timed run between CUDA events, the checks) and the same result line.
 //
-//   jacobi [--variant V] [--nx N] [--ny N] [--iters K] [--norm-every M] [--check]
+//   jacobi [--variant V] [--nx N] [--ny N] [--iters K] [--norm-every M] [--check] [--stale-halo]
 //          [--block-x THREADS] [--rows-per-thread R] [--append-result FILE]
 //
 // Variants:
@@ -24,7 +24,10 @@
 // seconds_per_iter: the slowest PE's; bytes_per_iter = 2 x nx x ny x 4 (each cell read and written
 // once); gbps = bytes_per_iter / seconds_per_iter; copy_gbps: PE 0's GPU's best device-to-device
 // copy rate (read + written); floor_fraction = gbps / copy_gbps. --check compares every PE's cells
-// with the whole problem run on its GPU alone (and, when nx * ny * iters <= 2^28, on the CPU).
+// with the whole problem run on its GPU alone (and, when nx * ny * iters <= 2^28, on the CPU):
+// every cell must be equal, the final norm within NORM_TOLERANCE. --stale-halo (with --check, 2 PEs
+// or more, not persistent) plants a defect for the check to find, as examples/jacobi does: after
+// the first iteration the last PE's upper halo goes back to its initial cells.
 // registers, blocks_per_sm: the stencil kernel's registers per thread and resident blocks per
 // multiprocessor for the run's block size, as loaded.
 #include "common.cuh"
@@ -297,9 +300,12 @@ static void iterate(Run &run, Signals s, const Norms &norms) {
         else if (o.variant == "signal") jacobi_signal<<<grid, t.block_x>>>(run.a, run.a_new, p, t, slots, s, k);
         else if (o.variant == "overlap") jacobi_overlap<<<grid, t.block_x>>>(run.a, run.a_new, p, t, slots, s, k);
         else jacobi_single<<<grid, t.block_x>>>(run.a, run.a_new, p, t, slots);
-        // The end of the iteration (solver::end_iteration): this PE's norm total, the meeting, the sum.
+        // The end of the iteration (solver::end_iteration): this PE's norm total, the meeting, the
+        // defect of --stale-halo (once every halo has arrived), the sum.
+        bool stale = o.stale_halo && k == STALE_ITERATION;
         if (computes) norm_local<<<1, 32>>>(slots, norms.totals, j);
-        if (run.me.n_pes > 1 && (!signalled || computes)) nvshmemx_barrier_all_on_stream(0);
+        if (run.me.n_pes > 1 && (!signalled || computes || stale)) nvshmemx_barrier_all_on_stream(0);
+        if (stale && run.me.pe == run.me.n_pes - 1) stale_halo<<<64, 256>>>(run.a_new, p);
         if (computes) norm_global<<<1, 32>>>(norms.totals, norms.norms, j);
         std::swap(run.a, run.a_new);
     }
@@ -319,6 +325,7 @@ int main(int argc, char **argv) {
     if (o.variant == "single" && me.n_pes != 1) REF_DIE("--variant single runs on one PE");
     if (o.ny - 2 < (uint32_t)me.n_pes)
         REF_DIE("%d PEs cannot split %u rows: every PE must own at least one", me.n_pes, o.ny - 2);
+    if (o.stale_halo && me.n_pes < 2) REF_DIE("--stale-halo needs a neighbour whose halo to spoil; use -n 2 or more");
     Run run{o, me, make_patch(o, me.n_pes, me.pe), Tiling{o.block_x, o.rows_per_band, VECTOR}};
     Schedule schedule{o.iters, o.norm_every};
 

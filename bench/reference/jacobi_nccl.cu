@@ -29,8 +29,11 @@ static void exchange(float *grid, const Patch &p, ncclComm_t comm) {
 }
 
 // `norms.schedule.iterations` iterations from `a` (swapped so that `a` holds the result): the plain
-// stencil, the halo exchange, and on norm iterations this PE's total summed over the PEs.
-static void iterate(const Patch &p, const Tiling &t, float *&a, float *&a_new, const Norms &norms, ncclComm_t comm) {
+// stencil, the halo exchange, and on norm iterations this PE's total summed over the PEs. With
+// `stale` (--stale-halo on the last PE), the halo received in iteration STALE_ITERATION goes back to
+// its initial cells, once the exchange has written it (later on this stream).
+static void iterate(const Patch &p, const Tiling &t, float *&a, float *&a_new, const Norms &norms, ncclComm_t comm,
+                    bool stale) {
     dim3 grid(t.column_blocks(p), t.bands(p));
     for (uint32_t k = 0; k < norms.schedule.iterations; k++) {
         bool computes = norms.schedule.computes(k);
@@ -38,6 +41,7 @@ static void iterate(const Patch &p, const Tiling &t, float *&a, float *&a_new, c
         double *slots = computes ? norms.set(j) : nullptr;
         jacobi_single<<<grid, t.block_x>>>(a, a_new, p, t, slots);
         exchange(a_new, p, comm);
+        if (stale && k == STALE_ITERATION) stale_halo<<<64, 256>>>(a_new, p);
         if (computes) {
             norm_local<<<1, 32>>>(slots, norms.totals, j);
             NCCL_CHECK(ncclAllReduce(norms.totals + j, norms.norms + j, 1, ncclDouble, ncclSum, comm, 0));
@@ -58,6 +62,8 @@ int main(int argc, char **argv) {
     NCCL_CHECK(ncclCommInitRank(&comm, me.n_pes, id, me.pe));
     if (o.ny - 2 < (uint32_t)me.n_pes)
         REF_DIE("%d PEs cannot split %u rows: every PE must own at least one", me.n_pes, o.ny - 2);
+    if (o.stale_halo && me.n_pes < 2) REF_DIE("--stale-halo needs a neighbour whose halo to spoil; use -n 2 or more");
+    bool stale = o.stale_halo && me.pe == me.n_pes - 1;
     Tiling t{o.block_x, o.rows_per_band, VECTOR};
     Patch p = make_patch(o, me.n_pes, me.pe);
     double *scratch = nullptr;  // for barriers: an all-reduce of one double
@@ -79,7 +85,7 @@ int main(int argc, char **argv) {
 
     initialize_grids(o, p, a, a_new);
     barrier();
-    iterate(p, t, a, a_new, warm_norms, comm);
+    iterate(p, t, a, a_new, warm_norms, comm, stale);
     CUDA_CHECK(cudaDeviceSynchronize());
     barrier();
     initialize_grids(o, p, a, a_new);
@@ -90,7 +96,7 @@ int main(int argc, char **argv) {
     CUDA_CHECK(cudaEventCreate(&start));
     CUDA_CHECK(cudaEventCreate(&stop));
     CUDA_CHECK(cudaEventRecord(start, 0));
-    iterate(p, t, a, a_new, norms, comm);
+    iterate(p, t, a, a_new, norms, comm, stale);
     CUDA_CHECK(cudaEventRecord(stop, 0));
     CUDA_CHECK(cudaEventSynchronize(stop));
     float ms = 0;

@@ -2,8 +2,9 @@
 // NCCL), written to do what examples/jacobi does (its kernels, nvshmem_halo and solver.rs): the
 // layout of a PE's rows, the tiling of blocks over them, the 5-point update walked down each
 // thread's 4 adjacent columns (16-byte loads and stores) in batches of rows, the residual-norm
-// slots, the command line, the copy rate, the checks against a single-GPU and a CPU run, and the
-// report with its `result:` line. No NVSHMEM here.
+// slots, the initial state, the command line, the copy rate, the checks against a single-GPU and a
+// CPU run (every cell equal), the defect --stale-halo plants, and the report with its `result:`
+// line. No NVSHMEM here.
 #pragma once
 
 #include <cmath>
@@ -246,16 +247,52 @@ __device__ __forceinline__ double sum_norm_slots(double *slots) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The initial state (examples/jacobi/kernels/src/problem.rs and stencil.rs)
+
+// The initial value of interior cell (x, y), counted from the first interior cell: one of the 2^23
+// values k / 2^23, k in 1..2^23, never zero, all different along a row or a column, computed alike
+// on any processor (integer arithmetic, one exact conversion, one exact scaling).
+__host__ __device__ inline float initial_interior(uint32_t x, uint32_t y) {
+    const uint32_t mask = (1u << 23) - 1;
+    uint32_t h = (x * 0x9E3779B1u + y * 0x85EBCA77u) & mask;
+    h ^= h >> 12;
+    h = (h * 0x2C1B3C6Du) & mask;
+    h ^= h >> 11;
+    return (float)(h + 1) * (1.0f / 8388608.0f);
+}
+
+// The initial value of local (row, column) of p: `boundary` (the row's value of the fixed columns)
+// in columns 0 and nx + 1; the global cell's initial_interior in an owned cell and in a halo row
+// with a neighbour there (that neighbour's own initial cell); 0 elsewhere (the fixed top and bottom
+// rows, the padding).
+__host__ __device__ inline float initial_cell(const Patch &p, uint32_t row, uint32_t column, float boundary) {
+    if (column == 0 || column == p.nx + 1) return boundary;
+    bool row_inside = (row >= 1 && row <= p.ny) || (row == 0 && p.up >= 0) || (row == p.ny + 1 && p.down >= 0);
+    if (row_inside && column <= p.nx) return initial_interior(column - 1, p.y0 + row - 1);
+    return 0.0f;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Kernels that need no communication
 
 __global__ void initialize(float *a, float *a_new, Patch p, const float *boundary) {
     size_t n = p.len();
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-        size_t row = i / p.pitch, column = i % p.pitch;
-        float value = (column == 0 || column == p.nx + 1) ? boundary[row] : 0.0f;
+        uint32_t row = (uint32_t)(i / p.pitch), column = (uint32_t)(i % p.pitch);
+        float value = initial_cell(p, row, column, boundary[row]);
         a[i] = value;
         a_new[i] = value;
     }
+}
+
+// The defect --stale-halo plants for --check to find (the Rust stale_halo kernel): sets the upper
+// halo of `a` back to its initial cells. Run after the first iteration's exchange on the array it
+// wrote, it leaves there the neighbour's cells of the iteration before, as a reader sees them when
+// the data lands after the signal it waited for. Grid-stride over the halo's cells.
+__global__ void stale_halo(float *a, Patch p) {
+    if (p.up < 0) return;
+    for (uint32_t column = blockIdx.x * blockDim.x + threadIdx.x + 1; column <= p.nx; column += gridDim.x * blockDim.x)
+        a[p.index(0, column)] = initial_cell(p, 0, column, 0.0f);
 }
 
 __global__ void norm_local(double *slots, double *totals, uint32_t j) {
@@ -277,15 +314,17 @@ __global__ void jacobi_single(const float *a, float *a_new, Patch p, Tiling t, d
 
 static const size_t COPY_BYTES = size_t(512) << 20;  // per copy of the copy-rate measurement
 static const uint64_t CPU_CHECK_LIMIT = uint64_t(1) << 28;  // largest nx * ny * iters also run on the CPU
-static const double CELL_TOLERANCE = 1e-6;  // largest cell difference, relative to the largest value
-static const double NORM_TOLERANCE = 1e-4;  // largest relative difference of the final norm
+// Largest relative difference of the final norm (solver.rs says why): the cells, so the squared
+// changes, are equal bit for bit in every run; only their sums are grouped differently.
+static const double NORM_TOLERANCE = 1e-4;
+static const uint32_t STALE_ITERATION = 0;  // the iteration after which --stale-halo plants its defect
 static const double PI = 3.14159265358979323846;
 
 struct Options {
     std::string program;  // this program's file name, for the report
     uint32_t nx = 16384, ny = 16384, iters = 1000, norm_every = 1;
     std::string variant;
-    bool check = false;
+    bool check = false, stale_halo = false;
     uint32_t block_x = 128, rows_per_band = 8;
     std::string append_result;
 };
@@ -295,7 +334,8 @@ struct Options {
 // default.
 static Options parse(int argc, char **argv, std::vector<std::string> variants) {
     std::string usage = "usage: jacobi [--variant V] [--nx N] [--ny N] [--iters K] [--norm-every M] [--check]\n"
-                        "              [--block-x THREADS] [--rows-per-thread R] [--append-result FILE]\nvariants:";
+                        "              [--stale-halo] [--block-x THREADS] [--rows-per-thread R] [--append-result FILE]\n"
+                        "variants:";
     for (auto &v : variants) usage += " " + v;
     usage += "\n";
     Options o;
@@ -310,6 +350,10 @@ static Options parse(int argc, char **argv, std::vector<std::string> variants) {
         }
         if (flag == "--check") {
             o.check = true;
+            continue;
+        }
+        if (flag == "--stale-halo") {
+            o.stale_halo = true;
             continue;
         }
         if (i + 1 >= argc) REF_DIE("%s needs a value\n%s", flag.c_str(), usage.c_str());
@@ -329,6 +373,11 @@ static Options parse(int argc, char **argv, std::vector<std::string> variants) {
         REF_DIE("unknown variant `%s`\n%s", o.variant.c_str(), usage.c_str());
     if (o.nx < 3 || o.ny < 3) REF_DIE("--nx and --ny must be at least 3 (one interior cell between fixed edges)");
     if (o.block_x % 32 != 0 || o.block_x > 1024) REF_DIE("--block-x must be a multiple of 32 up to 1024");
+    if (o.stale_halo && !o.check) REF_DIE("--stale-halo plants a defect for --check to find; use it with --check");
+    if (o.stale_halo && o.iters <= STALE_ITERATION + 1)
+        REF_DIE("--stale-halo spoils a halo after the first iteration for the next to read; use --iters 2 or more");
+    if (o.stale_halo && (o.variant == "persistent" || o.variant == "single"))
+        REF_DIE("--stale-halo cannot plant into --variant %s; use another --variant", o.variant.c_str());
     return o;
 }
 
@@ -520,12 +569,15 @@ static std::vector<float> run_whole_on_this_gpu(const Options &o, const Tiling &
 }
 
 // The CPU reference: the whole nx x ny grid after `iters` iterations and the last iteration's norm;
-// the update sums in the kernels' order, so the cells agree bit for bit.
+// the update sums in the kernels' order and multiplies last (nothing for the compiler to fuse into
+// an fma), so the cells agree with the kernels' bit for bit.
 static std::vector<float> cpu_jacobi(const Options &o, double &norm) {
     size_t nx = o.nx, ny = o.ny;
     std::vector<float> boundary = boundary_values(o, make_patch(o, 1, 0));
     std::vector<float> a(nx * ny, 0.0f);
     for (size_t y = 0; y < ny; y++) a[y * nx] = a[y * nx + nx - 1] = boundary[y];
+    for (size_t y = 1; y < ny - 1; y++)
+        for (size_t x = 1; x < nx - 1; x++) a[y * nx + x] = initial_interior((uint32_t)x - 1, (uint32_t)y - 1);
     std::vector<float> a_new = a;
     norm = 0;
     for (uint32_t k = 0; k < o.iters; k++) {
@@ -547,16 +599,55 @@ static std::vector<float> cpu_jacobi(const Options &o, double &norm) {
     return interior;
 }
 
-// What one PE found: {seconds, gpu_error, cpu_error, norm_error}; -1 where not checked.
-struct PeReport {
-    static const int VALUES = 4;  // doubles per report when the PEs exchange them
-    double seconds = 0, gpu_error = -1, cpu_error = -1, norm_error = -1;
-    bool failed() const {
-        return gpu_error > CELL_TOLERANCE || cpu_error > CELL_TOLERANCE || norm_error > NORM_TOLERANCE;
+// How many cells of `got` are not equal to those of `expected` (a NaN never is), those missing from
+// either counted too.
+static size_t differing_cells(const std::vector<float> &got, const std::vector<float> &expected) {
+    size_t n = std::min(got.size(), expected.size()), unequal = 0;
+    for (size_t i = 0; i < n; i++) unequal += got[i] != expected[i];
+    return unequal + std::max(got.size(), expected.size()) - n;
+}
+
+// One PE's cells and final norm against a reference run's (solver.rs's Comparison); `checked` is
+// false where there was none.
+struct Comparison {
+    bool checked = false;
+    double differing = 0;  // owned cells not equal to the reference's (a count)
+    double largest = 0;    // the largest |difference| of a cell, relative to the largest reference value
+    double norm = 0;       // the final norm's relative difference
+    static Comparison of(const std::vector<float> &mine, const std::vector<float> &expected, double final_norm,
+                         double reference_norm) {
+        return {true, (double)differing_cells(mine, expected), relative_difference(mine, expected),
+                relative(final_norm, reference_norm)};
     }
+    bool failed() const { return checked && (differing != 0 || norm > NORM_TOLERANCE); }
+    // Several PEs' comparisons as one: the differing cells summed, the differences' maxima.
+    void add(const Comparison &other) {
+        if (!other.checked) return;
+        differing = checked ? differing + other.differing : other.differing;
+        largest = checked ? std::max(largest, other.largest) : other.largest;
+        norm = checked ? std::max(norm, other.norm) : other.norm;
+        checked = true;
+    }
+    void pack(double *values) const {
+        values[0] = checked ? differing : -1, values[1] = checked ? largest : -1, values[2] = checked ? norm : -1;
+    }
+    static Comparison unpack(const double *values) {
+        return {values[0] >= 0, values[0], values[1], values[2]};
+    }
+};
+
+// What one PE found: the time and, with --check, the comparisons with the single-GPU run and (on
+// small problems) the CPU.
+struct PeReport {
+    static const int VALUES = 7;  // doubles per report when the PEs exchange them
+    double seconds = 0;
+    Comparison gpu, cpu;
+    bool failed() const { return gpu.failed() || cpu.failed(); }
     // The report as VALUES doubles, in the order `unpack_reports` reads them.
     void pack(double *values) const {
-        values[0] = seconds, values[1] = gpu_error, values[2] = cpu_error, values[3] = norm_error;
+        values[0] = seconds;
+        gpu.pack(values + 1);
+        cpu.pack(values + 4);
     }
 };
 
@@ -567,9 +658,8 @@ static std::vector<PeReport> unpack_reports(const std::vector<double> &all, int 
     for (int pe = 0; pe < n_pes; pe++) {
         const double *values = &all[PeReport::VALUES * pe];
         reports[pe].seconds = values[0];
-        reports[pe].gpu_error = values[1];
-        reports[pe].cpu_error = values[2];
-        reports[pe].norm_error = values[3];
+        reports[pe].gpu = Comparison::unpack(values + 1);
+        reports[pe].cpu = Comparison::unpack(values + 4);
         failed = failed || reports[pe].failed();
     }
     return reports;
@@ -580,14 +670,11 @@ static void check_cells(const Options &o, const Tiling &t, const Patch &p, const
                         double final_norm, PeReport &report) {
     double reference_norm = 0;
     std::vector<float> whole = run_whole_on_this_gpu(o, t, reference_norm);
-    report.gpu_error = relative_difference(mine, owned_part(whole, o.nx - 2, p));
-    report.norm_error = relative(final_norm, reference_norm);
+    report.gpu = Comparison::of(mine, owned_part(whole, o.nx - 2, p), final_norm, reference_norm);
     if ((uint64_t)o.nx * o.ny * o.iters <= CPU_CHECK_LIMIT) {
         double cpu_norm = 0;
         std::vector<float> cpu = cpu_jacobi(o, cpu_norm);
-        report.cpu_error = relative(final_norm, cpu_norm) > NORM_TOLERANCE
-                               ? INFINITY
-                               : relative_difference(mine, owned_part(cpu, o.nx - 2, p));
+        report.cpu = Comparison::of(mine, owned_part(cpu, o.nx - 2, p), final_norm, cpu_norm);
     }
 }
 
@@ -606,6 +693,15 @@ static std::string rust_exp(double value, int digits) {
     size_t nonzero = exponent.find_first_not_of('0');
     exponent = nonzero == std::string::npos ? "0" : exponent.substr(nonzero);
     return mantissa + "e" + (negative ? "-" : "") + exponent;
+}
+
+// A comparison as solver.rs's Comparison displays it, or `otherwise` where there was none.
+static std::string shown(const Comparison &c, const char *otherwise) {
+    if (!c.checked) return otherwise;
+    char text[256];
+    snprintf(text, sizeof text, "%.0f cells differ (largest relative |diff| %s), norm %s off (limit %s)", c.differing,
+             rust_exp(c.largest, 3).c_str(), rust_exp(c.norm, 3).c_str(), rust_exp(NORM_TOLERANCE, 0).c_str());
+    return text;
 }
 
 // The kernel that computes a run's stencil, with its name as the Rust runners print it.
@@ -646,23 +742,18 @@ static void print_results(const Options &o, int n_pes, StencilKernel stencil, do
     printf("%s: norm after %u iterations: %s\n", name, o.iters, rust_exp(final_norm, 6).c_str());
     const char *check = !o.check ? "skipped" : failed ? "fail" : "pass";
     if (o.check) {
-        double gpu = -1, cpu = -1, norm = -1;
+        Comparison gpu, cpu;
         for (const PeReport &r : reports) {
-            gpu = std::max(gpu, r.gpu_error);
-            cpu = std::max(cpu, r.cpu_error);
-            norm = std::max(norm, r.norm_error);
+            gpu.add(r.gpu);
+            cpu.add(r.cpu);
         }
-        std::string against_cpu = cpu < 0 ? "skipped (problem too large)" : "max relative |diff| " + rust_exp(cpu, 3);
-        printf("%s: check against a single-GPU run: max relative |diff| %s (limit %s), norm %s (limit %s); "
-               "against the CPU: %s; %s\n",
-               name, rust_exp(gpu, 3).c_str(), rust_exp(CELL_TOLERANCE, 0).c_str(), rust_exp(norm, 3).c_str(),
-               rust_exp(NORM_TOLERANCE, 0).c_str(), against_cpu.c_str(), check);
+        printf("%s: check against a single-GPU run: %s; against the CPU: %s; %s\n", name,
+               shown(gpu, "skipped").c_str(), shown(cpu, "skipped (problem too large)").c_str(), check);
         for (int pe = 0; pe < n_pes; pe++) {
             const PeReport &r = reports[pe];
             if (r.failed())
-                printf("%s: PE %d differs: single-GPU %s, CPU %s, norm %s\n", name, pe,
-                       rust_exp(r.gpu_error, 3).c_str(), rust_exp(r.cpu_error, 3).c_str(),
-                       rust_exp(r.norm_error, 3).c_str());
+                printf("%s: PE %d differs: from the single-GPU run %s; from the CPU %s\n", name, pe,
+                       shown(r.gpu, "not checked").c_str(), shown(r.cpu, "not checked").c_str());
         }
     }
     char line[1024];

@@ -6,7 +6,7 @@
 //! ```text
 //! cargo run --release --example jacobi2d-grid -- [-n PES] [--pes-per-gpu K] [--timeout S]
 //!     [--variant grid-pack|grid-p] [--grid PXxPY] [--nx N] [--ny N] [--iters K] [--norm-every M] [--check]
-//!     [--block-x T] [--rows-per-thread R] [--append-result FILE]
+//!     [--stale-halo] [--block-x T] [--rows-per-thread R] [--append-result FILE]
 //! ```
 //!
 //! | variant | rows | columns |
@@ -15,8 +15,10 @@
 //! | `grid-p` | `nvshmem_float_p` per edge cell | `nvshmem_float_p` per edge cell |
 //!
 //! Both meet in `nvshmemx_barrier_all_on_stream` every iteration. Flags, checks (`--check` against
-//! a single-GPU and, on small problems, a CPU run) and output (the `result:` line) are those of
-//! `examples/jacobi`, whose `solver.rs` this runner includes.
+//! a single-GPU and, on small problems, a CPU run: every cell equal) and output (the `result:` line)
+//! are those of `examples/jacobi`, whose `solver.rs` this runner includes. `--stale-halo` spoils the
+//! last PE's left halo (its upper one on a single column of PEs) after the first iteration, as in
+//! `examples/jacobi`: a column halo one iteration late, which the check must find.
 
 // Shared with `examples/jacobi`, which uses all of it; this runner does not (no signals).
 #[allow(dead_code)]
@@ -37,8 +39,9 @@ const PROGRAM: Program = Program {
     name: "jacobi2d-grid",
     usage: "usage: jacobi2d-grid [-n PES] [--pes-per-gpu K] [--timeout SECONDS] \
             [--variant grid-pack|grid-p] [--grid PXxPY] [--nx N] [--ny N] [--iters K] [--norm-every M] \
-            [--check] [--block-x THREADS] [--rows-per-thread R] [--append-result FILE]",
+            [--check] [--stale-halo] [--block-x THREADS] [--rows-per-thread R] [--append-result FILE]",
     variants: &["grid-pack", "grid-p"],
+    single_launch: &[],
     takes_grid: true,
     decompose,
     run,
@@ -83,7 +86,7 @@ fn run(
     decomposition: &Decomposition2d,
 ) -> Result<Verdict, Box<dyn Error>> {
     let module = nvshmem.load_module(PTX)?;
-    let common = CommonKernels::load(&module)?;
+    let common = CommonKernels::load(&module, options)?;
     let patch = decomposition.patch(nvshmem.my_pe() as usize);
     let pack = options.variant == "grid-pack";
     let mut iterations = GridIterations {
@@ -157,7 +160,7 @@ impl Iterations for GridIterations<'_, '_> {
                 }
                 Ok(())
             };
-            solver::end_iteration(nvshmem, common, norms, k, Meeting::Barrier, unpack)?;
+            solver::end_iteration(nvshmem, common, norms, grids, k, Meeting::Barrier, unpack)?;
             grids.swap();
         }
         Ok(())

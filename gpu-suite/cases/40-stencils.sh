@@ -1,7 +1,10 @@
 # The stencils (examples/jacobi, examples/jacobi2d-grid): every variant at 1, 2 and 4 PEs on one GPU.
 #
 # MPS off: small, odd-sized problems (remainder rows and columns, row padding) checked against a
-# single-GPU run and the CPU; the PEs time-slice here, so these runs are about correctness only.
+# single-GPU run and the CPU (every cell equal; the interior starts non-zero, so every halo carries
+# data); the PEs time-slice here, so these runs are about correctness only. Then the check must
+# catch a planted defect: --stale-halo leaves one halo (a row in jacobi, a column in jacobi2d-grid)
+# one iteration late, and the run must fail, naming the PE whose cells differ.
 # MPS on: the timing runs, at a size that fills the GPU (16384 x 16384, 200 iterations, norm every
 # 10), each with --check against a single-GPU run of the whole problem, then a few block shapes of
 # put-block on one PE (timing only). Their `result:` lines are collected into tables printed at the
@@ -33,6 +36,18 @@ if [[ $MPS == off ]]; then
     if declare -F run_expect >/dev/null; then
         run_expect "jacobi: more PEs than rows is a usage error" 4 2 30 \
             $(stencil_on 4 25) $DIST/jacobi --nx 64 --ny 5 --iters 1
+    fi
+    if declare -F run_expect_text >/dev/null; then
+        for variant in put-block signal; do
+            run_expect_text "jacobi $variant --stale-halo: the check fails" 2 1 60 "PE 1 differs:" \
+                $(stencil_on 2 50) $DIST/jacobi --variant $variant --nx 259 --ny 251 --iters 30 \
+                --norm-every 7 --check --stale-halo
+        done
+        for variant in $stencil_grid_variants; do
+            run_expect_text "jacobi2d-grid $variant --stale-halo (column): the check fails" 2 1 60 \
+                "PE 1 differs:" $(stencil_on 2 50) $DIST/jacobi2d-grid --variant $variant --grid 2x1 \
+                --nx 251 --ny 259 --iters 30 --norm-every 7 --check --stale-halo
+        done
     fi
     return 0
 fi

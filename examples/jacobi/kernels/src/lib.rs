@@ -24,8 +24,10 @@
 // go the uses of most imports.
 #![cfg_attr(not(target_arch = "nvptx64"), allow(unused_imports, dead_code))]
 
+mod problem;
 mod stencil;
 
+pub use problem::*;
 pub use stencil::*;
 
 use core::ops::Range;

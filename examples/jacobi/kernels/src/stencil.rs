@@ -1,7 +1,7 @@
 //! The 5-point Jacobi stencil both Jacobi examples share (`examples/jacobi/kernels` and, included
 //! by path, `examples/jacobi2d-grid/kernels`): the update, the column sweep, the block-cooperative
-//! row push, the plain stencil kernel (also the single-GPU reference), initialisation and the norm
-//! and gather kernels.
+//! row push, the plain stencil kernel (also the single-GPU reference), initialisation, the planted
+//! defect of `--stale-halo`, and the norm and gather kernels.
 
 use core::ops::Range;
 #[cfg(target_arch = "nvptx64")]
@@ -10,6 +10,8 @@ use nvshmem_gpu::{SymmetricPtr, kernel, pe, rma};
 #[cfg(target_arch = "nvptx64")]
 use nvshmem_halo::device;
 use nvshmem_halo::{Direction, Patch, Tiling};
+
+use crate::problem::initial_interior;
 
 /// Adjacent columns a thread computes, loaded and stored as one 16-byte vector. The host must pass
 /// a [`Tiling`] with this `vector`.
@@ -267,9 +269,31 @@ pub unsafe fn push_edges(
     }
 }
 
-/// Sets every element of both arrays: 0, except the left and right halo columns where the patch
-/// has no neighbour there (the fixed boundary columns of the global grid), which get
-/// `boundary[row]` for each local row. Any grid shape.
+/// The initial value of local `(row, column)` of `patch` (open boundaries): `boundary`, the row's
+/// value of the fixed columns, in a left or right halo column without a neighbour; the global
+/// cell's [`initial_interior`] in an owned cell and in a halo cell with a neighbour there (that
+/// neighbour's own initial cell, so the first iteration reads the right halos before any exchange);
+/// 0 elsewhere (the fixed top and bottom rows, the padding).
+pub fn initial_cell(patch: &Patch, row: u32, column: u32, boundary: f32) -> f32 {
+    let fixed = (column == 0 && patch.left < 0) || (column == patch.nx + 1 && patch.right < 0);
+    // Local index `i` of a side of `n` owned cells with neighbours `before` and `after` (or -1).
+    let inside = |i: u32, n: u32, before: i32, after: i32| {
+        (1..=n).contains(&i) || (i == 0 && before >= 0) || (i == n + 1 && after >= 0)
+    };
+    if fixed {
+        boundary
+    } else if inside(row, patch.ny, patch.up, patch.down)
+        && inside(column, patch.nx, patch.left, patch.right)
+    {
+        // A halo at index 0 has a neighbour before it, so `x0` (or `y0`) is at least 1.
+        initial_interior(patch.x0 + column - 1, patch.y0 + row - 1)
+    } else {
+        0.0
+    }
+}
+
+/// Sets every element of both arrays to its [`initial_cell`], `boundary[row]` being the fixed
+/// columns' value of each local row. Any grid shape with open boundaries.
 ///
 /// # Safety
 /// `a`, `a_new` hold `patch.len()` elements, `boundary` holds `patch.rows`.
@@ -282,20 +306,57 @@ pub unsafe fn initialize(
 ) {
     let pitch = patch.pitch as usize;
     for i in (thread::global_index_x()..patch.len()).step_by(thread::grid_size_x()) {
-        let (row, column) = (i / pitch, i % pitch);
-        let fixed =
-            (column == 0 && patch.left < 0) || (column == patch.nx as usize + 1 && patch.right < 0);
-        let value = if fixed {
-            // SAFETY: `row < patch.rows`, the length of `boundary`.
-            unsafe { *boundary.add(row) }
-        } else {
-            0.0
-        };
+        let (row, column) = ((i / pitch) as u32, (i % pitch) as u32);
+        // SAFETY: `row < patch.rows`, the length of `boundary`.
+        let value = initial_cell(&patch, row, column, unsafe { *boundary.add(row as usize) });
         // SAFETY: `i < patch.len()`.
         unsafe {
             *a.as_ptr().add(i) = value;
             *a_new.as_ptr().add(i) = value;
         }
+    }
+}
+
+/// The halo that `--stale-halo` spoils: the left one where the patch has a left neighbour, else the
+/// upper one, else none.
+pub fn stale_side(patch: &Patch) -> Option<Direction> {
+    if patch.left >= 0 {
+        Some(Direction::Left)
+    } else if patch.up >= 0 {
+        Some(Direction::Up)
+    } else {
+        None
+    }
+}
+
+/// The defect `--stale-halo` plants for `--check` to find: sets the [`stale_side`] halo of `a`
+/// back to its initial cells. Run after the first iteration's exchange on the array it wrote, it
+/// leaves there the neighbour's cells of the iteration before, as a reader sees them when the data
+/// lands after the signal it waited for. Grid-stride over the halo's cells.
+///
+/// # Safety
+/// `a` is laid out as `patch` says, and no neighbour writes its halo during the launch.
+#[kernel]
+pub unsafe fn stale_halo(a: SymmetricPtr<f32>, patch: Patch) {
+    let Some(side) = stale_side(&patch) else {
+        return;
+    };
+    let count = if side == Direction::Left {
+        patch.ny
+    } else {
+        patch.nx
+    };
+    let first = thread::global_index_x() as u32 + 1;
+    for along in (first..=count).step_by(thread::grid_size_x()) {
+        let (row, column) = if side == Direction::Left {
+            (along, 0)
+        } else {
+            (0, along)
+        };
+        // SAFETY: a halo cell of the patch, inside the array.
+        unsafe {
+            *a.as_ptr().add(patch.index(row, column)) = initial_cell(&patch, row, column, 0.0)
+        };
     }
 }
 
@@ -400,13 +461,23 @@ mod tests {
         unsafe { core::slice::from_raw_parts_mut(array.as_mut_ptr().cast(), len) }
     }
 
-    /// The whole `nx × ny` grid (fixed edges included) after `iters` plain iterations.
+    /// The fixed columns' value of global row `y` (any non-zero values do).
+    fn boundary(y: usize) -> f32 {
+        (y as f32 * 0.37).sin()
+    }
+
+    /// The whole `nx × ny` grid (fixed edges included) after `iters` plain iterations, from the
+    /// initial state written independently of [`initial_cell`].
     fn whole_grid(nx: usize, ny: usize, iters: usize) -> Vec<f32> {
-        let boundary = |y: usize| (y as f32 * 0.37).sin();
         let mut a = vec![0.0f32; nx * ny];
         for y in 0..ny {
             a[y * nx] = boundary(y);
             a[y * nx + nx - 1] = boundary(y);
+        }
+        for y in 1..ny - 1 {
+            for x in 1..nx - 1 {
+                a[y * nx + x] = initial_interior(x as u32 - 1, y as u32 - 1);
+            }
         }
         let mut b = a.clone();
         for _ in 0..iters {
@@ -421,6 +492,22 @@ mod tests {
         a
     }
 
+    /// The halo cells of `patch` on `side`, as local `(row, column)`.
+    fn halo_cells(patch: &Patch, side: Direction) -> Vec<(u32, u32)> {
+        match side {
+            Direction::Up | Direction::Down => {
+                (1..=patch.nx).map(|c| (patch.halo(side), c)).collect()
+            }
+            Direction::Left | Direction::Right => {
+                (1..=patch.ny).map(|r| (r, patch.halo(side))).collect()
+            }
+        }
+    }
+
+    /// The interior after `iters` iterations on the PEs of `grid`, each patch initialised with
+    /// [`initial_cell`] and swept with the kernels' code, the halos exchanged by copying edge cells
+    /// to where [`Patch::remote_index`] says. With `stale_halo`, the last PE's halo then goes stale
+    /// after the first iteration as the [`stale_halo`] kernel makes it.
     fn distributed(
         nx: usize,
         ny: usize,
@@ -428,8 +515,8 @@ mod tests {
         grid: ProcessGrid,
         tiling: Tiling,
         boundary_first: bool,
+        stale_halo: bool,
     ) -> Vec<f32> {
-        let boundary = |y: usize| (y as f32 * 0.37).sin();
         let open = Boundary::Open;
         let d = Decomposition2d::new(nx - 2, ny - 2, grid, open, open).unwrap();
         let patches: Vec<Patch> = (0..d.n_pes()).map(|pe| d.patch(pe)).collect();
@@ -439,21 +526,18 @@ mod tests {
             .map(|p| {
                 let mut array = aligned(p.len());
                 let a = cells(&mut array);
-                for row in 0..p.rows as usize {
-                    let y = p.y0 as usize + row;
-                    let value = if y < ny { boundary(y) } else { 0.0 };
-                    if p.left < 0 {
-                        a[row * p.pitch as usize] = value;
-                    }
-                    if p.right < 0 {
-                        a[row * p.pitch as usize + p.nx as usize + 1] = value;
-                    }
+                for (i, cell) in a.iter_mut().enumerate().take(p.len()) {
+                    let (row, column) =
+                        ((i / p.pitch as usize) as u32, (i % p.pitch as usize) as u32);
+                    let y = p.y0 as usize + row as usize;
+                    let fixed = if y < ny { boundary(y) } else { 0.0 };
+                    *cell = initial_cell(p, row, column, fixed);
                 }
                 array
             })
             .collect();
         let mut next = current.clone();
-        for _ in 0..iters {
+        for k in 0..iters {
             for (pe, p) in patches.iter().enumerate() {
                 let (column_blocks, bands) = if boundary_first {
                     tiling.boundary_first_grid(p)
@@ -510,6 +594,17 @@ mod tests {
             for (to, index, value) in sent {
                 cells(&mut next[to])[index] = value;
             }
+            let last = patches.len() - 1;
+            let p = &patches[last];
+            if stale_halo
+                && k == 0
+                && let Some(side) = stale_side(p)
+            {
+                for (row, column) in halo_cells(p, side) {
+                    cells(&mut next[last])[p.index(row, column)] =
+                        initial_cell(p, row, column, 0.0);
+                }
+            }
             std::mem::swap(&mut current, &mut next);
         }
         // Reassemble the interior.
@@ -526,13 +621,37 @@ mod tests {
         interior
     }
 
+    /// The interior of [`whole_grid`].
+    fn whole_interior(nx: usize, ny: usize, iters: usize) -> Vec<f32> {
+        let whole = whole_grid(nx, ny, iters);
+        (1..ny - 1)
+            .flat_map(|y| whole[y * nx + 1..y * nx + nx - 1].to_vec())
+            .collect()
+    }
+
+    /// How many cells differ (`!=`: a NaN always differs), and the largest difference relative to
+    /// the largest expected value: the exact check and the tolerance the runners used to apply.
+    fn differences(got: &[f32], expected: &[f32]) -> (usize, f64) {
+        let differing = got.iter().zip(expected).filter(|(g, e)| g != e).count();
+        let largest = expected
+            .iter()
+            .fold(0.0f64, |m, e| m.max(f64::from(e.abs())));
+        let worst = got.iter().zip(expected).fold(0.0f64, |m, (g, e)| {
+            m.max((f64::from(*g) - f64::from(*e)).abs())
+        });
+        (differing, worst / largest)
+    }
+
+    const TILING: Tiling = Tiling {
+        block_x: 4,
+        rows_per_band: 5,
+        vector: VECTOR as u32,
+    };
+
     #[test]
     fn distributed_sweeps_agree_with_the_whole_grid_bit_for_bit() {
         for (nx, ny, iters) in [(45, 38, 9), (71, 20, 13)] {
-            let whole = whole_grid(nx, ny, iters);
-            let interior: Vec<f32> = (1..ny - 1)
-                .flat_map(|y| whole[y * nx + 1..y * nx + nx - 1].to_vec())
-                .collect();
+            let interior = whole_interior(nx, ny, iters);
             for (px, py) in [(1, 1), (1, 3), (2, 2), (3, 1), (2, 3)] {
                 for rows_per_band in [1, 3, 5, 16] {
                     for boundary_first in [false, true] {
@@ -548,6 +667,7 @@ mod tests {
                             ProcessGrid { px, py },
                             tiling,
                             boundary_first,
+                            false,
                         );
                         assert!(
                             got.iter()
@@ -599,5 +719,67 @@ mod tests {
         let mut seen = Vec::new();
         for_owned_columns(&patch, 0, |c| seen.push(c));
         assert_eq!(seen, [1, 2, 3]);
+    }
+
+    #[test]
+    fn a_halo_one_iteration_late_is_caught_by_the_exact_check() {
+        for (nx, ny, iters) in [(45, 38, 9), (71, 20, 13)] {
+            let interior = whole_interior(nx, ny, iters);
+            for (px, py) in [(1, 2), (2, 1), (2, 2), (1, 3), (3, 1), (2, 3)] {
+                let got = distributed(nx, ny, iters, ProcessGrid { px, py }, TILING, false, true);
+                let (differing, relative) = differences(&got, &interior);
+                assert!(
+                    differing > 0,
+                    "{nx} x {ny}, {px} x {py} PEs: the stale halo changed no cell"
+                );
+                assert!(relative > 0.0);
+            }
+        }
+        // Near convergence on a small grid, its effect decays below the tolerance the check used
+        // to apply (1e-6 relative), which would have passed it; some cells still differ.
+        let interior = whole_interior(18, 18, 600);
+        for (px, py) in [(1, 2), (2, 1)] {
+            let got = distributed(18, 18, 600, ProcessGrid { px, py }, TILING, false, true);
+            let (differing, relative) = differences(&got, &interior);
+            assert!(
+                differing > 0 && relative < 1e-6,
+                "{px} x {py} PEs: {differing} cells differ, by up to {relative:e} relative"
+            );
+        }
+    }
+
+    #[test]
+    fn the_stale_halo_is_the_left_one_else_the_upper_one() {
+        let open = Boundary::Open;
+        let last = |px, py| {
+            let d = Decomposition2d::new(20, 20, ProcessGrid { px, py }, open, open).unwrap();
+            stale_side(&d.patch(d.n_pes() - 1))
+        };
+        assert_eq!(last(1, 1), None);
+        assert_eq!(last(1, 2), Some(Direction::Up));
+        assert_eq!(last(2, 1), Some(Direction::Left));
+        assert_eq!(last(2, 2), Some(Direction::Left));
+    }
+
+    #[test]
+    fn initial_cells_are_never_zero_and_differ_along_rows_and_columns() {
+        let scale = (1u32 << 23) as f32;
+        for line in [0, 1, 7, 16381, 1 << 20] {
+            let row = (0..1 << 16).map(|x| initial_interior(x, line));
+            let column = (0..1 << 16).map(|y| initial_interior(line, y));
+            for values in [row.collect::<Vec<f32>>(), column.collect()] {
+                let mut k: Vec<u32> = values
+                    .iter()
+                    .map(|&value| {
+                        let k = value * scale;
+                        assert!(k >= 1.0 && k <= scale && k.fract() == 0.0, "{value}");
+                        k as u32
+                    })
+                    .collect();
+                k.sort_unstable();
+                k.dedup();
+                assert_eq!(k.len(), values.len(), "line {line}");
+            }
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! Kernels of the jacobi2d-grid example: the Jacobi stencil of `examples/jacobi` (its
-//! `stencil.rs`, included here) on a 2-D process grid ([`nvshmem_halo::Decomposition2d`]), where a
-//! PE has up to four neighbours and its left and right edges are columns, strided in its array.
+//! `stencil.rs` and `problem.rs`, included here) on a 2-D process grid
+//! ([`nvshmem_halo::Decomposition2d`]), where a PE has up to four neighbours and its left and right
+//! edges are columns, strided in its array.
 //!
 //! | kernel | rows (up, down) | columns (left, right) |
 //! |---|---|---|
@@ -14,9 +15,12 @@
 // go the uses of most imports.
 #![cfg_attr(not(target_arch = "nvptx64"), allow(unused_imports, dead_code))]
 
+#[path = "../../../jacobi/kernels/src/problem.rs"]
+mod problem;
 #[path = "../../../jacobi/kernels/src/stencil.rs"]
 mod stencil;
 
+pub use problem::*;
 pub use stencil::*;
 
 #[cfg(target_arch = "nvptx64")]

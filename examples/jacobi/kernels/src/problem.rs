@@ -1,0 +1,32 @@
+//! The initial interior of the Jacobi problem, shared by the kernels' `initialize` and (included by
+//! path) the runners' CPU reference in `examples/jacobi/solver.rs`; `bench/reference/stencil.cuh`
+//! computes the same values.
+//!
+//! NVIDIA's problem starts from an all-zero interior; values then spread from the fixed columns one
+//! column per iteration, so the halos between PEs carry zeros for many iterations and a dropped,
+//! stale or misplaced halo goes unseen. Here every interior cell starts non-zero, and cells of one
+//! row (or one column) all start different, so every halo carries distinct non-zero data from the
+//! first iteration on.
+
+/// Bits of the values: integers below `2^MANTISSA_BITS` convert to `f32` exactly.
+const MANTISSA_BITS: u32 = 23;
+const MASK: u32 = (1 << MANTISSA_BITS) - 1;
+
+/// The initial value of interior cell `(x, y)` (counted from the first interior cell): one of the
+/// `2^23` values `k / 2^23`, `k` in `1 ..= 2^23`, so never zero, and computed exactly alike on any
+/// processor (integer arithmetic, one exact conversion and one exact scaling).
+///
+/// Along a row (fixed `y`) the values differ for up to `2^23` columns, and likewise along a
+/// column: `x ↦ (x·A + y·B) mod 2^23` is a bijection (`A` odd), and so is each mixing step after it
+/// (an xor with a right shift, a multiplication by an odd number, modulo `2^23`).
+#[inline(always)]
+pub fn initial_interior(x: u32, y: u32) -> f32 {
+    let mut h = x
+        .wrapping_mul(0x9E37_79B1)
+        .wrapping_add(y.wrapping_mul(0x85EB_CA77))
+        & MASK;
+    h ^= h >> 12;
+    h = h.wrapping_mul(0x2C1B_3C6D) & MASK;
+    h ^= h >> 11;
+    (h + 1) as f32 * (1.0 / (1u32 << MANTISSA_BITS) as f32)
+}
