@@ -223,7 +223,8 @@ for MPS in off on; do
         # shellcheck source=/dev/null
         source "$case_file"
     done
-    [[ $MPS == on && -z $mps_down ]] && stop_mps
+    # A daemon that started but does not answer is stopped too, so that it cannot serve later jobs.
+    [[ $MPS == on ]] && stop_mps >>"$LOG/mps.log" 2>&1
 done
 
 {

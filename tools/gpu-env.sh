@@ -35,7 +35,7 @@ start_mps() {
         return 1
     fi
     sleep 1
-    if [[ ! -p $CUDA_MPS_PIPE_DIRECTORY/control ]] ||
+    if [[ ! -S $CUDA_MPS_PIPE_DIRECTORY/control && ! -p $CUDA_MPS_PIPE_DIRECTORY/control ]] ||
         ! echo get_server_list | timeout 10 nvidia-cuda-mps-control; then
         echo "start_mps: the MPS control daemon does not answer on $CUDA_MPS_PIPE_DIRECTORY/control; see $CUDA_MPS_LOG_DIRECTORY/control.log" >&2
         return 1
