@@ -174,7 +174,7 @@ fn rma_put_get_p_g_strided_bytes_and_ptr_move_the_right_values() {
 
 #[test]
 #[ignore = "needs a GPU and NVSHMEM: bench/gpu-suite.sh runs it on the GPU machine"]
-fn signals_deliver_data_before_the_signal_and_count_every_pe() {
+fn signal_families_deliver_data_and_count_every_pe() {
     use layout::signal::*;
     let nvshmem = init();
     let (me, n) = (nvshmem.my_pe(), nvshmem.n_pes());
