@@ -1,8 +1,9 @@
 //! GPU tests of the device API (`nvshmem-gpu`) and of the host's teams and on-stream operations:
 //! one test per family, each checking the values the kernels of `examples/device-api/kernels` and
-//! `examples/device-api-teams/kernels` leave behind. They need a GPU and NVSHMEM, so they are
-//! `#[ignore]`d here; `gpu-suite/cases/30-device-api.sh` runs each in its own set of processes at 2
-//! and 4 PEs on one GPU.
+//! `examples/device-api-teams/kernels` leave behind, and a test of put-with-signal's ordering that
+//! the kernel checks as it runs, beside the same check with a planted defect. They need a GPU and
+//! NVSHMEM, so they are `#[ignore]`d here; `gpu-suite/cases/30-device-api.sh` runs each in its own
+//! set of processes at 2 and 4 PEs on one GPU.
 //!
 //! - Tests named `full_mpg_*` need NVSHMEM's full multi-PE-per-GPU mode (team splits, team
 //!   barriers, collectives): MPS running and `CUDA_MPS_ACTIVE_THREAD_PERCENTAGE` ≤ 100 / PEs in
@@ -188,7 +189,7 @@ fn rma_put_get_p_g_strided_bytes_and_ptr_move_the_right_values() {
 
 #[test]
 #[ignore = "needs a GPU and NVSHMEM: gpu-suite/run.sh runs it on the GPU machine"]
-fn signals_deliver_data_before_the_signal_and_count_every_pe() {
+fn signal_families_deliver_data_and_count_every_pe() {
     use layout::signal::*;
     let nvshmem = init();
     let (me, n) = (nvshmem.my_pe(), nvshmem.n_pes());
@@ -222,6 +223,138 @@ fn signals_deliver_data_before_the_signal_and_count_every_pe() {
     check("results", me, &results.to_vec().unwrap(), |i| expected[i]);
     println!("PE {me}/{n}: signal families OK");
     nvshmem.barrier_all();
+}
+
+/// What the threads of `signal_order` found in one variant, summed over the block.
+struct OrderCheck {
+    /// Elements read after their signal.
+    checked: u64,
+    /// Elements that did not hold their round's value.
+    stale: u64,
+    /// The first stale element: round, index, value read.
+    first_stale: Option<(u64, u64, u64)>,
+}
+
+/// Runs `signal_order` for every variant, `rounds` rounds each, with the data sent after the signal
+/// where `signal_first`; returns this PE's number, the number of PEs and what each variant found.
+fn signal_order_checks(signal_first: bool, rounds: u32) -> (i32, i32, Vec<OrderCheck>) {
+    use layout::signal_order::*;
+    let nvshmem = init();
+    let (me, n) = (nvshmem.my_pe(), nvshmem.n_pes());
+    let module = nvshmem.load_module(PTX).expect("load");
+    let source = zeroed!(nvshmem, u64, ELEMENTS);
+    let data = zeroed!(nvshmem, u64, SLOTS * ELEMENTS);
+    let words = zeroed!(nvshmem, u64, VARIANTS * WORDS);
+    let results = zeroed!(nvshmem, u64, RESULTS);
+    let started = Instant::now();
+    for variant in 0..VARIANTS as u32 {
+        // The variants share `source` and `data`: none starts before every PE has read the last.
+        nvshmem.barrier_all();
+        launch(
+            &nvshmem,
+            &module,
+            "signal_order",
+            &[
+                &variant,
+                &rounds,
+                &signal_first,
+                &source.as_symmetric_ptr(),
+                &data.as_symmetric_ptr(),
+                &words.as_symmetric_ptr(),
+                &results.as_symmetric_ptr(),
+            ],
+        );
+    }
+    println!(
+        "PE {me}/{n}: {VARIANTS} variants of {rounds} rounds: {:.1} ms",
+        elapsed_ms(started)
+    );
+    let checks = results
+        .to_vec()
+        .unwrap()
+        .chunks(VARIANT_RESULTS)
+        .map(|block| {
+            let threads = || block.chunks(THREAD_RESULTS);
+            OrderCheck {
+                checked: threads().map(|thread| thread[0]).sum(),
+                stale: threads().map(|thread| thread[1]).sum(),
+                first_stale: threads()
+                    .filter(|thread| thread[2] != u64::MAX)
+                    .map(|thread| (thread[2], thread[3], thread[4]))
+                    .min(),
+            }
+        })
+        .collect();
+    nvshmem.barrier_all();
+    (me, n, checks)
+}
+
+/// One line for each variant whose reads found data that had not arrived with its signal, and for
+/// each whose reads did not cover every element of every round.
+fn signal_order_failures(me: i32, n: i32, rounds: u32, checks: &[OrderCheck]) -> Vec<String> {
+    use layout::signal_order::*;
+    checks
+        .iter()
+        .enumerate()
+        .filter_map(|(variant, check)| {
+            let (call, scope, op) = parts(variant);
+            let name = format!("{}::{} with {}", SCOPES[scope], CALLS[call], OPS[op]);
+            let expected = rounds as u64 * ELEMENTS as u64;
+            if check.checked != expected {
+                return Some(format!(
+                    "{name}: {} elements checked, expected {expected}",
+                    check.checked
+                ));
+            }
+            let (round, index, got) = check.first_stale?;
+            let want = value(variant, round, prev(me, n), index as usize);
+            Some(format!(
+                "{name}: {} of {} elements read after their signal were stale; first: round \
+                 {round}, element {index}: {got:#x}, expected {want:#x}",
+                check.stale, check.checked
+            ))
+        })
+        .collect()
+}
+
+#[test]
+#[ignore = "needs a GPU and NVSHMEM: gpu-suite/run.sh runs it on the GPU machine"]
+fn put_signal_data_has_arrived_when_the_signal_is_seen() {
+    let rounds = layout::signal_order::ROUNDS;
+    let (me, n, checks) = signal_order_checks(false, rounds);
+    let failures = signal_order_failures(me, n, rounds, &checks);
+    assert!(
+        failures.is_empty(),
+        "PE {me}: put-with-signal let the signal arrive before its data:\n{}",
+        failures.join("\n")
+    );
+    println!(
+        "PE {me}/{n}: put-with-signal ordering OK ({} variants × {rounds} rounds)",
+        checks.len()
+    );
+}
+
+/// The planted defect of the test above: the same kernel and verdict with the signal sent before
+/// the data, which must find every read stale.
+#[test]
+#[ignore = "needs a GPU and NVSHMEM: gpu-suite/run.sh runs it on the GPU machine"]
+fn put_signal_order_check_fails_when_the_signal_goes_first() {
+    let rounds = layout::signal_order::PLANTED_ROUNDS;
+    let (me, n, checks) = signal_order_checks(true, rounds);
+    let all = rounds as u64 * layout::signal_order::ELEMENTS as u64;
+    for (variant, check) in checks.iter().enumerate() {
+        assert_eq!(
+            check.stale, all,
+            "PE {me}: variant {variant}: with the data sent after the signal, every read is stale"
+        );
+    }
+    let failures = signal_order_failures(me, n, rounds, &checks);
+    assert_eq!(failures.len(), checks.len(), "PE {me}: {failures:?}");
+    println!(
+        "PE {me}/{n}: the ordering check fails every variant when the signal goes first, as it \
+         must; the first: {}",
+        failures[0]
+    );
 }
 
 #[test]
@@ -1067,6 +1200,7 @@ fn both_modules_export_the_kernels_the_tests_launch() {
     for kernel in [
         "rma_families",
         "signal_families",
+        "signal_order",
         "p2p_families",
         "atomic_families",
         "world_sync",

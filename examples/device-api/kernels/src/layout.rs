@@ -131,6 +131,83 @@ pub mod signal {
     }
 }
 
+/// Put-with-signal ordering, round after round: each PE sends a payload to the next PE with one
+/// put-with-signal form per kernel launch (a *variant*: call × scope × signal operation), and the
+/// receiver reads the payload in the kernel as soon as it sees the signal, counting the elements
+/// that do not yet hold this round's values. Values change every round, so data that arrived after
+/// its signal reads as an older round's.
+pub mod signal_order {
+    use super::THREADS;
+
+    /// Elements (`u64`) of a payload: 16 KiB, 128 lines of 128 bytes, so that a signal that
+    /// overtook its data would find many lines still in flight.
+    pub const ELEMENTS: usize = 2048;
+    /// Payload slots in `data`, used round-robin: a sender may run this many rounds ahead of its
+    /// receiver (an acknowledgement says which rounds the receiver has read), which saves context
+    /// switches where the PEs time-slice a GPU.
+    pub const SLOTS: usize = 4;
+    /// Rounds per variant of the real check.
+    pub const ROUNDS: u32 = 256;
+    /// Rounds per variant with the planted defect (every read is stale there, so a few suffice).
+    pub const PLANTED_ROUNDS: u32 = 8;
+    /// The put-with-signal calls, in variant order.
+    pub const CALLS: [&str; 4] = [
+        "put_signal",
+        "put_signal_nbi",
+        "putmem_signal",
+        "putmem_signal_nbi",
+    ];
+    /// The scopes, in variant order: `thread` (thread 0 sends), `warp` (warp 0), `block`.
+    pub const SCOPES: [&str; 3] = ["thread", "warp", "block"];
+    /// The signal operations, in variant order: index 0 `Set`, index 1 `Add`.
+    pub const OPS: [&str; 2] = ["Set", "Add"];
+    /// Variants: every call at every scope with every signal operation.
+    pub const VARIANTS: usize = CALLS.len() * SCOPES.len() * OPS.len();
+    /// Signal words (`u64`) per variant: one per slot, then the acknowledgement word.
+    pub const WORDS: usize = SLOTS + 1;
+    /// The acknowledgement word of a variant: the number of rounds the next PE has read.
+    pub const ACK: usize = SLOTS;
+    /// Result words (`u64`) per thread: elements checked, elements stale, and the first stale
+    /// element's round, index and value (`u64::MAX` when none was stale).
+    pub const THREAD_RESULTS: usize = 5;
+    /// Result words of a variant: `THREAD_RESULTS` per thread of the block.
+    pub const VARIANT_RESULTS: usize = THREADS as usize * THREAD_RESULTS;
+    /// Result words (`u64`): `VARIANT_RESULTS` per variant.
+    pub const RESULTS: usize = VARIANTS * VARIANT_RESULTS;
+
+    /// Variant `variant`'s call, scope and signal operation, as indices into [`CALLS`], [`SCOPES`]
+    /// and [`OPS`].
+    pub const fn parts(variant: usize) -> (usize, usize, usize) {
+        (
+            variant / (SCOPES.len() * OPS.len()),
+            variant / OPS.len() % SCOPES.len(),
+            variant % OPS.len(),
+        )
+    }
+
+    /// Element `i` of the payload PE `pe` sends in round `round` of variant `variant`: the fields
+    /// on hexadecimal digit boundaries (`0xVV_RRRRRR_PP_IIII`, the variant from 1), so that a
+    /// stale value printed in hexadecimal says which round it came from. Never 0, the initial data.
+    pub const fn value(variant: usize, round: u64, pe: i32, i: usize) -> u64 {
+        ((variant as u64 + 1) << 48) | (round << 24) | ((pe as u64) << 16) | i as u64
+    }
+
+    /// The value round `round` sends with signal operation `op` to the word of its slot.
+    pub const fn signal_sent(op: usize, round: u64) -> u64 {
+        if op == 0 { round + 1 } else { 1 }
+    }
+
+    /// The value the slot's word holds once round `round`'s signal has arrived: `Set` leaves the
+    /// round's own value; `Add` has added 1 once per round of this slot.
+    pub const fn signal_awaited(op: usize, round: u64) -> u64 {
+        if op == 0 {
+            round + 1
+        } else {
+            round / SLOTS as u64 + 1
+        }
+    }
+}
+
 /// Point-to-point synchronisation: `wait_until*` and `test*`.
 pub mod p2p {
     /// Result slots (`i64`).
