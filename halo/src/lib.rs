@@ -11,7 +11,7 @@
 //! | [`tiling`] | both | how stencil kernels cover a patch with blocks, top-to-bottom or boundary rows first |
 //! | [`schedule`] | both | which iterations compute the residual norm, and where each norm is kept |
 //! | `device` | GPU | pushing halos to neighbours (element `p`, block `put_nbi`), the signal handshake that replaces a global barrier, the residual norm's partial sums |
-//! | `host` (feature `host`) | CPU | symmetric grids with halos, the on-stream barrier, the iteration loop's norm bookkeeping, timing and the device-to-device copy rate |
+//! | `host` (feature `host`) | CPU | symmetric grids with halos, the on-stream barrier, the iteration loop's signal words and norm bookkeeping, the persistent kernel's grid size |
 //!
 //! Everything in `decomposition`, `tiling` and `schedule` is plain integer arithmetic, `no_std`
 //! (the crate is `no_std` unless the `host` feature is on),
