@@ -51,6 +51,7 @@ mod check;
 mod options;
 
 use check::{POISON, mismatches, pattern};
+use nvshmem_examples::timing::StreamTimer;
 use nvshmem_host::{Bootstrap, KernelArg, LaunchConfig, Module, Nvshmem, SymmetricBuffer};
 use options::{Bench, Grid, Options, Scope};
 use std::process::ExitCode;
@@ -563,30 +564,18 @@ impl<'a> Runner<'a> {
         }
         self.nvshmem.synchronize()?;
         let delay = self.module.kernel("delay")?;
-        let context = self.nvshmem.context();
-        let stream = self.nvshmem.stream();
-        // CU_EVENT_DEFAULT (0): an event that records time. cudarc's flag type is not re-exported
-        // by the host crate, so the value is built from its `#[repr(u32)]` discriminant.
-        // SAFETY: CUevent_flags is a `#[repr(u32)]` enum and 0 is its CU_EVENT_DEFAULT variant.
-        let timing = || unsafe { std::mem::transmute::<u32, _>(0u32) };
-        let mut pairs = Vec::new();
+        let mut timers = Vec::new();
         for number in warmup..self.options.launches() {
-            let (start, stop) = (
-                context.new_event(Some(timing()))?,
-                context.new_event(Some(timing()))?,
-            );
+            let timer = StreamTimer::new(self.nvshmem)?;
             // SAFETY: delay(ns: u64) touches no memory.
             unsafe { delay.launch(LaunchConfig::linear(1, 1), &[&DELAY_NS])? };
-            start.record(stream)?;
+            timer.start()?;
             launch(number)?;
-            stop.record(stream)?;
-            pairs.push((start, stop));
+            timer.stop()?;
+            timers.push(timer);
         }
         self.nvshmem.synchronize()?;
-        pairs
-            .iter()
-            .map(|(start, stop)| Ok(f64::from(start.elapsed_ms(stop)?) / 1e3))
-            .collect()
+        timers.iter().map(|timer| Ok(timer.seconds()?)).collect()
     }
 
     /// Ends a case: PE 0 writes the case's number into every other PE's `ended` word (the `release`

@@ -44,7 +44,8 @@
 
 mod solver;
 
-use nvshmem_halo::host::{DeviceBuffer, HaloGrids, HaloSignals, NormBuffers, resident_blocks};
+use cudarc::driver::{CudaSlice, DevicePtr};
+use nvshmem_halo::host::{HaloGrids, HaloSignals, NormBuffers, resident_blocks};
 use nvshmem_halo::{Boundary, Decomposition1d, Decomposition2d, DecompositionError, Tiling};
 use nvshmem_host::{Kernel, LaunchConfig, Nvshmem};
 use solver::{CommonKernels, Iterations, Meeting, Options, Program, Verdict};
@@ -106,7 +107,7 @@ fn run(
         stencil: module.kernel(variant.kernel())?,
         tiling: options.tiling,
         signals: HaloSignals::new(nvshmem)?,
-        grid_counter: DeviceBuffer::zeroed(1)?,
+        grid_counter: nvshmem.stream().alloc_zeros(1)?,
     };
     solver::solve(nvshmem, &common, options, decomposition, &mut iterations)
 }
@@ -138,12 +139,15 @@ struct JacobiIterations<'m, 'nv> {
     stencil: Kernel<'m>,
     tiling: Tiling,
     signals: HaloSignals<'nv>,
-    grid_counter: DeviceBuffer<u32>,
+    grid_counter: CudaSlice<u32>,
 }
 
 impl Iterations for JacobiIterations<'_, '_> {
     fn reset(&mut self) -> Result<(), Box<dyn Error>> {
         self.signals.reset()?;
+        // The persistent kernel's grid barrier counts arrivals from zero, iteration by iteration.
+        let stream = self.grid_counter.stream().clone();
+        stream.memset_zeros(&mut self.grid_counter)?;
         Ok(())
     }
 
@@ -163,16 +167,16 @@ impl Iterations for JacobiIterations<'_, '_> {
                 .and_then(|k| k.parse().ok())
                 .unwrap_or(1);
             let blocks = resident_blocks(&self.stencil, tiling.block_x, pes_per_gpu)?;
-            self.grid_counter.zero()?;
+            let (grid_counter, _record) = self.grid_counter.device_ptr(nvshmem.stream());
             let config = LaunchConfig {
                 grid: (blocks, 1, 1),
                 block: (tiling.block_x, 1, 1),
                 shared_mem_bytes: 0,
             };
             // SAFETY: jacobi_persistent's parameters, in order; the arrays are symmetric and laid
-            // out as `patch` says; two slot sets, `schedule.count()` totals and norms; a zeroed
-            // counter; the signals were reset before the run; the grid is within the cooperative
-            // limit, shared among the PEs of a GPU.
+            // out as `patch` says; two slot sets, `schedule.count()` totals and norms; a counter
+            // and the signals reset before the run; the grid is within the cooperative limit,
+            // shared among the PEs of a GPU.
             unsafe {
                 self.stencil.launch_cooperative(
                     config,
@@ -186,7 +190,7 @@ impl Iterations for JacobiIterations<'_, '_> {
                         &norms.totals(),
                         &norms.norms_squared(),
                         &self.signals.words(),
-                        &self.grid_counter.as_ptr(),
+                        &(grid_counter as *mut u32),
                     ],
                 )?;
             }

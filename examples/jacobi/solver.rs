@@ -17,9 +17,9 @@
 #[path = "kernels/src/problem.rs"]
 mod problem;
 
-use nvshmem_halo::host::{
-    DeviceBuffer, HaloGrids, NormBuffers, StreamTimer, barrier_all_on_stream, copy_rate,
-};
+use cudarc::driver::DevicePtr;
+use nvshmem_examples::timing::{StreamTimer, copy_rate};
+use nvshmem_halo::host::{HaloGrids, NormBuffers, barrier_all_on_stream};
 use nvshmem_halo::{Decomposition2d, NormSchedule, Patch, ProcessGrid, Tiling};
 use nvshmem_host::{Bootstrap, Kernel, KernelArg, LaunchConfig, Module, Nvshmem, SymmetricBuffer};
 use std::error::Error;
@@ -407,8 +407,8 @@ pub fn initialize(
     ny: usize,
 ) -> Result<(), Box<dyn Error>> {
     let patch = *grids.patch();
-    let mut boundary = DeviceBuffer::<f32>::zeroed(patch.rows as usize)?;
-    boundary.copy_from_host(&boundary_values(&patch, ny))?;
+    let boundary = nvshmem.stream().clone_htod(&boundary_values(&patch, ny))?;
+    let (boundary_address, _record) = boundary.device_ptr(nvshmem.stream());
     // SAFETY: initialize(a, a_new, patch, boundary) writes `patch.len()` elements of both arrays
     // and reads `patch.rows` boundary values.
     unsafe {
@@ -418,7 +418,7 @@ pub fn initialize(
                 &grids.current(),
                 &grids.next(),
                 &patch,
-                &boundary.as_ptr().cast_const(),
+                &(boundary_address as *const f32),
             ],
         )?;
     }
@@ -670,10 +670,10 @@ pub fn solve(
     norms.reset()?;
     nvshmem.barrier_all();
 
-    let timer = StreamTimer::new()?;
-    timer.start(nvshmem)?;
+    let timer = StreamTimer::new(nvshmem)?;
+    timer.start()?;
     iterations.run(nvshmem, common, &mut grids, &norms)?;
-    timer.stop(nvshmem)?;
+    timer.stop()?;
     let seconds = timer.seconds()?;
     nvshmem.synchronize()?;
     nvshmem.barrier_all();
@@ -698,7 +698,8 @@ pub fn solve(
     // Every PE's report, to every PE (all learn the verdict; PE 0 prints).
     report_buffer.copy_from_host(&report.to_array())?;
     nvshmem.barrier_all();
-    let gathered = DeviceBuffer::<f64>::zeroed(PeReport::LEN * n_pes)?;
+    let gathered = nvshmem.stream().alloc_zeros::<f64>(PeReport::LEN * n_pes)?;
+    let (gathered_address, _record) = gathered.device_ptr(nvshmem.stream());
     // SAFETY: gather(source, count, dest): `source` holds LEN values on every PE, written before
     // the barrier above; `dest` holds LEN × n_pes.
     unsafe {
@@ -707,12 +708,13 @@ pub fn solve(
             &[
                 &report_buffer.as_symmetric_ptr(),
                 &(PeReport::LEN as u32),
-                &gathered.as_ptr(),
+                &(gathered_address as *mut f64),
             ],
         )?;
     }
-    let reports: Vec<PeReport> = gathered
-        .to_vec()?
+    let reports: Vec<PeReport> = nvshmem
+        .stream()
+        .clone_dtoh(&gathered)?
         .chunks(PeReport::LEN)
         .map(PeReport::from_slice)
         .collect();

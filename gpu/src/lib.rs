@@ -29,6 +29,9 @@
 //! | module | NVSHMEM section | contents |
 //! |---|---|---|
 //! | `thread` | (CUDA built-ins) | thread, block and grid indices, `__syncthreads` (GPU target only) |
+//! | [`warp`] | (CUDA warp shuffles) | `warp::sum`, a warp's sum in every lane (GPU target only) |
+//! | `memory` | (PTX memory model) | atomics, relaxed loads and fences on this GPU's own memory, at GPU and system scope (GPU target only) |
+//! | [`grid`] | (cooperative launch) | `grid::GridBarrier`, a barrier for all blocks of a cooperatively launched grid (GPU target only) |
 //! | [`pe`] | Library setup, exit, and query | [`pe::my_pe`], [`pe::n_pes`], versions, [`pe::global_exit`] |
 //! | [`team`] | Team management | [`Team`] and its predefined teams, [`team::my_pe`], [`team::n_pes`], [`team::translate_pe`] |
 //! | [`rma`] | Remote memory access | `put`/`get`/`p`/`g`, strided `iput`/`iget`, `_nbi` forms, byte forms, [`rma::ptr`]; [`rma::warp`], [`rma::block`] |
@@ -163,6 +166,8 @@ mod checks;
 pub mod collective;
 mod debug;
 pub mod ffi;
+pub mod grid;
+pub mod memory;
 pub mod p2p;
 #[cfg(all(target_arch = "nvptx64", feature = "panic-handler"))]
 mod panic;
@@ -174,6 +179,7 @@ mod symmetric;
 pub mod sync;
 pub mod team;
 pub mod thread;
+pub mod warp;
 
 pub use element::{
     AtomicBitwise, AtomicCompareSwap, AtomicElement, AtomicInteger, Element, WaitElement,

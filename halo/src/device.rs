@@ -1,5 +1,5 @@
 //! The device side of the halo exchange (GPU target only): pushing edge cells into neighbours'
-//! halos, the signal handshake, norm reductions and a grid-wide barrier.
+//! halos, the signal handshake, and the residual norm's partial sums.
 //!
 //! ```text
 //! use nvshmem_halo::{device, Direction, Patch, SignalWords, Sides};
@@ -20,13 +20,12 @@
 //! (`nvshmem_quiet`) before the last block sets the neighbour's word, and [`wait_block`] orders the
 //! block's later loads after the word was seen (an acquire fence, which also drops stale lines
 //! from the SM's L1 cache). Persistent kernels need the same for the cells other blocks of the same
-//! PE wrote: [`GridBarrier`] provides it.
+//! PE wrote: [`nvshmem_gpu::grid::GridBarrier`] provides it.
 
 use crate::packing::ColumnPacking;
 use crate::{Direction, NORM_SLOT_STRIDE, NORM_SLOTS, Patch, Sides, SignalWords};
-use core::arch::asm;
 use nvshmem_gpu::signal::{self, SignalOp};
-use nvshmem_gpu::{Cmp, Element, SymmetricPtr, p2p, rma, sync, thread};
+use nvshmem_gpu::{Cmp, Element, SymmetricPtr, memory, p2p, rma, sync, thread, warp};
 
 /// Sends `value`, this PE's cell at position `along` of its edge towards `direction`, into the
 /// neighbour's halo in `grid` (`nvshmem_<T>_p`); does nothing where there is no neighbour.
@@ -132,7 +131,7 @@ pub unsafe fn wait_block(signals: SignalWords, sides: Sides, iteration: u32) {
         unsafe {
             p2p::wait_until_all(signals.words, 4, Some(&skip), Cmp::Ge, u64::from(iteration));
         }
-        fence_acq_rel_system();
+        memory::fence_acq_rel_system();
     }
     // SAFETY: the whole block calls this function (the caller's contract).
     unsafe { thread::sync_threads() };
@@ -166,7 +165,7 @@ pub unsafe fn arrive_block(
         // SAFETY: `arrivals` holds four local counters (the caller's contract).
         let counter = unsafe { signals.arrivals.add(direction as usize) };
         // SAFETY: a device address of a u32 only touched atomically.
-        let before = unsafe { atomic_add_acq_rel(counter, 1) };
+        let before = unsafe { memory::atomic_add_acq_rel_gpu(counter, 1) };
         if before.wrapping_add(1) == blocks.wrapping_mul(iteration.wrapping_add(1)) {
             // SAFETY: the other blocks' pushes completed before their increments, which this one
             // acquired; `words` is symmetric and `pe` the neighbour.
@@ -183,50 +182,6 @@ pub unsafe fn arrive_block(
     }
 }
 
-/// The sum of `value` over the 32 lanes of the warp, in every lane.
-///
-/// # Safety
-/// All 32 lanes of the warp call it (it waits for them: `shfl.sync` with a full mask).
-#[inline]
-pub unsafe fn warp_sum(mut value: f32) -> f32 {
-    for lane_mask in [16u32, 8, 4, 2, 1] {
-        let other: f32;
-        // SAFETY: a butterfly shuffle among the warp's 32 lanes, which all get here (the
-        // caller's contract). Not `pure`: a pure asm may be moved into a branch that only some
-        // lanes take (the compiler did sink it into the lane-0 branch of the norm reduction), and
-        // a shuffle needs every lane of its mask.
-        unsafe {
-            asm!(
-                "shfl.sync.bfly.b32 {out}, {value}, {lane_mask}, 31, -1;",
-                out = out(reg32) other,
-                value = in(reg32) value,
-                lane_mask = in(reg32) lane_mask,
-                options(nostack, nomem),
-            )
-        };
-        value += other;
-    }
-    value
-}
-
-/// Adds `value` atomically to the `f64` at `address`, without reading it back
-/// (`red.add.f64`).
-///
-/// # Safety
-/// `address` is a valid, 8-byte aligned device address of an `f64`.
-#[inline]
-pub unsafe fn atomic_add_f64(address: *mut f64, value: f64) {
-    // SAFETY: the caller's contract above.
-    unsafe {
-        asm!(
-            "red.add.f64 [{address}], {value};",
-            address = in(reg64) address,
-            value = in(reg64) value,
-            options(nostack),
-        )
-    };
-}
-
 /// Adds every calling thread's `value` into one of the [`NORM_SLOTS`] slots of `slots`: each warp
 /// sums its lanes and lane 0 adds the sum to the slot its warp number picks. [`sum_norm_slots`]
 /// gives the total.
@@ -237,7 +192,7 @@ pub unsafe fn atomic_add_f64(address: *mut f64, value: f64) {
 #[inline]
 pub unsafe fn add_to_norm_slots(slots: *mut f64, value: f32) {
     // SAFETY: converged warps (the caller's contract).
-    let sum = unsafe { warp_sum(value) };
+    let sum = unsafe { warp::sum(value) };
     let rank = thread::rank_in_block();
     if rank.is_multiple_of(32) {
         let block = thread::block_idx_x() + thread::grid_dim_x() * thread::block_idx_y();
@@ -245,7 +200,7 @@ pub unsafe fn add_to_norm_slots(slots: *mut f64, value: f32) {
         let warp = block.wrapping_mul(warps_per_block).wrapping_add(rank / 32);
         let slot = warp as usize % NORM_SLOTS * NORM_SLOT_STRIDE;
         // SAFETY: the slot is inside `slots` (the caller's contract).
-        unsafe { atomic_add_f64(slots.add(slot), f64::from(sum)) };
+        unsafe { memory::atomic_add_f64(slots.add(slot), f64::from(sum)) };
     }
 }
 
@@ -266,124 +221,4 @@ pub unsafe fn sum_norm_slots(slots: *mut f64) -> f64 {
         }
     }
     total
-}
-
-/// A barrier for all blocks of a cooperatively launched grid: when [`wait`](Self::wait) returns in
-/// any block, every block has called it as many times, and the writes each block made before are
-/// visible to all (release on arrival, acquire on departure).
-///
-/// One thread per block polls the counter with relaxed loads and acquires once, with a fence, when
-/// the count is reached: an acquiring load invalidates the multiprocessor's L1 cache, and polling
-/// with one would take the cached lines of every other block still computing on that
-/// multiprocessor.
-///
-/// Every block makes its own `GridBarrier` on the same zeroed counter and calls `wait` the same
-/// number of times.
-///
-/// ```text
-/// # unsafe fn example(counter: *mut u32, iterations: u32) {
-/// // SAFETY: `counter` was zeroed before this cooperative launch and serves only this barrier.
-/// let mut barrier = unsafe { nvshmem_halo::device::GridBarrier::new(counter) };
-/// for _ in 0..iterations {
-///     // ... this block's share of the iteration, then:
-///     // SAFETY: every thread of every block calls it once per iteration.
-///     unsafe { barrier.wait() };
-/// }
-/// # }
-/// ```
-#[derive(Debug)]
-pub struct GridBarrier {
-    counter: *mut u32,
-    passed: u32,
-}
-
-impl GridBarrier {
-    /// A barrier over `counter`, a device `u32` that was zero when the kernel started.
-    ///
-    /// # Safety
-    /// `counter` is valid for the whole kernel and used by nothing else; the kernel is launched
-    /// cooperatively (all blocks resident), or blocks wait for blocks that never start.
-    pub unsafe fn new(counter: *mut u32) -> GridBarrier {
-        GridBarrier { counter, passed: 0 }
-    }
-
-    /// Waits until every block of the grid has arrived here.
-    ///
-    /// # Safety
-    /// Every thread of every block calls it, the same number of times.
-    #[inline]
-    pub unsafe fn wait(&mut self) {
-        self.passed = self.passed.wrapping_add(1);
-        // SAFETY: the whole block calls it (the caller's contract).
-        unsafe { thread::sync_threads() };
-        if thread::rank_in_block() == 0 {
-            let blocks = thread::grid_dim_x() * thread::grid_dim_y() * thread::grid_dim_z();
-            let target = blocks.wrapping_mul(self.passed);
-            // SAFETY: `counter` is the barrier's zero-initialised u32 (the caller's contract).
-            unsafe {
-                atomic_add_acq_rel(self.counter, 1);
-                while (load_relaxed(self.counter).wrapping_sub(target) as i32) < 0 {}
-            }
-            fence_acq_rel_gpu();
-        }
-        // SAFETY: as above.
-        unsafe { thread::sync_threads() };
-    }
-}
-
-/// `atom.add.acq_rel.gpu.u32`: adds `value`, returns the previous value.
-///
-/// # Safety
-/// `address` is a valid, aligned device address of a `u32`.
-#[inline]
-unsafe fn atomic_add_acq_rel(address: *mut u32, value: u32) -> u32 {
-    let before: u32;
-    // SAFETY: the caller's contract above.
-    unsafe {
-        asm!(
-            "atom.acq_rel.gpu.add.u32 {before}, [{address}], {value};",
-            before = out(reg32) before,
-            address = in(reg64) address,
-            value = in(reg32) value,
-            options(nostack),
-        )
-    };
-    before
-}
-
-/// `ld.relaxed.gpu.u32`: a strong load that sees other multiprocessors' writes without ordering
-/// later accesses (and so without invalidating the L1 cache).
-///
-/// # Safety
-/// `address` is a valid, aligned device address of a `u32`.
-#[inline]
-unsafe fn load_relaxed(address: *const u32) -> u32 {
-    let value: u32;
-    // SAFETY: the caller's contract above.
-    unsafe {
-        asm!(
-            "ld.relaxed.gpu.u32 {value}, [{address}];",
-            value = out(reg32) value,
-            address = in(reg64) address,
-            options(nostack, readonly),
-        )
-    };
-    value
-}
-
-/// `fence.acq_rel.gpu`: after a relaxed load that saw a release, makes it an acquire: this
-/// thread's (and, through a block barrier, its block's) later accesses see what the releasing
-/// threads wrote before, GPU-wide.
-#[inline]
-fn fence_acq_rel_gpu() {
-    // SAFETY: a fence has no preconditions.
-    unsafe { asm!("fence.acq_rel.gpu;", options(nostack)) };
-}
-
-/// `fence.acq_rel.sys`: orders this thread's earlier reads before its (and, through a block
-/// barrier, its block's) later ones, system-wide.
-#[inline]
-fn fence_acq_rel_system() {
-    // SAFETY: a fence has no preconditions.
-    unsafe { asm!("fence.acq_rel.sys;", options(nostack)) };
 }

@@ -1,5 +1,9 @@
 //! The host side (feature `host`): symmetric grids with halos, signal words, norm bookkeeping, the
-//! on-stream barrier, and timing.
+//! on-stream barrier, and the persistent kernel's grid size.
+//!
+//! Plain (not symmetric) device memory is cudarc's [`CudaSlice`], allocated on the handle's stream;
+//! cudarc keeps an error raised while freeing it and reports it from the next call that checks the
+//! context, such as [`Nvshmem::synchronize`].
 //!
 //! ```no_run
 //! use nvshmem_halo::{Boundary, Decomposition1d, host};
@@ -16,9 +20,8 @@
 
 use crate::{NORM_SLOTS_LEN, NormSchedule, Patch, SignalWords, Tiling};
 use bytemuck::Pod;
-use cudarc::driver::sys::{CUdeviceptr, CUevent, CUevent_flags};
+use cudarc::driver::{CudaSlice, DevicePtr};
 use nvshmem_host::{Error, KernelArg, Nvshmem, SymmetricBuffer, SymmetricPtr};
-use std::marker::PhantomData;
 
 // SAFETY: `#[repr(C)]` plain integers, declared once in this crate for host and kernels alike.
 unsafe impl KernelArg for Patch {}
@@ -34,6 +37,37 @@ fn cuda(action: &str) -> impl FnOnce(cudarc::driver::DriverError) -> Error + '_ 
         action: action.to_string(),
         error,
     }
+}
+
+/// `len` zeroed values of `T` on `nvshmem`'s stream.
+fn zeroed<T: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
+    nvshmem: &Nvshmem,
+    len: usize,
+) -> Result<CudaSlice<T>, Error> {
+    nvshmem
+        .stream()
+        .alloc_zeros(len)
+        .map_err(cuda("allocating device memory"))
+}
+
+/// Sets every value of `slice` to zero, in stream order: before any kernel launched after it.
+fn zero<T: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
+    slice: &mut CudaSlice<T>,
+) -> Result<(), Error> {
+    let stream = slice.stream().clone();
+    stream
+        .memset_zeros(slice)
+        .map_err(cuda("zeroing device memory"))
+}
+
+/// The device address of `slice`, for a kernel parameter.
+///
+/// cudarc's `device_ptr` returns a guard that, once a context has several streams, records the use
+/// so that other streams wait for it. These buffers are allocated on the handle's stream and used
+/// only by kernels launched on it, which the stream orders, so the guard has nothing to record.
+fn device_address<T>(slice: &CudaSlice<T>) -> *mut T {
+    let (address, _record) = slice.device_ptr(slice.stream());
+    address as *mut T
 }
 
 /// Completes this PE's outstanding NVSHMEM operations and waits for every PE, in stream order
@@ -119,7 +153,7 @@ pub fn owned_cells<T: Copy>(patch: &Patch, array: &[T]) -> Vec<T> {
 #[derive(Debug)]
 pub struct HaloSignals<'nv> {
     words: SymmetricBuffer<'nv, u64>,
-    arrivals: DeviceBuffer<u32>,
+    arrivals: CudaSlice<u32>,
 }
 
 impl<'nv> HaloSignals<'nv> {
@@ -127,7 +161,7 @@ impl<'nv> HaloSignals<'nv> {
     pub fn new(nvshmem: &'nv Nvshmem) -> Result<HaloSignals<'nv>, Error> {
         Ok(HaloSignals {
             words: nvshmem.alloc_zeroed(4)?,
-            arrivals: DeviceBuffer::zeroed(4)?,
+            arrivals: zeroed(nvshmem, 4)?,
         })
     }
 
@@ -135,16 +169,17 @@ impl<'nv> HaloSignals<'nv> {
     pub fn words(&self) -> SignalWords {
         SignalWords {
             words: self.words.as_symmetric_ptr(),
-            arrivals: self.arrivals.as_ptr(),
+            arrivals: device_address(&self.arrivals),
         }
     }
 
-    /// Zeroes words and counters again, for a new run that numbers its iterations from 0. Waits
-    /// for the stream first; the caller then makes every PE pass a barrier before the run starts, so
+    /// Zeroes words and counters again, for a new run that numbers its iterations from 0. The words
+    /// are written once the stream's work is done, the counters in stream order (before any kernel
+    /// launched later); the caller then makes every PE pass a barrier before the run starts, so
     /// that no neighbour's new signals are wiped.
     pub fn reset(&mut self) -> Result<(), Error> {
         self.words.copy_from_host(&[0; 4])?;
-        self.arrivals.zero()
+        zero(&mut self.arrivals)
     }
 }
 
@@ -153,9 +188,9 @@ impl<'nv> HaloSignals<'nv> {
 /// every PE can sum the others'), and the global norms squared (local).
 #[derive(Debug)]
 pub struct NormBuffers<'nv> {
-    slots: DeviceBuffer<f64>,
+    slots: CudaSlice<f64>,
     totals: SymmetricBuffer<'nv, f64>,
-    norms: DeviceBuffer<f64>,
+    norms: CudaSlice<f64>,
     schedule: NormSchedule,
 }
 
@@ -164,9 +199,9 @@ impl<'nv> NormBuffers<'nv> {
     pub fn new(nvshmem: &'nv Nvshmem, schedule: NormSchedule) -> Result<NormBuffers<'nv>, Error> {
         let count = schedule.count() as usize;
         Ok(NormBuffers {
-            slots: DeviceBuffer::zeroed(2 * NORM_SLOTS_LEN)?,
+            slots: zeroed(nvshmem, 2 * NORM_SLOTS_LEN)?,
             totals: nvshmem.alloc_zeroed(count)?,
-            norms: DeviceBuffer::zeroed(count)?,
+            norms: zeroed(nvshmem, count)?,
             schedule,
         })
     }
@@ -179,12 +214,12 @@ impl<'nv> NormBuffers<'nv> {
     /// The slot set that norm number `j` is added to: `NORM_SLOTS_LEN` `f64`.
     pub fn slots(&self, j: u32) -> *mut f64 {
         // SAFETY: the buffer holds two sets.
-        unsafe { self.slots.as_ptr().add((j as usize % 2) * NORM_SLOTS_LEN) }
+        unsafe { device_address(&self.slots).add((j as usize % 2) * NORM_SLOTS_LEN) }
     }
 
     /// Both slot sets (for kernels that pick the set themselves).
     pub fn all_slots(&self) -> *mut f64 {
-        self.slots.as_ptr()
+        device_address(&self.slots)
     }
 
     /// This PE's totals, one per norm (symmetric).
@@ -194,13 +229,17 @@ impl<'nv> NormBuffers<'nv> {
 
     /// The global sums of squares, one per norm (local).
     pub fn norms_squared(&self) -> *mut f64 {
-        self.norms.as_ptr()
+        device_address(&self.norms)
     }
 
     /// The norms (square roots of the global sums), in schedule order; waits for the stream.
     pub fn norms(&self, nvshmem: &Nvshmem) -> Result<Vec<f64>, Error> {
         nvshmem.synchronize()?;
-        Ok(self.norms.to_vec()?.into_iter().map(f64::sqrt).collect())
+        let squares = nvshmem
+            .stream()
+            .clone_dtoh(&self.norms)
+            .map_err(cuda("copying the norms to the host"))?;
+        Ok(squares.into_iter().map(f64::sqrt).collect())
     }
 
     /// This PE's own sums of squares, one per norm; waits for the stream.
@@ -210,187 +249,11 @@ impl<'nv> NormBuffers<'nv> {
 
     /// Zeroes everything again, for a new run.
     pub fn reset(&mut self) -> Result<(), Error> {
-        self.slots.zero()?;
-        self.norms.zero()?;
+        zero(&mut self.slots)?;
+        zero(&mut self.norms)?;
         let zeros = vec![0.0; self.totals.len()];
         self.totals.copy_from_host(&zeros)
     }
-}
-
-/// Plain (not symmetric) device memory for `len` values of `T`, freed on drop.
-#[derive(Debug)]
-pub struct DeviceBuffer<T> {
-    address: CUdeviceptr,
-    len: usize,
-    _values: PhantomData<T>,
-}
-
-impl<T: Pod> DeviceBuffer<T> {
-    /// Allocates `len` zeroed values (`cuMemAlloc`, `cuMemsetD8`) in the current context.
-    pub fn zeroed(len: usize) -> Result<DeviceBuffer<T>, Error> {
-        let bytes = (len * std::mem::size_of::<T>()).max(1);
-        // SAFETY: a plain allocation in the current context (NVSHMEM's, made current by init).
-        let address = unsafe { cudarc::driver::result::malloc_sync(bytes) }
-            .map_err(cuda("allocating device memory"))?;
-        let buffer = DeviceBuffer {
-            address,
-            len,
-            _values: PhantomData,
-        };
-        buffer.zero()?;
-        Ok(buffer)
-    }
-
-    /// The device address.
-    pub fn as_ptr(&self) -> *mut T {
-        self.address as *mut T
-    }
-
-    /// The number of values.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether it holds no values.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// Sets every byte to zero, waiting until done.
-    pub fn zero(&self) -> Result<(), Error> {
-        let bytes = self.len * std::mem::size_of::<T>();
-        // SAFETY: the allocation holds `bytes` bytes.
-        unsafe { cudarc::driver::result::memset_d8_sync(self.address, 0, bytes) }
-            .map_err(cuda("zeroing device memory"))
-    }
-
-    /// The contents (waits for all work in the context first).
-    pub fn to_vec(&self) -> Result<Vec<T>, Error> {
-        cudarc::driver::result::ctx::synchronize().map_err(cuda("waiting for the GPU"))?;
-        let mut values = vec![T::zeroed(); self.len];
-        // SAFETY: the allocation holds `len` values.
-        unsafe { cudarc::driver::result::memcpy_dtoh_sync(&mut values, self.address) }
-            .map_err(cuda("copying device memory to the host"))?;
-        Ok(values)
-    }
-
-    /// Copies `values` (exactly `len`) in, waiting until done.
-    pub fn copy_from_host(&mut self, values: &[T]) -> Result<(), Error> {
-        if values.len() != self.len {
-            return Err(Error::LengthMismatch {
-                buffer: self.len,
-                slice: values.len(),
-            });
-        }
-        // SAFETY: the allocation holds `len` values.
-        unsafe { cudarc::driver::result::memcpy_htod_sync(self.address, values) }
-            .map_err(cuda("copying host data to device memory"))
-    }
-}
-
-impl<T> Drop for DeviceBuffer<T> {
-    fn drop(&mut self) {
-        // SAFETY: allocated by `malloc_sync` and not used after this; a failure here leaves the
-        // memory to the context's teardown.
-        let _ = unsafe { cudarc::driver::result::free_sync(self.address) };
-    }
-}
-
-/// A pair of CUDA events on the handle's stream: [`start`](Self::start) and
-/// [`stop`](Self::stop) record them, [`seconds`](Self::seconds) waits for the second and returns
-/// the GPU time between them.
-#[derive(Debug)]
-pub struct StreamTimer {
-    start: CUevent,
-    stop: CUevent,
-}
-
-impl StreamTimer {
-    /// Creates both events.
-    pub fn new() -> Result<StreamTimer, Error> {
-        let create = || {
-            cudarc::driver::result::event::create(CUevent_flags::CU_EVENT_DEFAULT)
-                .map_err(cuda("creating a CUDA event"))
-        };
-        Ok(StreamTimer {
-            start: create()?,
-            stop: create()?,
-        })
-    }
-
-    /// Records the start on `nvshmem`'s stream.
-    pub fn start(&self, nvshmem: &Nvshmem) -> Result<(), Error> {
-        // SAFETY: a live event and the handle's stream, both in the current context.
-        unsafe { cudarc::driver::result::event::record(self.start, nvshmem.stream().cu_stream()) }
-            .map_err(cuda("recording a CUDA event"))
-    }
-
-    /// Records the stop on `nvshmem`'s stream.
-    pub fn stop(&self, nvshmem: &Nvshmem) -> Result<(), Error> {
-        // SAFETY: as for `start`.
-        unsafe { cudarc::driver::result::event::record(self.stop, nvshmem.stream().cu_stream()) }
-            .map_err(cuda("recording a CUDA event"))
-    }
-
-    /// Waits for the stop event and returns the seconds between start and stop.
-    pub fn seconds(&self) -> Result<f64, Error> {
-        // SAFETY: both events were created here and recorded.
-        unsafe {
-            cudarc::driver::result::event::synchronize(self.stop)
-                .map_err(cuda("waiting for a CUDA event"))?;
-            let ms = cudarc::driver::result::event::elapsed(self.start, self.stop)
-                .map_err(cuda("reading the time between two CUDA events"))?;
-            Ok(f64::from(ms) / 1e3)
-        }
-    }
-}
-
-impl Drop for StreamTimer {
-    fn drop(&mut self) {
-        // SAFETY: created here, not used after this.
-        unsafe {
-            let _ = cudarc::driver::result::event::destroy(self.start);
-            let _ = cudarc::driver::result::event::destroy(self.stop);
-        }
-    }
-}
-
-/// The GPU's device-to-device copy rate, in bytes moved per second (each copied byte is read once
-/// and written once, so a copy of `n` bytes moves `2n`): the best of `rounds` timings of
-/// `copies` back-to-back `cuMemcpyDtoDAsync` of `bytes` bytes on the handle's stream, after one
-/// untimed copy.
-///
-/// This is the memory floor's yardstick: a bandwidth-bound kernel that reads `r` and writes `w`
-/// bytes cannot take less than `(r + w) / rate`.
-pub fn copy_rate(nvshmem: &Nvshmem, bytes: usize, copies: u32, rounds: u32) -> Result<f64, Error> {
-    let source = DeviceBuffer::<u8>::zeroed(bytes)?;
-    let destination = DeviceBuffer::<u8>::zeroed(bytes)?;
-    let stream = nvshmem.stream().cu_stream();
-    let copy = || {
-        // SAFETY: both allocations hold `bytes` bytes and live until the stream is synchronised
-        // (`seconds` waits for the stop event, after the last copy).
-        unsafe {
-            cudarc::driver::result::memcpy_dtod_async(
-                destination.address,
-                source.address,
-                bytes,
-                stream,
-            )
-        }
-        .map_err(cuda("copying device memory"))
-    };
-    copy()?;
-    let timer = StreamTimer::new()?;
-    let mut best = f64::INFINITY;
-    for _ in 0..rounds.max(1) {
-        timer.start(nvshmem)?;
-        for _ in 0..copies.max(1) {
-            copy()?;
-        }
-        timer.stop(nvshmem)?;
-        best = best.min(timer.seconds()?);
-    }
-    Ok(2.0 * bytes as f64 * f64::from(copies.max(1)) / best)
 }
 
 /// The number of blocks of `threads` threads that may be resident at once for `kernel`, divided

@@ -10,8 +10,8 @@
 //! | [`packing`] | both | the layout of packed column halos (strided edges sent through a contiguous buffer) |
 //! | [`tiling`] | both | how stencil kernels cover a patch with blocks, top-to-bottom or boundary rows first |
 //! | [`schedule`] | both | which iterations compute the residual norm, and where each norm is kept |
-//! | `device` | GPU | pushing halos to neighbours (element `p`, block `put_nbi`), the signal handshake that replaces a global barrier, norm reductions, a grid-wide barrier for persistent kernels |
-//! | `host` (feature `host`) | CPU | symmetric grids with halos, the on-stream barrier, the iteration loop's norm bookkeeping, timing and the device-to-device copy rate |
+//! | `device` | GPU | pushing halos to neighbours (element `p`, block `put_nbi`), the signal handshake that replaces a global barrier, the residual norm's partial sums |
+//! | `host` (feature `host`) | CPU | symmetric grids with halos, the on-stream barrier, the iteration loop's signal words and norm bookkeeping, the persistent kernel's grid size |
 //!
 //! Everything in `decomposition`, `tiling` and `schedule` is plain integer arithmetic, `no_std`
 //! (the crate is `no_std` unless the `host` feature is on),
@@ -31,7 +31,6 @@
 //! least `k`. Since the blocks that compute a PE's edge rows are the only readers of its halo and
 //! also the ones that push, the signal also says the halo has been read.
 #![cfg_attr(not(any(test, feature = "host")), no_std)]
-#![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch))]
 #![warn(missing_docs)]
 
 pub mod decomposition;

@@ -33,7 +33,7 @@ pub use stencil::*;
 use core::ops::Range;
 #[cfg(target_arch = "nvptx64")]
 use nvshmem_gpu::thread;
-use nvshmem_gpu::{SymmetricPtr, kernel, pe, rma, sync};
+use nvshmem_gpu::{SymmetricPtr, grid, kernel, pe, rma, sync};
 #[cfg(target_arch = "nvptx64")]
 use nvshmem_halo::device;
 use nvshmem_halo::{Direction, NORM_SLOTS_LEN, NormSchedule, Patch, Sides, SignalWords, Tiling};
@@ -221,7 +221,7 @@ pub unsafe fn jacobi_persistent(
 ) {
     check_vector(&tiling);
     // SAFETY: `grid_counter` is zeroed and the launch cooperative (the caller's contract).
-    let mut barrier = unsafe { device::GridBarrier::new(grid_counter) };
+    let mut barrier = unsafe { grid::GridBarrier::new(grid_counter) };
     let column_blocks = tiling.column_blocks(&patch);
     let items = column_blocks * tiling.boundary_first_bands(&patch);
     let (mut current, mut next) = (a, a_new);

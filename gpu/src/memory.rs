@@ -1,0 +1,100 @@
+//! Atomics, strong loads and fences on this GPU's own memory, in the terms of the PTX memory model
+//! (no NVSHMEM: for atomics on other PEs' memory see [`crate::atomic`], for ordering NVSHMEM
+//! transfers [`crate::sync`]).
+//!
+//! PTX gives each memory operation a *scope*, the set of threads it orders with (`.cta`: the block,
+//! `.gpu`: every thread of this GPU, `.sys`: also other GPUs and the host), and *semantics*:
+//! `relaxed` (atomic, but orders nothing else), `acquire` (later accesses stay after it), `release`
+//! (earlier accesses stay before it), `acq_rel` (both). A fence applies semantics to the thread's
+//! accesses around it without accessing memory. Acquiring at `.gpu` scope or wider also drops the
+//! multiprocessor's L1 cache lines, so that stale copies of what other multiprocessors wrote are
+//! not read; polling with relaxed loads and acquiring once, with a fence, after the awaited value
+//! was seen, keeps the cached lines of the other blocks on the same multiprocessor.
+//!
+//! Everything here exists only when compiling for `nvptx64`.
+//!
+//! ```text
+//! use nvshmem_gpu::memory;
+//! // SAFETY: `flag` is a device u32 that other blocks raise with a release.
+//! unsafe { while memory::load_relaxed_gpu(flag) == 0 {} }
+//! memory::fence_acq_rel_gpu(); // what the raising block wrote before is now visible here
+//! ```
+#![cfg(target_arch = "nvptx64")]
+
+use core::arch::asm;
+
+/// `atom.acq_rel.gpu.add.u32`: adds `value` to the `u32` at `address` and returns the value before,
+/// ordering this thread's earlier accesses before it and its later ones after it, GPU-wide.
+///
+/// # Safety
+/// `address` is a valid, 4-byte aligned device address of a `u32`.
+#[inline]
+pub unsafe fn atomic_add_acq_rel_gpu(address: *mut u32, value: u32) -> u32 {
+    let before: u32;
+    // SAFETY: the caller's contract above.
+    unsafe {
+        asm!(
+            "atom.acq_rel.gpu.add.u32 {before}, [{address}], {value};",
+            before = out(reg32) before,
+            address = in(reg64) address,
+            value = in(reg32) value,
+            options(nostack),
+        )
+    };
+    before
+}
+
+/// `red.add.f64`: adds `value` atomically to the `f64` at `address`, without reading it back
+/// (relaxed, GPU-wide).
+///
+/// # Safety
+/// `address` is a valid, 8-byte aligned device address of an `f64`.
+#[inline]
+pub unsafe fn atomic_add_f64(address: *mut f64, value: f64) {
+    // SAFETY: the caller's contract above.
+    unsafe {
+        asm!(
+            "red.add.f64 [{address}], {value};",
+            address = in(reg64) address,
+            value = in(reg64) value,
+            options(nostack),
+        )
+    };
+}
+
+/// `ld.relaxed.gpu.u32`: a strong load that sees other multiprocessors' writes without ordering
+/// later accesses (and so without invalidating the L1 cache).
+///
+/// # Safety
+/// `address` is a valid, 4-byte aligned device address of a `u32`.
+#[inline]
+pub unsafe fn load_relaxed_gpu(address: *const u32) -> u32 {
+    let value: u32;
+    // SAFETY: the caller's contract above.
+    unsafe {
+        asm!(
+            "ld.relaxed.gpu.u32 {value}, [{address}];",
+            value = out(reg32) value,
+            address = in(reg64) address,
+            options(nostack, readonly),
+        )
+    };
+    value
+}
+
+/// `fence.acq_rel.gpu`: after a relaxed load that saw a release, makes it an acquire: this
+/// thread's (and, through a block barrier, its block's) later accesses see what the releasing
+/// threads wrote before, GPU-wide.
+#[inline]
+pub fn fence_acq_rel_gpu() {
+    // SAFETY: a fence has no preconditions.
+    unsafe { asm!("fence.acq_rel.gpu;", options(nostack)) };
+}
+
+/// `fence.acq_rel.sys`: orders this thread's earlier reads before its (and, through a block
+/// barrier, its block's) later ones, system-wide.
+#[inline]
+pub fn fence_acq_rel_system() {
+    // SAFETY: a fence has no preconditions.
+    unsafe { asm!("fence.acq_rel.sys;", options(nostack)) };
+}

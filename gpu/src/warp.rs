@@ -1,0 +1,85 @@
+//! Warp-wide arithmetic: the 32 lanes of a warp combining their registers through shuffles.
+//!
+//! A warp is 32 threads that a multiprocessor issues together. A shuffle (`shfl.sync`) lets each
+//! lane read a register of another lane of its warp without going through memory; with a full
+//! mask every lane of the warp must execute it, so these functions are called by whole, converged
+//! warps. A *butterfly* combines all lanes in five shuffles: in the step with distance `m`, lane
+//! `i` adds the value of lane `i ^ m`; after distances 16, 8, 4, 2 and 1 every lane has added each
+//! lane's value exactly once. The two lanes of a pair add the same two numbers, so every lane ends
+//! with the same bits.
+//!
+//! The shuffles exist only when compiling for `nvptx64`; the butterfly's schedule is checked on the
+//! CPU.
+//!
+//! ```text
+//! // In a kernel, every lane with its own `partial`:
+//! // SAFETY: all 32 lanes of the warp get here.
+//! let total = unsafe { nvshmem_gpu::warp::sum(partial) };
+//! ```
+
+/// The lane distances (`xor` masks) of the butterfly, in order.
+#[cfg(any(test, target_arch = "nvptx64"))]
+const BUTTERFLY: [u32; 5] = [16, 8, 4, 2, 1];
+
+/// The sum of `value` over the 32 lanes of the warp, in every lane (a butterfly of
+/// `shfl.sync.bfly`).
+///
+/// # Safety
+/// All 32 lanes of the warp call it (it waits for them: `shfl.sync` with a full mask).
+#[cfg(target_arch = "nvptx64")]
+#[inline]
+pub unsafe fn sum(mut value: f32) -> f32 {
+    for lane_mask in BUTTERFLY {
+        let other: f32;
+        // SAFETY: a butterfly shuffle among the warp's 32 lanes, which all get here (the
+        // caller's contract). Not `pure`: a pure asm may be moved into a branch that only some
+        // lanes take (the compiler did sink it into the lane-0 branch of a norm reduction), and
+        // a shuffle needs every lane of its mask.
+        unsafe {
+            core::arch::asm!(
+                "shfl.sync.bfly.b32 {out}, {value}, {lane_mask}, 31, -1;",
+                out = out(reg32) other,
+                value = in(reg32) value,
+                lane_mask = in(reg32) lane_mask,
+                options(nostack, nomem),
+            )
+        };
+        value += other;
+    }
+    value
+}
+
+#[cfg(test)]
+mod tests {
+    use super::BUTTERFLY;
+    use core::ops::Add;
+
+    /// The butterfly of [`super::sum`] run on the CPU: in each step, lane `i` adds the value lane
+    /// `i ^ distance` held before the step, as `shfl.sync.bfly` returns it.
+    fn butterfly<T: Copy + Add<Output = T>>(mut lanes: [T; 32]) -> [T; 32] {
+        for distance in BUTTERFLY {
+            let before = lanes;
+            for (lane, value) in lanes.iter_mut().enumerate() {
+                *value = *value + before[lane ^ distance as usize];
+            }
+        }
+        lanes
+    }
+
+    #[test]
+    fn every_lane_adds_every_lane_exactly_once() {
+        // Lane `i` contributes bit `i`: a lane left out leaves its bit clear, one added twice
+        // carries into the next bit.
+        let sums = butterfly(core::array::from_fn(|lane| 1u64 << lane));
+        assert_eq!(sums, [u64::from(u32::MAX); 32]);
+    }
+
+    #[test]
+    fn every_lane_ends_with_the_same_float() {
+        let lanes: [f32; 32] = core::array::from_fn(|lane| 1.0 / (lane as f32 + 3.0));
+        let sums = butterfly(lanes);
+        let expected: f32 = lanes.iter().sum();
+        assert!(sums.iter().all(|sum| sum.to_bits() == sums[0].to_bits()));
+        assert!((sums[0] - expected).abs() <= 1e-6 * expected);
+    }
+}

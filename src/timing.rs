@@ -1,0 +1,102 @@
+//! GPU timing for the runners (the examples and `bench/micro`): [`StreamTimer`] times the work
+//! between two points of a stream, [`copy_rate`] measures the GPU's device-to-device copy rate,
+//! the yardstick of the Jacobi runners' memory floor.
+
+use cudarc::driver::sys::CUevent_flags;
+use cudarc::driver::{CudaEvent, CudaStream, DriverError};
+use nvshmem_host::{Error, Nvshmem};
+use std::sync::Arc;
+
+fn cuda(action: &str) -> impl FnOnce(DriverError) -> Error + '_ {
+    move |error| Error::Cuda {
+        action: action.to_string(),
+        error,
+    }
+}
+
+/// A pair of CUDA events on the handle's stream: [`start`](Self::start) and
+/// [`stop`](Self::stop) record them, [`seconds`](Self::seconds) waits for both and returns the GPU
+/// time between them.
+///
+/// The events are cudarc's: an error raised while destroying them is kept in the context and
+/// reported by its next check (such as [`Nvshmem::synchronize`]).
+#[derive(Debug)]
+pub struct StreamTimer {
+    start: CudaEvent,
+    stop: CudaEvent,
+    stream: Arc<CudaStream>,
+}
+
+impl StreamTimer {
+    /// Creates both events, for `nvshmem`'s stream.
+    pub fn new(nvshmem: &Nvshmem) -> Result<StreamTimer, Error> {
+        // cudarc's default (`None`) makes events that cannot time.
+        let create = || {
+            nvshmem
+                .context()
+                .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+                .map_err(cuda("creating a CUDA event"))
+        };
+        Ok(StreamTimer {
+            start: create()?,
+            stop: create()?,
+            stream: nvshmem.stream().clone(),
+        })
+    }
+
+    /// Records the start: work enqueued on the stream after this call is timed.
+    pub fn start(&self) -> Result<(), Error> {
+        self.start
+            .record(&self.stream)
+            .map_err(cuda("recording a CUDA event"))
+    }
+
+    /// Records the stop: work enqueued on the stream after this call is not timed.
+    pub fn stop(&self) -> Result<(), Error> {
+        self.stop
+            .record(&self.stream)
+            .map_err(cuda("recording a CUDA event"))
+    }
+
+    /// Waits for both events and returns the seconds between start and stop.
+    pub fn seconds(&self) -> Result<f64, Error> {
+        let ms = self
+            .start
+            .elapsed_ms(&self.stop)
+            .map_err(cuda("reading the time between two CUDA events"))?;
+        Ok(f64::from(ms) / 1e3)
+    }
+}
+
+/// The GPU's device-to-device copy rate, in bytes moved per second (each copied byte is read once
+/// and written once, so a copy of `n` bytes moves `2n`): the best of `rounds` timings of
+/// `copies` back-to-back copies of `bytes` bytes on the handle's stream, after one untimed copy.
+///
+/// This is the memory floor's yardstick: a bandwidth-bound kernel that reads `r` and writes `w`
+/// bytes cannot take less than `(r + w) / rate`.
+pub fn copy_rate(nvshmem: &Nvshmem, bytes: usize, copies: u32, rounds: u32) -> Result<f64, Error> {
+    let stream = nvshmem.stream();
+    let allocate = || {
+        stream
+            .alloc_zeros::<u8>(bytes.max(1))
+            .map_err(cuda("allocating device memory"))
+    };
+    let (source, mut destination) = (allocate()?, allocate()?);
+    let mut copy = || {
+        stream
+            .memcpy_dtod(&source, &mut destination)
+            .map_err(cuda("copying device memory"))
+    };
+    copy()?;
+    let timer = StreamTimer::new(nvshmem)?;
+    let mut best = f64::INFINITY;
+    for _ in 0..rounds.max(1) {
+        timer.start()?;
+        for _ in 0..copies.max(1) {
+            copy()?;
+        }
+        timer.stop()?;
+        best = best.min(timer.seconds()?);
+    }
+    Ok(2.0 * bytes as f64 * f64::from(copies.max(1)) / best)
+}
