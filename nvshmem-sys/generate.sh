@@ -120,7 +120,6 @@ fi
     echo "// NVSHMEM $NVSHMEM_VERSION host headers and exports (wheel $NVSHMEM_WHEEL)."
     echo "// CUDA headers: ${CUDA_WHEELS[*]}; parsed as C++17 for x86_64 Linux."
     echo "// bindgen $BINDGEN_VERSION (--rust-target $RUST_TARGET), libclang from $LIBCLANG_WHEEL."
-    echo "// Generated on $(date -u +%Y-%m-%d)."
     echo "// Functions: $(wc -l <"$WORK/bound.txt"), each looked up separately when the library loads."
     echo
     cat "$WORK/bindings.rs"
