@@ -183,9 +183,13 @@ if [[ -z $NVCC ]]; then
 else
     progress "building bench/reference with $NVCC"
     build_nvshmem micro > "$TMP/build-micro.log" 2>&1 &
+    builds=($!)
     build_nvshmem jacobi > "$TMP/build-jacobi.log" 2>&1 &
+    builds+=($!)
     build_nccl > "$TMP/build-jacobi_nccl.log" 2>&1 &
-    wait
+    builds+=($!)
+    # The builds by their PIDs: a bare `wait` also waits for the console's tee, which never ends.
+    wait "${builds[@]}"
     for name in micro jacobi jacobi_nccl; do
         log=$TMP/build-$name.log
         { echo "=== build $name"; cat "$log"; } >> "$LOG"
