@@ -12,15 +12,16 @@ for line in sys.stdin:
     if m.get("reason") == "compiler-artifact" and m.get("executable"):
         print(m["target"]["name"], m["executable"])'
 }
+gpu_tests=$(for test in tests/gpu*.rs; do test=${test##*/}; echo "--test ${test%.rs}"; done)
 {
     cargo build --release --locked --examples --message-format=json
     cargo build --release --locked -p nvshmem-launch --bin nvshmemrun --message-format=json
-    gpu_tests=$(for test in tests/gpu*.rs; do test=${test##*/}; echo "--test ${test%.rs}"; done)
     # shellcheck disable=SC2086
     cargo test --release --locked $gpu_tests --no-run --message-format=json
 } | executables | while read -r name path; do cp "$path" "dist/$name"; done
 # dist/NAME.tests: the tests each GPU test binary must hold, which the suite checks on the GPU machine.
-tools/gpu-test-lists.sh dist --release --locked
+# shellcheck disable=SC2086
+tools/gpu-test-lists.sh dist --release --locked $gpu_tests
 git rev-parse HEAD > dist/COMMIT
 if ! git diff --quiet HEAD; then echo "(with uncommitted changes)" >> dist/COMMIT; fi
 ls -la dist

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # The GPU tests each GPU test source declares, and a check that its binary holds them.
 #
-#   tools/gpu-test-lists.sh OUT_DIR [CARGO_FLAGS...]
+#   tools/gpu-test-lists.sh OUT_DIR [CARGO_TEST_FLAGS...]
 #
 # For each tests/gpu*.rs, writes the names of its #[ignore]d tests (the fn after each #[ignore]
 # attribute), sorted, to OUT_DIR/NAME.tests, and fails, showing the difference, unless the test
-# binary that `cargo test CARGO_FLAGS --test NAME` builds lists exactly those with
-# `--list --ignored`. `./x gpu-bundle` writes the lists into dist/, where the GPU suite checks the
-# carried binaries against them; `./x test` runs the check in CI.
+# binary that `cargo test CARGO_TEST_FLAGS --no-run` builds for it lists exactly those with
+# `--list --ignored`. Pass the flags of the cargo test run before it, so that its binaries are
+# reused rather than built again with another selection of targets. `./x gpu-bundle` writes the
+# lists into dist/, where the GPU suite checks the carried binaries against them; `./x test` runs
+# the check in CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [[ $# -ge 1 ]] || { echo "usage: tools/gpu-test-lists.sh OUT_DIR [CARGO_FLAGS...]" >&2; exit 2; }
@@ -34,12 +36,24 @@ declared() {
         !/^#\[/ { file = "" }' "$source")
 }
 
+# The test binaries cargo builds with these flags, as "target-name path" lines.
+binaries=$(cargo test "$@" --no-run --message-format=json | python3 -c 'import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and "test" in m["target"]["kind"]:
+        print(m["target"]["name"], m["executable"])')
+
 status=0
 for source in tests/gpu*.rs; do
     name=$(basename "$source" .rs)
     declared "$source" | LC_ALL=C sort >"$out/$name.tests"
-    listed=$(cargo test "$@" --test "$name" -- --list --ignored --format terse | sed -n 's/: test$//p' |
-        LC_ALL=C sort)
+    binary=$(awk -v name="$name" '$1 == name { print $2; exit }' <<<"$binaries")
+    if [[ -z $binary ]]; then
+        echo "gpu-test-lists: cargo test $* --no-run built no test binary $name for $source" >&2
+        status=1
+        continue
+    fi
+    listed=$("$binary" --list --ignored --format terse | sed -n 's/: test$//p' | LC_ALL=C sort)
     if ! diff -u --label "$source (declared)" --label "$name --list --ignored" "$out/$name.tests" \
         <(printf '%s' "${listed:+$listed$'\n'}"); then
         echo "gpu-test-lists: the $name binary does not list the #[ignore]d tests of $source" >&2
