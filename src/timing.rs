@@ -3,16 +3,9 @@
 //! the yardstick of the Jacobi runners' memory floor.
 
 use cudarc::driver::sys::CUevent_flags;
-use cudarc::driver::{CudaEvent, CudaStream, DriverError};
-use nvshmem_host::{Error, Nvshmem};
+use cudarc::driver::{CudaEvent, CudaStream};
+use nvshmem_host::{CudaContext as _, Error, Nvshmem};
 use std::sync::Arc;
-
-fn cuda(action: &str) -> impl FnOnce(DriverError) -> Error + '_ {
-    move |error| Error::Cuda {
-        action: action.to_string(),
-        error,
-    }
-}
 
 /// A pair of CUDA events on the handle's stream: [`start`](Self::start) and
 /// [`stop`](Self::stop) record them, [`seconds`](Self::seconds) waits for both and returns the GPU
@@ -35,7 +28,7 @@ impl StreamTimer {
             nvshmem
                 .context()
                 .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-                .map_err(cuda("creating a CUDA event"))
+                .doing("creating a CUDA event")
         };
         Ok(StreamTimer {
             start: create()?,
@@ -48,14 +41,14 @@ impl StreamTimer {
     pub fn start(&self) -> Result<(), Error> {
         self.start
             .record(&self.stream)
-            .map_err(cuda("recording a CUDA event"))
+            .doing("recording a CUDA event")
     }
 
     /// Records the stop: work enqueued on the stream after this call is not timed.
     pub fn stop(&self) -> Result<(), Error> {
         self.stop
             .record(&self.stream)
-            .map_err(cuda("recording a CUDA event"))
+            .doing("recording a CUDA event")
     }
 
     /// Waits for both events and returns the seconds between start and stop.
@@ -63,7 +56,7 @@ impl StreamTimer {
         let ms = self
             .start
             .elapsed_ms(&self.stop)
-            .map_err(cuda("reading the time between two CUDA events"))?;
+            .doing("reading the time between two CUDA events")?;
         Ok(f64::from(ms) / 1e3)
     }
 }
@@ -79,13 +72,13 @@ pub fn copy_rate(nvshmem: &Nvshmem, bytes: usize, copies: u32, rounds: u32) -> R
     let allocate = || {
         stream
             .alloc_zeros::<u8>(bytes.max(1))
-            .map_err(cuda("allocating device memory"))
+            .doing("allocating device memory")
     };
     let (source, mut destination) = (allocate()?, allocate()?);
     let mut copy = || {
         stream
             .memcpy_dtod(&source, &mut destination)
-            .map_err(cuda("copying device memory"))
+            .doing("copying device memory")
     };
     copy()?;
     let timer = StreamTimer::new(nvshmem)?;

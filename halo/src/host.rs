@@ -21,7 +21,7 @@
 use crate::{NORM_SLOTS_LEN, NormSchedule, Patch, SignalWords, Tiling};
 use bytemuck::Pod;
 use cudarc::driver::{CudaSlice, DevicePtr};
-use nvshmem_host::{Error, KernelArg, Nvshmem, SymmetricBuffer, SymmetricPtr};
+use nvshmem_host::{CudaContext as _, Error, KernelArg, Nvshmem, SymmetricBuffer, SymmetricPtr};
 
 // SAFETY: `#[repr(C)]` plain integers, declared once in this crate for host and kernels alike.
 unsafe impl KernelArg for Patch {}
@@ -32,13 +32,6 @@ unsafe impl KernelArg for NormSchedule {}
 // SAFETY: `#[repr(C)]` pair of device addresses, shared with the kernels.
 unsafe impl KernelArg for SignalWords {}
 
-fn cuda(action: &str) -> impl FnOnce(cudarc::driver::DriverError) -> Error + '_ {
-    move |error| Error::Cuda {
-        action: action.to_string(),
-        error,
-    }
-}
-
 /// `len` zeroed values of `T` on `nvshmem`'s stream.
 fn zeroed<T: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
     nvshmem: &Nvshmem,
@@ -47,7 +40,7 @@ fn zeroed<T: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
     nvshmem
         .stream()
         .alloc_zeros(len)
-        .map_err(cuda("allocating device memory"))
+        .doing("allocating device memory")
 }
 
 /// Sets every value of `slice` to zero, in stream order: before any kernel launched after it.
@@ -55,9 +48,7 @@ fn zero<T: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
     slice: &mut CudaSlice<T>,
 ) -> Result<(), Error> {
     let stream = slice.stream().clone();
-    stream
-        .memset_zeros(slice)
-        .map_err(cuda("zeroing device memory"))
+    stream.memset_zeros(slice).doing("zeroing device memory")
 }
 
 /// The device address of `slice`, for a kernel parameter.
@@ -238,7 +229,7 @@ impl<'nv> NormBuffers<'nv> {
         let squares = nvshmem
             .stream()
             .clone_dtoh(&self.norms)
-            .map_err(cuda("copying the norms to the host"))?;
+            .doing("copying the norms to the host")?;
         Ok(squares.into_iter().map(f64::sqrt).collect())
     }
 

@@ -393,8 +393,9 @@ fn after_kernel_failure(code: CUresult) -> Option<&'static str> {
     }
 }
 
-/// Attaches what was being done to a CUDA driver error.
-pub(crate) trait CudaContext<T> {
+/// Attaches what was being done to a CUDA driver error, making it an [`Error::Cuda`]: for code
+/// that calls cudarc directly beside this crate (`result.doing("zeroing the counters")?`).
+pub trait CudaContext<T> {
     /// Wraps the error with `action` ("loading the PTX module", …).
     fn doing(self, action: impl Into<String>) -> Result<T, Error>;
 }

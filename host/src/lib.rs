@@ -46,7 +46,7 @@ mod team;
 
 pub use bootstrap::{Bootstrap, Plugin};
 pub use buffer::SymmetricBuffer;
-pub use error::{AllocationRequest, Error};
+pub use error::{AllocationRequest, CudaContext, Error};
 pub use launch::{KernelArg, LaunchConfig};
 pub use module::{Kernel, Module};
 pub use nvshmem_gpu::SymmetricPtr;
