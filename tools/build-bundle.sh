@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds everything the GPU suite (gpu-suite/run.sh) and the benchmarks (bench/run-bench.sh) run
-# into dist/ (ignored by git; carry it to the GPU machine): every example, the launcher, and every
-# GPU test binary (tests/gpu*.rs). Called by `./x gpu-bundle`.
+# into dist/ (ignored by git; carry it to the GPU machine): every example and benchmark, the launcher,
+# and every GPU test binary (`tests/gpu*.rs` of any package). Called by `./x gpu-bundle`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rm -rf dist && mkdir -p dist
@@ -12,16 +12,13 @@ for line in sys.stdin:
     if m.get("reason") == "compiler-artifact" and m.get("executable"):
         print(m["target"]["name"], m["executable"])'
 }
-gpu_tests=$(for test in tests/gpu*.rs; do test=${test##*/}; echo "--test ${test%.rs}"; done)
+gpu_tests=(--workspace --test 'gpu*')
 {
-    cargo build --release --locked --examples --message-format=json
-    cargo build --release --locked -p nvshmem-launch --bin nvshmemrun --message-format=json
-    # shellcheck disable=SC2086
-    cargo test --release --locked $gpu_tests --no-run --message-format=json
+    cargo build --release --locked --workspace --bins --message-format=json
+    cargo test --release --locked "${gpu_tests[@]}" --no-run --message-format=json
 } | executables | while read -r name path; do cp "$path" "dist/$name"; done
 # dist/NAME.tests: the tests each GPU test binary must hold, which the suite checks on the GPU machine.
-# shellcheck disable=SC2086
-tools/gpu-test-lists.sh dist --release --locked $gpu_tests
+tools/gpu-test-lists.sh dist --release --locked "${gpu_tests[@]}"
 git rev-parse HEAD > dist/COMMIT
 if ! git diff --quiet HEAD; then echo "(with uncommitted changes)" >> dist/COMMIT; fi
 ls -la dist

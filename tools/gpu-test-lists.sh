@@ -3,7 +3,7 @@
 #
 #   tools/gpu-test-lists.sh OUT_DIR [CARGO_TEST_FLAGS...]
 #
-# For each tests/gpu*.rs, writes the names of its #[ignore]d tests (the fn after each #[ignore]
+# For each GPU test source (`tests/gpu*.rs` of any package), writes the names of its #[ignore]d tests (the fn after each #[ignore]
 # attribute), sorted, to OUT_DIR/NAME.tests, and fails, showing the difference, unless the test
 # binary that `cargo test CARGO_TEST_FLAGS --no-run` builds for it lists exactly those with
 # `--list --ignored`. Pass the flags of the cargo test run before it, so that its binaries are
@@ -43,8 +43,9 @@ for line in sys.stdin:
     if m.get("reason") == "compiler-artifact" and m.get("executable") and "test" in m["target"]["kind"]:
         print(m["target"]["name"], m["executable"])')
 
+shopt -s nullglob
 status=0
-for source in tests/gpu*.rs; do
+for source in */tests/gpu*.rs */*/tests/gpu*.rs; do
     name=$(basename "$source" .rs)
     declared "$source" | LC_ALL=C sort >"$out/$name.tests"
     binary=$(awk -v name="$name" '$1 == name { print $2; exit }' <<<"$binaries")

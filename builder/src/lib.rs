@@ -228,7 +228,7 @@ impl PtxBuilder {
         .collect();
         let nested = nested_cargo::build(
             &manifest,
-            &out_dir.join("nvshmem-builder").join(&name),
+            &kernel_target_dir(&out_dir, self.load_store),
             &self.arch,
             &features,
             &linker_env,
@@ -359,6 +359,31 @@ fn limit_registers(text: &str, kernel: &str, registers: u32) -> Result<String, S
     ))
 }
 
+/// The nested build's target folder. Kernel crates built by the build scripts of one outer profile
+/// share it (`<target>/<profile>/nvshmem-kernels`, three levels above cargo's `OUT_DIR`), so that
+/// `core`, compiled from source for the GPU, is built once rather than once per kernel crate. A
+/// crate built with the load/store path off gets its own folder: both builds of one crate would
+/// otherwise write the same output file.
+fn kernel_target_dir(out_dir: &Path, load_store: bool) -> PathBuf {
+    let name = if load_store {
+        "nvshmem-kernels"
+    } else {
+        "nvshmem-kernels-nvshmem-only"
+    };
+    // OUT_DIR is `<target>/<profile>/build/<package>-<hash>/out` when cargo runs the build script.
+    let profile_dir = out_dir.ancestors().nth(3).filter(|_| {
+        out_dir
+            .parent()
+            .and_then(Path::parent)
+            .and_then(Path::file_name)
+            == Some("build".as_ref())
+    });
+    match profile_dir {
+        Some(dir) => dir.join(name),
+        None => out_dir.join(name),
+    }
+}
+
 /// The `name` of the `[package]` in `manifest`.
 fn package_name(manifest: &Path) -> Result<String, BuildError> {
     let text = std::fs::read_to_string(manifest).map_err(|error| BuildError::Io {
@@ -460,6 +485,28 @@ mod tests {
         assert!(
             error.contains("max_registers(\"shif\", 64)") && error.contains("ring, shift"),
             "{error}"
+        );
+    }
+
+    #[test]
+    fn kernel_crates_of_one_profile_share_a_target_folder() {
+        let out = |package: &str| PathBuf::from(format!("/t/debug/build/{package}-0123/out"));
+        assert_eq!(
+            kernel_target_dir(&out("ring"), true),
+            kernel_target_dir(&out("jacobi"), true)
+        );
+        assert_eq!(
+            kernel_target_dir(&out("ring"), true),
+            PathBuf::from("/t/debug/nvshmem-kernels")
+        );
+        assert_eq!(
+            kernel_target_dir(&out("ring"), false),
+            PathBuf::from("/t/debug/nvshmem-kernels-nvshmem-only")
+        );
+        // Not laid out by cargo: stay inside the given folder.
+        assert_eq!(
+            kernel_target_dir(Path::new("/tmp/x/out"), true),
+            PathBuf::from("/tmp/x/out/nvshmem-kernels")
         );
     }
 

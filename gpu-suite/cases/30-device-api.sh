@@ -1,4 +1,4 @@
-# The device API's GPU tests (tests/gpu_device_api.rs) at 2 and 4 PEs on one GPU, each test in its
+# The device API's GPU tests (examples/device-api/tests/gpu_device_api.rs) at 2 and 4 PEs on one GPU, each test in its
 # own job. By name:
 # - full_mpg_*: team splits, team barriers, collectives and on-stream operations need NVSHMEM's full
 #   multi-PE-per-GPU mode, so they run in the MPS pass only, with CUDA_MPS_ACTIVE_THREAD_PERCENTAGE

@@ -1,4 +1,4 @@
-# The stencils (examples/jacobi, examples/jacobi2d-grid): every variant at 1, 2 and 4 PEs on one GPU.
+# The stencils (examples/jacobi: jacobi and jacobi2d-grid): every variant at 1, 2 and 4 PEs on one GPU.
 #
 # MPS off: small, odd-sized problems (remainder rows and columns, row padding) checked against a
 # single-GPU run and the CPU (every cell equal; the interior starts non-zero, so every halo carries

@@ -43,6 +43,7 @@ pub mod result;
 mod runtime;
 mod stream_ops;
 mod team;
+pub mod timing;
 
 pub use bootstrap::{Bootstrap, Plugin};
 pub use buffer::SymmetricBuffer;

@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! nvshmemrun -n 2 --pes-per-gpu 2 dist/micro [--bench put_bw,get_bw,...] [--sizes 4K,1M] ...
-//! cargo run --release --example micro -- -n 2 --pes-per-gpu 2     (relaunches itself)
+//! cargo run --release -p micro -- -n 2 --pes-per-gpu 2     (relaunches itself)
 //! ```
 //!
 //! PE 0 measures; the other PEs take part in barriers (and in the two-sided cases). While PE 0
@@ -51,7 +51,7 @@ mod check;
 mod options;
 
 use check::{POISON, mismatches, pattern};
-use nvshmem_examples::timing::StreamTimer;
+use nvshmem_host::timing::StreamTimer;
 use nvshmem_host::{Bootstrap, KernelArg, LaunchConfig, Module, Nvshmem, SymmetricBuffer};
 use options::{Bench, Grid, Options, Scope};
 use std::process::ExitCode;

@@ -13,7 +13,7 @@
 //!   that job fails, promptly, with the device's message; as a PE it runs the kernel that traps.
 //! - The others run anywhere several PEs share a GPU, with or without MPS.
 
-#[path = "../examples/device-api/kernels/src/layout.rs"]
+#[path = "../kernels/src/layout.rs"]
 #[allow(dead_code)]
 mod layout;
 

@@ -3,7 +3,7 @@
 //! kernels of `examples/ring/kernels` (block-cooperative put/get, and element-wise p/g).
 //!
 //! ```text
-//! cargo run --release --example ring -- [-n PES] [--pes-per-gpu K] [--timeout S] [--count N]
+//! cargo run --release -p ring -- [-n PES] [--pes-per-gpu K] [--timeout S] [--count N]
 //! ```
 //!
 //! Started directly, it relaunches itself on `PES` processes through `nvshmem-launch` (default: one

@@ -15,9 +15,9 @@
 // go the uses of most imports.
 #![cfg_attr(not(target_arch = "nvptx64"), allow(unused_imports, dead_code))]
 
-#[path = "../../../jacobi/kernels/src/problem.rs"]
+#[path = "../../kernels/src/problem.rs"]
 mod problem;
-#[path = "../../../jacobi/kernels/src/stencil.rs"]
+#[path = "../../kernels/src/stencil.rs"]
 mod stencil;
 
 pub use problem::*;

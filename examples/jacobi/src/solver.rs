@@ -1,5 +1,5 @@
-//! What the two Jacobi runners share (`examples/jacobi` and, included by path,
-//! `examples/jacobi2d-grid`): flags, relaunching through the launcher, the problem's initial state,
+//! What the two Jacobi runners share (`jacobi` and `jacobi2d-grid`, each including this file as its
+//! `solver` module, so that its tests run in both): flags, relaunching through the launcher, the problem's initial state,
 //! the norm bookkeeping of an iteration, the timed run, the checks against a single-GPU and a CPU
 //! run, and the report with its machine-readable `result:` line.
 //!
@@ -14,14 +14,16 @@
 //! `--check` wants every cell equal to theirs, exactly; only the norm, whose sums are grouped
 //! differently, has a tolerance.
 
-#[path = "kernels/src/problem.rs"]
+#[path = "../kernels/src/problem.rs"]
 mod problem;
 
 use cudarc::driver::DevicePtr;
-use nvshmem_examples::timing::{StreamTimer, copy_rate};
 use nvshmem_halo::host::{HaloGrids, NormBuffers, barrier_all_on_stream};
 use nvshmem_halo::{Decomposition2d, NormSchedule, Patch, ProcessGrid, Tiling};
-use nvshmem_host::{Bootstrap, Kernel, KernelArg, LaunchConfig, Module, Nvshmem, SymmetricBuffer};
+use nvshmem_host::timing::StreamTimer;
+use nvshmem_host::{
+    Bootstrap, CudaContext as _, Kernel, KernelArg, LaunchConfig, Module, Nvshmem, SymmetricBuffer,
+};
 use std::error::Error;
 use std::io::Write;
 use std::num::NonZeroUsize;
@@ -1014,6 +1016,44 @@ fn program_name() -> String {
 }
 
 /// The shared part of both runners' tests.
+/// The GPU's device-to-device copy rate, in bytes moved per second (each copied byte is read once
+/// and written once, so a copy of `n` bytes moves `2n`): the best of `rounds` timings of
+/// `copies` back-to-back copies of `bytes` bytes on the handle's stream, after one untimed copy.
+///
+/// This is the memory floor's yardstick: a bandwidth-bound kernel that reads `r` and writes `w`
+/// bytes cannot take less than `(r + w) / rate`.
+fn copy_rate(
+    nvshmem: &Nvshmem,
+    bytes: usize,
+    copies: u32,
+    rounds: u32,
+) -> Result<f64, nvshmem_host::Error> {
+    let stream = nvshmem.stream();
+    let allocate = || {
+        stream
+            .alloc_zeros::<u8>(bytes.max(1))
+            .doing("allocating device memory")
+    };
+    let (source, mut destination) = (allocate()?, allocate()?);
+    let mut copy = || {
+        stream
+            .memcpy_dtod(&source, &mut destination)
+            .doing("copying device memory")
+    };
+    copy()?;
+    let timer = StreamTimer::new(nvshmem)?;
+    let mut best = f64::INFINITY;
+    for _ in 0..rounds.max(1) {
+        timer.start()?;
+        for _ in 0..copies.max(1) {
+            copy()?;
+        }
+        timer.stop()?;
+        best = best.min(timer.seconds()?);
+    }
+    Ok(2.0 * bytes as f64 * f64::from(copies.max(1)) / best)
+}
+
 #[cfg(test)]
 pub mod tests {
     use super::*;

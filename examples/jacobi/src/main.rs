@@ -3,7 +3,7 @@
 //! neighbour per iteration, the residual norm every `--norm-every` iterations.
 //!
 //! ```text
-//! cargo run --release --example jacobi -- [-n PES] [--pes-per-gpu K] [--timeout S]
+//! cargo run --release -p jacobi -- [-n PES] [--pes-per-gpu K] [--timeout S]
 //!     [--variant put-block|p|signal|overlap|persistent] [--nx N] [--ny N] [--iters K]
 //!     [--norm-every M] [--check] [--stale-halo] [--block-x T] [--rows-per-thread R]
 //!     [--append-result FILE]

@@ -4,7 +4,7 @@
 //! up to four neighbours, and its left and right edges are columns, strided in its array.
 //!
 //! ```text
-//! cargo run --release --example jacobi2d-grid -- [-n PES] [--pes-per-gpu K] [--timeout S]
+//! cargo run --release -p jacobi --bin jacobi2d-grid -- [-n PES] [--pes-per-gpu K] [--timeout S]
 //!     [--variant grid-pack|grid-p] [--grid PXxPY] [--nx N] [--ny N] [--iters K] [--norm-every M] [--check]
 //!     [--stale-halo] [--block-x T] [--rows-per-thread R] [--append-result FILE]
 //! ```
@@ -16,13 +16,13 @@
 //!
 //! Both meet in `nvshmemx_barrier_all_on_stream` every iteration. Flags, checks (`--check` against
 //! a single-GPU and, on small problems, a CPU run: every cell equal) and output (the `result:` line)
-//! are those of `examples/jacobi`, whose `solver.rs` this runner includes. `--stale-halo` spoils the
+//! are those of `jacobi`, whose `solver.rs` this runner includes. `--stale-halo` spoils the
 //! last PE's left halo (its upper one on a single column of PEs) after the first iteration, as in
 //! `examples/jacobi`: a column halo one iteration late, which the check must find.
 
 // Shared with `examples/jacobi`, which uses all of it; this runner does not (no signals).
 #[allow(dead_code)]
-#[path = "../jacobi/solver.rs"]
+#[path = "../solver.rs"]
 mod solver;
 
 use nvshmem_halo::host::{HaloGrids, NormBuffers};
