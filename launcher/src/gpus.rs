@@ -20,6 +20,9 @@ const DRIVER_GPU_FOLDER: &str = "/proc/driver/nvidia/gpus";
 /// 2. The entries of `/proc/driver/nvidia/gpus/`, if there are any.
 /// 3. The `GPU …` lines of `nvidia-smi -L`.
 ///
+/// When none counts a GPU, the error is [`GpuCountError::Uncounted`] if the driver's folder exists
+/// but cannot be listed, else [`GpuCountError::NoGpu`].
+///
 /// ```no_run
 /// let gpus = nvshmem_launch::gpus::visible_gpu_count()?;
 /// println!("{gpus} GPUs visible");
@@ -43,6 +46,9 @@ fn count_gpus(
         let value = value.to_string_lossy();
         return Ok(value.split(',').filter(|e| !e.trim().is_empty()).count());
     }
+    // A driver folder that exists but cannot be listed means the driver is loaded, so GPUs may
+    // well be there: only then is choosing the PE count by hand (-n) the way out.
+    let mut driver_loaded = false;
     let driver = match std::fs::read_dir(driver_folder) {
         Ok(entries) => {
             let count = entries.filter(Result::is_ok).count();
@@ -51,7 +57,10 @@ fn count_gpus(
             }
             "has no entries".to_string()
         }
-        Err(error) => format!("could not be read ({error})"),
+        Err(error) => {
+            driver_loaded = error.kind() != std::io::ErrorKind::NotFound;
+            format!("could not be read ({error})")
+        }
     };
     let smi = match Command::new(nvidia_smi)
         .arg("-L")
@@ -70,28 +79,48 @@ fn count_gpus(
         Ok(output) => format!("failed ({})", output.status),
         Err(error) => format!("could not be run ({error})"),
     };
-    Err(GpuCountError {
-        checked: format!(
-            "{CUDA_VISIBLE_DEVICES} is not set, {} {driver}, `{nvidia_smi} -L` {smi}",
-            driver_folder.display()
-        ),
+    let checked = format!(
+        "{CUDA_VISIBLE_DEVICES} is not set, {} {driver}, `{nvidia_smi} -L` {smi}",
+        driver_folder.display()
+    );
+    Err(if driver_loaded {
+        GpuCountError::Uncounted { checked }
+    } else {
+        GpuCountError::NoGpu { checked }
     })
 }
 
-/// No way of counting GPUs worked.
+/// No GPU could be counted.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GpuCountError {
-    /// What was checked, and what each check found.
-    pub checked: String,
+pub enum GpuCountError {
+    /// Neither the driver nor `nvidia-smi` shows an NVIDIA GPU.
+    NoGpu {
+        /// What was checked, and what each check found.
+        checked: String,
+    },
+    /// The driver is loaded, but neither it nor `nvidia-smi` could list the GPUs.
+    Uncounted {
+        /// What was checked, and what each check found.
+        checked: String,
+    },
 }
 
 impl fmt::Display for GpuCountError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "no NVIDIA GPU visible ({}); pass -n N to choose the PE count",
-            self.checked
-        )
+        match self {
+            GpuCountError::NoGpu { checked } => write!(
+                f,
+                "nvshmem-rs needs an NVIDIA GPU and its driver, and none is visible here \
+                 ({checked}). Check that `nvidia-smi -L` lists the GPUs (in a container, start it \
+                 with them, e.g. `docker run --gpus all`), and that {CUDA_VISIBLE_DEVICES}, when \
+                 set, does not hide them"
+            ),
+            GpuCountError::Uncounted { checked } => write!(
+                f,
+                "the NVIDIA driver is loaded but the GPUs could not be counted ({checked}); pass \
+                 -n N to choose the PE count, or check that `nvidia-smi -L` lists the GPUs"
+            ),
+        }
     }
 }
 
@@ -144,11 +173,34 @@ mod tests {
     }
 
     #[test]
-    fn nothing_found_says_what_was_checked() {
+    fn no_gpu_says_one_is_needed_and_how_to_check() {
         let error = count_gpus(None, Path::new(NOWHERE), NO_SMI).unwrap_err();
+        assert!(matches!(error, GpuCountError::NoGpu { .. }), "{error:?}");
         let text = error.to_string();
-        for needle in ["CUDA_VISIBLE_DEVICES", NOWHERE, NO_SMI, "pass -n N"] {
-            assert!(text.contains(needle), "{text}");
+        for needle in [
+            "needs an NVIDIA GPU and its driver",
+            "`nvidia-smi -L`",
+            "CUDA_VISIBLE_DEVICES, when set, does not hide them",
+            NOWHERE,
+            NO_SMI,
+        ] {
+            assert!(text.contains(needle), "{needle:?} not in: {text}");
         }
+        assert!(!text.contains("-n N"), "{text}");
+    }
+
+    #[test]
+    fn an_unlistable_driver_folder_leaves_the_count_to_the_user() {
+        // A file where the folder should be: it exists, so the driver is there, but it cannot be
+        // listed (a permission test would not work for root).
+        let file = std::env::temp_dir().join(format!("nvshmemrs-gpus-file-{}", std::process::id()));
+        std::fs::write(&file, b"").unwrap();
+        let error = count_gpus(None, &file, NO_SMI).unwrap_err();
+        std::fs::remove_file(&file).unwrap();
+        assert!(
+            matches!(error, GpuCountError::Uncounted { .. }),
+            "{error:?}"
+        );
+        assert!(error.to_string().contains("pass -n N"), "{error}");
     }
 }

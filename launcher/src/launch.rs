@@ -253,7 +253,7 @@ pub fn exit_code(result: &Result<Outcome, LaunchError>) -> i32 {
 /// A job could not start.
 #[derive(Debug)]
 pub enum LaunchError {
-    /// No PE count was given and the GPUs could not be counted.
+    /// No PE count was given and no GPU could be counted.
     GpuCount(GpuCountError),
     /// No PE count was given and `CUDA_VISIBLE_DEVICES` is empty.
     NoVisibleGpu,
@@ -305,8 +305,8 @@ impl fmt::Display for LaunchError {
             LaunchError::GpuCount(error) => write!(f, "{error}"),
             LaunchError::NoVisibleGpu => write!(
                 f,
-                "{} is empty, which hides every GPU; set it to the GPUs to use (e.g. 0,1), unset \
-                 it, or pass -n N to choose the PE count",
+                "{} is empty, which hides every GPU, and nvshmem-rs needs at least one; set it to \
+                 the GPUs to use (e.g. 0,1; `nvidia-smi -L` lists them) or unset it",
                 gpus::CUDA_VISIBLE_DEVICES
             ),
             LaunchError::TooFewGpus {
@@ -389,5 +389,16 @@ mod tests {
              share GPUs, or a smaller -n"
         );
         assert_eq!(error.exit_code(), 2);
+    }
+
+    #[test]
+    fn hidden_gpus_say_how_to_show_them_not_to_pass_a_count() {
+        let text = LaunchError::NoVisibleGpu.to_string();
+        assert!(
+            text.contains("CUDA_VISIBLE_DEVICES is empty") && text.contains("or unset it"),
+            "{text}"
+        );
+        // -n cannot help: with every GPU hidden any count is too many.
+        assert!(!text.contains("-n N"), "{text}");
     }
 }

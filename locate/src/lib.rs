@@ -9,6 +9,15 @@
 //! 2. A project-local install: `.deps/python/nvidia/nvshmem` in a start folder or one of its ancestors
 //!    (this is where the project's `./x` script installs the `nvidia-nvshmem-cu13` wheel).
 //! 3. Python's site-packages: the folder of the `nvidia.nvshmem` package as `python3` reports it.
+//! 4. NVIDIA's system packages `libnvshmem3-cuda-13` and `libnvshmem3-cuda-12` (with their `-dev`
+//!    packages for headers and device bitcode), CUDA 13 first. They split the install in two: the
+//!    libraries in `/usr/lib/<multiarch triple>/nvshmem/<CUDA major>` (apt: `x86_64-linux-gnu`, or
+//!    `aarch64-linux-gnu` on Arm servers, which NVIDIA calls sbsa) or `/usr/lib64/nvshmem/<CUDA
+//!    major>` (dnf), the headers in `/usr/include/nvshmem_<CUDA major>`.
+//! 5. The NVIDIA HPC SDK: first the one `NVHPC_ROOT` names (the SDK's environment module sets it),
+//!    then the newest version in `/opt/nvidia/hpc_sdk/Linux_<arch>/`. In an SDK, each bundled CUDA
+//!    version has its own `comm_libs/<CUDA version>/nvshmem`, tried newest CUDA 13 first, then CUDA
+//!    12; then `comm_libs/nvshmem`, the SDK's link to its default CUDA version's.
 //!
 //! When nothing is found, [`NotFound`] lists every place tried and why it was rejected.
 //!
@@ -25,11 +34,22 @@ use std::process::Command;
 /// The environment variable that names an NVSHMEM installation explicitly.
 pub const HOME_VAR: &str = "NVSHMEM_HOME";
 
+/// The environment variable that names an NVIDIA HPC SDK (`…/Linux_x86_64/25.11`); the SDK's
+/// environment module sets it.
+pub const HPC_SDK_VAR: &str = "NVHPC_ROOT";
+
 /// Where a project-local install lives, relative to a project's root.
 pub const PROJECT_LOCAL_DIR: &str = ".deps/python/nvidia/nvshmem";
 
 /// File names of NVSHMEM's host library, most specific first (the wheels ship only the versioned one).
 pub const HOST_LIBRARY_NAMES: [&str; 2] = ["libnvshmem_host.so.3", "libnvshmem_host.so"];
+
+/// The CUDA major versions whose NVSHMEM builds [`find`] looks for in system packages and the HPC
+/// SDK, preferred first.
+pub const CUDA_MAJORS: [u32; 2] = [13, 12];
+
+/// Where the NVIDIA HPC SDK installs by default; one folder `Linux_<arch>/<version>` per release.
+pub const HPC_SDK_DEFAULT_DIR: &str = "/opt/nvidia/hpc_sdk";
 
 /// How an [`Install`] was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,6 +60,10 @@ pub enum Source {
     ProjectLocal,
     /// From Python's site-packages (`nvidia.nvshmem`).
     PythonPackage,
+    /// From NVIDIA's `libnvshmem3-cuda-<N>` system package (apt or dnf).
+    SystemPackage,
+    /// From the NVIDIA HPC SDK's `comm_libs`.
+    HpcSdk,
 }
 
 impl fmt::Display for Source {
@@ -48,14 +72,20 @@ impl fmt::Display for Source {
             Source::HomeVariable => "NVSHMEM_HOME",
             Source::ProjectLocal => "project-local install",
             Source::PythonPackage => "Python package nvidia.nvshmem",
+            Source::SystemPackage => "NVIDIA system package libnvshmem3",
+            Source::HpcSdk => "NVIDIA HPC SDK",
         })
     }
 }
 
-/// An NVSHMEM installation: a folder with `lib/` (host library, device bitcode) and `include/`.
+/// An NVSHMEM installation: a library folder (host library, bootstrap plugins, device bitcode) and
+/// an include folder. Most installs keep both in one prefix (`lib/`, `include/`); NVIDIA's system
+/// packages put them apart.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Install {
     root: PathBuf,
+    lib_dir: PathBuf,
+    include_dir: PathBuf,
     source: Source,
 }
 
@@ -117,9 +147,12 @@ impl fmt::Display for NotFound {
         }
         write!(
             f,
-            "Fix: set {HOME_VAR} to an NVSHMEM install (the folder holding lib/libnvshmem_host.so.3), \
-             or run `./x deps` in this project (installs the nvidia-nvshmem-cu13 3.4.5 wheel into \
-             {PROJECT_LOCAL_DIR}), or `pip install nvidia-nvshmem-cu13`."
+            "Fix, one of: run `./x deps` in this project (installs the nvidia-nvshmem-cu13 3.4.5 \
+             wheel into {PROJECT_LOCAL_DIR}); `pip install nvidia-nvshmem-cu13`; install NVIDIA's \
+             system packages `libnvshmem3-cuda-13 libnvshmem3-dev-cuda-13` (apt or dnf, from \
+             NVIDIA's CUDA repository); load the NVIDIA HPC SDK's environment module (sets \
+             {HPC_SDK_VAR}); or set {HOME_VAR} to an NVSHMEM install (the folder holding \
+             lib/libnvshmem_host.so.3)."
         )
     }
 }
@@ -149,7 +182,8 @@ impl fmt::Display for VersionError {
 impl std::error::Error for VersionError {}
 
 impl Install {
-    /// An installation rooted at `root`, if it holds NVSHMEM's host library.
+    /// An installation rooted at `root` (holding `lib/` and `include/`), if it holds NVSHMEM's
+    /// host library.
     ///
     /// ```no_run
     /// let install = nvshmem_locate::Install::at("/opt/nvshmem", nvshmem_locate::Source::HomeVariable);
@@ -157,18 +191,57 @@ impl Install {
     /// ```
     pub fn at(root: impl Into<PathBuf>, source: Source) -> Result<Install, Attempt> {
         let root = root.into();
-        let install = Install { root, source };
-        if install.host_library().is_some() {
-            Ok(install)
+        Install {
+            lib_dir: root.join("lib"),
+            include_dir: root.join("include"),
+            root,
+            source,
+        }
+        .checked(|| format!("no lib/{} there", HOST_LIBRARY_NAMES[0]))
+    }
+
+    /// An installation whose libraries and headers live in separate folders, as NVIDIA's system
+    /// packages lay them out, if `lib_dir` holds NVSHMEM's host library. Its [`root`](Self::root)
+    /// is `lib_dir`.
+    ///
+    /// ```no_run
+    /// use nvshmem_locate::{Install, Source};
+    /// let install = Install::split(
+    ///     "/usr/lib/x86_64-linux-gnu/nvshmem/13",
+    ///     "/usr/include/nvshmem_13",
+    ///     Source::SystemPackage,
+    /// );
+    /// assert!(install.is_ok());
+    /// ```
+    pub fn split(
+        lib_dir: impl Into<PathBuf>,
+        include_dir: impl Into<PathBuf>,
+        source: Source,
+    ) -> Result<Install, Attempt> {
+        let lib_dir = lib_dir.into();
+        Install {
+            root: lib_dir.clone(),
+            lib_dir,
+            include_dir: include_dir.into(),
+            source,
+        }
+        .checked(|| format!("no {} there", HOST_LIBRARY_NAMES[0]))
+    }
+
+    /// `self` if its host library is present, else why not.
+    fn checked(self, missing: impl FnOnce() -> String) -> Result<Install, Attempt> {
+        if self.host_library().is_some() {
+            Ok(self)
         } else {
             Err(Attempt {
-                tried: install.root.display().to_string(),
-                reason: format!("no lib/{} there", HOST_LIBRARY_NAMES[0]),
+                tried: self.root.display().to_string(),
+                reason: missing(),
             })
         }
     }
 
-    /// The installation's root folder.
+    /// The folder that names the installation: the prefix holding `lib/` and `include/`, or for
+    /// a [`split`](Self::split) install its library folder.
     pub fn root(&self) -> &Path {
         &self.root
     }
@@ -180,25 +253,25 @@ impl Install {
 
     /// The folder holding the host library, the bootstrap plugins and the device bitcode.
     pub fn lib_dir(&self) -> PathBuf {
-        self.root.join("lib")
+        self.lib_dir.clone()
     }
 
     /// The folder holding `nvshmem.h`.
     pub fn include_dir(&self) -> PathBuf {
-        self.root.join("include")
+        self.include_dir.clone()
     }
 
     /// The host library's path, if present.
     pub fn host_library(&self) -> Option<PathBuf> {
         HOST_LIBRARY_NAMES
             .iter()
-            .map(|name| self.lib_dir().join(name))
+            .map(|name| self.lib_dir.join(name))
             .find(|path| path.is_file())
     }
 
-    /// The release, read from `include/non_abi/nvshmem_version.h`.
+    /// The release, read from `non_abi/nvshmem_version.h` in the include folder.
     pub fn version(&self) -> Result<Version, VersionError> {
-        let header = self.include_dir().join("non_abi").join("nvshmem_version.h");
+        let header = self.include_dir.join("non_abi").join("nvshmem_version.h");
         let text = std::fs::read_to_string(&header).map_err(|error| VersionError {
             header: header.clone(),
             reason: error.to_string(),
@@ -232,7 +305,8 @@ pub fn parse_version_header(text: &str) -> Result<Version, String> {
     })
 }
 
-/// Finds NVSHMEM: `NVSHMEM_HOME`, then a project-local install above any of `start_dirs`, then Python.
+/// Finds NVSHMEM: `NVSHMEM_HOME`, then a project-local install above any of `start_dirs`, then
+/// Python, then NVIDIA's system packages, then the HPC SDK (see the [crate documentation](crate)).
 ///
 /// ```no_run
 /// let manifest_dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
@@ -246,14 +320,34 @@ pub fn find<P: AsRef<Path>>(start_dirs: &[P]) -> Result<Install, NotFound> {
         std::env::var_os(HOME_VAR).map(PathBuf::from),
         start_dirs,
         python_package_dir,
+        &SystemPlaces {
+            usr: PathBuf::from("/usr"),
+            hpc_sdk_home: PathBuf::from(HPC_SDK_DEFAULT_DIR),
+            hpc_sdk_root: std::env::var_os(HPC_SDK_VAR).map(PathBuf::from),
+            arch: std::env::consts::ARCH,
+        },
     )
 }
 
-/// [`find`] with its inputs given: the value of `NVSHMEM_HOME`, and how to ask Python.
+/// The system folders [`find`] searches, given so that tests can point them at scratch folders.
+struct SystemPlaces {
+    /// `/usr`, under which NVIDIA's system packages install.
+    usr: PathBuf,
+    /// [`HPC_SDK_DEFAULT_DIR`].
+    hpc_sdk_home: PathBuf,
+    /// The value of `NVHPC_ROOT`.
+    hpc_sdk_root: Option<PathBuf>,
+    /// The machine's architecture as Rust names it (`x86_64`, `aarch64`).
+    arch: &'static str,
+}
+
+/// [`find`] with its inputs given: the value of `NVSHMEM_HOME`, how to ask Python, and the system
+/// folders.
 fn find_with<P: AsRef<Path>>(
     home: Option<PathBuf>,
     start_dirs: &[P],
     ask_python: impl Fn() -> Result<PathBuf, Attempt>,
+    places: &SystemPlaces,
 ) -> Result<Install, NotFound> {
     let mut attempts = Vec::new();
     if let Some(home) = home {
@@ -271,22 +365,26 @@ fn find_with<P: AsRef<Path>>(
         reason: "not set".into(),
     });
     for start in start_dirs {
+        let mut any_folder = false;
         for dir in start.as_ref().ancestors() {
             let candidate = dir.join(PROJECT_LOCAL_DIR);
             if candidate.is_dir() {
+                any_folder = true;
                 match Install::at(&candidate, Source::ProjectLocal) {
                     Ok(install) => return Ok(install),
                     Err(attempt) => attempts.push(attempt),
                 }
             }
         }
-        attempts.push(Attempt {
-            tried: format!(
-                "{PROJECT_LOCAL_DIR} in {} and its parents",
-                start.as_ref().display()
-            ),
-            reason: "no such folder".into(),
-        });
+        if !any_folder {
+            attempts.push(Attempt {
+                tried: format!(
+                    "{PROJECT_LOCAL_DIR} in {} and its parents",
+                    start.as_ref().display()
+                ),
+                reason: "no such folder".into(),
+            });
+        }
     }
     match ask_python() {
         Ok(dir) => match Install::at(&dir, Source::PythonPackage) {
@@ -295,7 +393,176 @@ fn find_with<P: AsRef<Path>>(
         },
         Err(attempt) => attempts.push(attempt),
     }
+    let packages = format!(
+        "NVIDIA's packages {}",
+        CUDA_MAJORS
+            .map(|cuda| format!("libnvshmem3-cuda-{cuda}"))
+            .join(", ")
+    );
+    if let Some(install) = first_usable(
+        system_package_places(places),
+        Source::SystemPackage,
+        &packages,
+        &mut attempts,
+    ) {
+        return Ok(install);
+    }
+    match &places.hpc_sdk_root {
+        Some(sdk) => {
+            let label = format!("the HPC SDK in {HPC_SDK_VAR}");
+            if let Some(install) =
+                first_usable(hpc_sdk_places(sdk), Source::HpcSdk, &label, &mut attempts)
+            {
+                return Ok(install);
+            }
+        }
+        None => attempts.push(Attempt {
+            tried: HPC_SDK_VAR.into(),
+            reason: "not set (the HPC SDK's environment module sets it)".into(),
+        }),
+    }
+    let releases = places.hpc_sdk_home.join(format!("Linux_{}", places.arch));
+    match newest_release(&releases) {
+        Some(sdk) => {
+            let label = "the newest HPC SDK release";
+            if let Some(install) =
+                first_usable(hpc_sdk_places(&sdk), Source::HpcSdk, label, &mut attempts)
+            {
+                return Ok(install);
+            }
+        }
+        None => attempts.push(Attempt {
+            tried: format!("an HPC SDK release in {}", releases.display()),
+            reason: "none there".into(),
+        }),
+    }
     Err(NotFound { attempts })
+}
+
+/// A folder that may hold an NVSHMEM install.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Place {
+    /// A prefix holding `lib/` and `include/`.
+    Prefix(PathBuf),
+    /// Separate library and include folders.
+    Split { lib: PathBuf, include: PathBuf },
+}
+
+impl Place {
+    /// The folder whose absence means there is nothing to look at.
+    fn dir(&self) -> &Path {
+        match self {
+            Place::Prefix(root) => root,
+            Place::Split { lib, .. } => lib,
+        }
+    }
+
+    fn open(self, source: Source) -> Result<Install, Attempt> {
+        match self {
+            Place::Prefix(root) => Install::at(root, source),
+            Place::Split { lib, include } => Install::split(lib, include, source),
+        }
+    }
+}
+
+/// The first of `places` that holds an install. Records each one that exists but is unusable,
+/// and the absent ones together in one attempt labelled `label`.
+fn first_usable(
+    places: Vec<Place>,
+    source: Source,
+    label: &str,
+    attempts: &mut Vec<Attempt>,
+) -> Option<Install> {
+    let mut absent = Vec::new();
+    for place in places {
+        if !place.dir().is_dir() {
+            absent.push(place.dir().display().to_string());
+            continue;
+        }
+        match place.open(source) {
+            Ok(install) => return Some(install),
+            Err(attempt) => attempts.push(attempt),
+        }
+    }
+    if !absent.is_empty() {
+        attempts.push(Attempt {
+            tried: format!("{label} at {}", absent.join(", ")),
+            reason: "no such folder".into(),
+        });
+    }
+    None
+}
+
+/// Where NVIDIA's `libnvshmem3-cuda-<N>` packages install, in the order tried: for each of
+/// [`CUDA_MAJORS`], the Debian/Ubuntu multiarch library folder, then the RHEL one; the headers
+/// (from the `-dev` package) always in `include/nvshmem_<N>`.
+fn system_package_places(places: &SystemPlaces) -> Vec<Place> {
+    let lib_parents: Vec<PathBuf> = multiarch_triple(places.arch)
+        .map(|triple| places.usr.join("lib").join(triple))
+        .into_iter()
+        .chain([places.usr.join("lib64")])
+        .collect();
+    CUDA_MAJORS
+        .iter()
+        .flat_map(|cuda| {
+            let include = places.usr.join("include").join(format!("nvshmem_{cuda}"));
+            lib_parents.iter().map(move |parent| Place::Split {
+                lib: parent.join("nvshmem").join(cuda.to_string()),
+                include: include.clone(),
+            })
+        })
+        .collect()
+}
+
+/// The Debian multiarch triple for a Rust architecture name, for the architectures NVIDIA
+/// packages NVSHMEM for (`aarch64` covers the Arm servers NVIDIA calls sbsa).
+fn multiarch_triple(arch: &str) -> Option<&'static str> {
+    match arch {
+        "x86_64" => Some("x86_64-linux-gnu"),
+        "aarch64" => Some("aarch64-linux-gnu"),
+        _ => None,
+    }
+}
+
+/// The NVSHMEM folders of the HPC SDK release in `sdk` (`…/Linux_x86_64/25.11`), in the order
+/// tried: `comm_libs/<CUDA version>/nvshmem` for each of [`CUDA_MAJORS`], newest CUDA version
+/// first, then `comm_libs/nvshmem`.
+fn hpc_sdk_places(sdk: &Path) -> Vec<Place> {
+    let comm_libs = sdk.join("comm_libs");
+    let mut per_cuda: Vec<(usize, Vec<u32>, PathBuf)> = std::fs::read_dir(&comm_libs)
+        .into_iter()
+        .flatten()
+        .filter_map(|entry| {
+            let entry = entry.ok()?;
+            let version = dotted_version(entry.file_name().to_str()?)?;
+            let rank = CUDA_MAJORS.iter().position(|&major| version[0] == major)?;
+            Some((rank, version, entry.path().join("nvshmem")))
+        })
+        .collect();
+    per_cuda.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| b.1.cmp(&a.1)));
+    per_cuda
+        .into_iter()
+        .map(|(_, _, dir)| Place::Prefix(dir))
+        .chain([Place::Prefix(comm_libs.join("nvshmem"))])
+        .collect()
+}
+
+/// The release folder in `releases` with the highest version number (`25.11` over `25.9`).
+fn newest_release(releases: &Path) -> Option<PathBuf> {
+    std::fs::read_dir(releases)
+        .ok()?
+        .filter_map(|entry| {
+            let entry = entry.ok()?;
+            let version = dotted_version(entry.file_name().to_str()?)?;
+            Some((version, entry.path()))
+        })
+        .max()
+        .map(|(_, path)| path)
+}
+
+/// `12.9` as `[12, 9]`; `None` for a name that is not dot-separated numbers.
+fn dotted_version(name: &str) -> Option<Vec<u32>> {
+    name.split('.').map(|part| part.parse().ok()).collect()
 }
 
 /// Asks `python3` where the `nvidia.nvshmem` package lives.
@@ -327,8 +594,24 @@ mod tests {
     use super::*;
 
     fn fake_install(dir: &Path) {
-        std::fs::create_dir_all(dir.join("lib")).unwrap();
-        std::fs::write(dir.join("lib").join(HOST_LIBRARY_NAMES[0]), b"").unwrap();
+        fake_library(&dir.join("lib"));
+    }
+
+    fn fake_library(lib_dir: &Path) {
+        std::fs::create_dir_all(lib_dir).unwrap();
+        std::fs::write(lib_dir.join(HOST_LIBRARY_NAMES[0]), b"").unwrap();
+    }
+
+    fn fake_version_header(include_dir: &Path) {
+        let dir = include_dir.join("non_abi");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("nvshmem_version.h"),
+            "#define NVSHMEM_VENDOR_MAJOR_VERSION 3\n\
+             #define NVSHMEM_VENDOR_MINOR_VERSION 4\n\
+             #define NVSHMEM_VENDOR_PATCH_VERSION 5\n",
+        )
+        .unwrap();
     }
 
     fn scratch(name: &str) -> PathBuf {
@@ -346,14 +629,30 @@ mod tests {
         })
     }
 
+    /// System folders under `root`, which a test shapes; no `NVHPC_ROOT`.
+    fn places_in(root: &Path, arch: &'static str) -> SystemPlaces {
+        SystemPlaces {
+            usr: root.join("usr"),
+            hpc_sdk_home: root.join("opt/nvidia/hpc_sdk"),
+            hpc_sdk_root: None,
+            arch,
+        }
+    }
+
+    /// `find_with` with nothing but the system folders in `places`.
+    fn find_system(places: &SystemPlaces) -> Result<Install, NotFound> {
+        find_with(None, &[] as &[&Path], no_python, places)
+    }
+
     #[test]
     fn home_variable_wins_and_is_never_skipped() {
         let dir = scratch("home");
-        let error = find_with(Some(dir.clone()), &[&dir], no_python).unwrap_err();
+        let places = places_in(&dir, "x86_64");
+        let error = find_with(Some(dir.clone()), &[&dir], no_python, &places).unwrap_err();
         assert_eq!(error.attempts.len(), 1);
         assert!(error.to_string().contains("NVSHMEM_HOME is set"), "{error}");
         fake_install(&dir);
-        let install = find_with(Some(dir.clone()), &[&dir], no_python).unwrap();
+        let install = find_with(Some(dir.clone()), &[&dir], no_python, &places).unwrap();
         assert_eq!(install.source(), Source::HomeVariable);
     }
 
@@ -363,21 +662,171 @@ mod tests {
         fake_install(&project.join(PROJECT_LOCAL_DIR));
         let deep = project.join("target/release/examples");
         std::fs::create_dir_all(&deep).unwrap();
-        let install = find_with(None, &[&deep], no_python).unwrap();
+        let install = find_with(None, &[&deep], no_python, &places_in(&project, "x86_64")).unwrap();
         assert_eq!(install.source(), Source::ProjectLocal);
         assert_eq!(install.root(), project.join(PROJECT_LOCAL_DIR));
     }
 
     #[test]
+    fn system_package_layouts_are_found_with_their_split_headers() {
+        let layouts = [
+            ("x86_64", "lib/x86_64-linux-gnu"),
+            ("aarch64", "lib/aarch64-linux-gnu"),
+            ("x86_64", "lib64"),
+        ];
+        for (arch, lib_parent) in layouts {
+            for cuda in CUDA_MAJORS {
+                let root = scratch(&format!("package-{arch}-{}-{cuda}", lib_parent.len()));
+                let lib = root
+                    .join("usr")
+                    .join(lib_parent)
+                    .join(format!("nvshmem/{cuda}"));
+                let include = root.join(format!("usr/include/nvshmem_{cuda}"));
+                fake_library(&lib);
+                fake_version_header(&include);
+                let install = find_system(&places_in(&root, arch)).unwrap();
+                assert_eq!(
+                    install.source(),
+                    Source::SystemPackage,
+                    "{arch} {lib_parent}"
+                );
+                assert_eq!(install.lib_dir(), lib);
+                assert_eq!(install.include_dir(), include);
+                assert_eq!(install.version().unwrap().to_string(), "3.4.5");
+            }
+        }
+    }
+
+    #[test]
+    fn system_packages_prefer_cuda_13_then_the_multiarch_folder() {
+        let root = scratch("package-order");
+        let places = places_in(&root, "x86_64");
+        let usr = root.join("usr");
+        fake_library(&usr.join("lib/x86_64-linux-gnu/nvshmem/12"));
+        fake_library(&usr.join("lib64/nvshmem/13"));
+        assert_eq!(
+            find_system(&places).unwrap().lib_dir(),
+            usr.join("lib64/nvshmem/13")
+        );
+        fake_library(&usr.join("lib/x86_64-linux-gnu/nvshmem/13"));
+        assert_eq!(
+            find_system(&places).unwrap().lib_dir(),
+            usr.join("lib/x86_64-linux-gnu/nvshmem/13")
+        );
+    }
+
+    #[test]
+    fn hpc_sdk_takes_the_newest_release_and_cuda_13() {
+        let root = scratch("hpc-sdk");
+        let places = places_in(&root, "aarch64");
+        let releases = root.join("opt/nvidia/hpc_sdk/Linux_aarch64");
+        // 25.11 is newer than 25.9; "latest" is not a release number and is skipped.
+        for release in ["25.9", "25.11", "latest"] {
+            for cuda in ["11.8", "12.9", "13.0", "13.1"] {
+                fake_install(&releases.join(format!("{release}/comm_libs/{cuda}/nvshmem")));
+            }
+        }
+        // Within a release: CUDA 13 before 12, newest minor first, 11 never.
+        let chosen = |places: &SystemPlaces| find_system(places).unwrap().root().to_path_buf();
+        assert_eq!(
+            chosen(&places),
+            releases.join("25.11/comm_libs/13.1/nvshmem")
+        );
+        for cuda in ["13.1", "13.0"] {
+            std::fs::remove_dir_all(releases.join(format!("25.11/comm_libs/{cuda}"))).unwrap();
+        }
+        assert_eq!(
+            chosen(&places),
+            releases.join("25.11/comm_libs/12.9/nvshmem")
+        );
+        std::fs::remove_dir_all(releases.join("25.11/comm_libs/12.9")).unwrap();
+        fake_install(&releases.join("25.11/comm_libs/nvshmem"));
+        let install = find_system(&places).unwrap();
+        assert_eq!(install.root(), releases.join("25.11/comm_libs/nvshmem"));
+        assert_eq!(install.source(), Source::HpcSdk);
+    }
+
+    #[test]
+    fn sources_are_tried_in_the_documented_order() {
+        let root = scratch("order");
+        let project = root.join("project");
+        fake_install(&project.join(PROJECT_LOCAL_DIR));
+        let python = root.join("site-packages/nvidia/nvshmem");
+        fake_install(&python);
+        fake_library(&root.join("usr/lib64/nvshmem/12"));
+        let named_sdk = root.join("named-sdk");
+        fake_install(&named_sdk.join("comm_libs/nvshmem"));
+        fake_install(&root.join("opt/nvidia/hpc_sdk/Linux_x86_64/25.11/comm_libs/nvshmem"));
+        let mut places = places_in(&root, "x86_64");
+        places.hpc_sdk_root = Some(named_sdk.clone());
+        let ask_python = || Ok(python.clone());
+        let source_found = |start: &[&Path], places: &SystemPlaces, with_python: bool| {
+            let found = if with_python {
+                find_with(None, start, ask_python, places)
+            } else {
+                find_with(None, start, no_python, places)
+            };
+            let install = found.unwrap();
+            (install.source(), install.root().to_path_buf())
+        };
+        assert_eq!(
+            source_found(&[&project], &places, true).0,
+            Source::ProjectLocal
+        );
+        assert_eq!(source_found(&[], &places, true).0, Source::PythonPackage);
+        assert_eq!(source_found(&[], &places, false).0, Source::SystemPackage);
+        std::fs::remove_dir_all(root.join("usr")).unwrap();
+        assert_eq!(
+            source_found(&[], &places, false),
+            (Source::HpcSdk, named_sdk.join("comm_libs/nvshmem"))
+        );
+        places.hpc_sdk_root = None;
+        assert_eq!(
+            source_found(&[], &places, false),
+            (
+                Source::HpcSdk,
+                root.join("opt/nvidia/hpc_sdk/Linux_x86_64/25.11/comm_libs/nvshmem")
+            )
+        );
+    }
+
+    #[test]
     fn not_found_lists_every_attempt_and_the_fix() {
         let empty = scratch("empty");
-        let error = find_with(None, &[&empty], no_python).unwrap_err();
+        let usr = empty.join("usr");
+        // A package folder without the library is reported on its own line.
+        std::fs::create_dir_all(usr.join("lib64/nvshmem/12")).unwrap();
+        let error =
+            find_with(None, &[&empty], no_python, &places_in(&empty, "x86_64")).unwrap_err();
         let message = error.to_string();
-        assert_eq!(error.attempts.len(), 3, "{message}");
-        assert!(message.contains("NVSHMEM_HOME: not set"), "{message}");
-        assert!(message.contains(&empty.display().to_string()), "{message}");
-        assert!(message.contains("stand-in: absent"), "{message}");
-        assert!(message.contains("Fix: set NVSHMEM_HOME"), "{message}");
+        assert_eq!(error.attempts.len(), 7, "{message}");
+        let expected = [
+            "NVSHMEM_HOME: not set".to_string(),
+            format!("{PROJECT_LOCAL_DIR} in {}", empty.display()),
+            "stand-in: absent".to_string(),
+            format!(
+                "{}: no libnvshmem_host.so.3 there",
+                usr.join("lib64/nvshmem/12").display()
+            ),
+            format!(
+                "NVIDIA's packages libnvshmem3-cuda-13, libnvshmem3-cuda-12 at {}, {}, {}: no \
+                 such folder",
+                usr.join("lib/x86_64-linux-gnu/nvshmem/13").display(),
+                usr.join("lib64/nvshmem/13").display(),
+                usr.join("lib/x86_64-linux-gnu/nvshmem/12").display(),
+            ),
+            "NVHPC_ROOT: not set".to_string(),
+            format!(
+                "an HPC SDK release in {}: none there",
+                empty.join("opt/nvidia/hpc_sdk/Linux_x86_64").display()
+            ),
+            "pip install nvidia-nvshmem-cu13".to_string(),
+            "libnvshmem3-cuda-13 libnvshmem3-dev-cuda-13".to_string(),
+            "set NVSHMEM_HOME".to_string(),
+        ];
+        for needle in expected {
+            assert!(message.contains(&needle), "{needle:?} not in:\n{message}");
+        }
     }
 
     #[test]

@@ -203,7 +203,7 @@ static LIBRARY: OnceLock<Result<Loaded, LoadError>> = OnceLock::new();
 /// It looks, in order:
 /// 1. where [`nvshmem_locate::find`] points (`NVSHMEM_HOME`, else a project-local
 ///    `.deps/python/nvidia/nvshmem` above the running executable's folder or the current folder,
-///    else Python's `nvidia.nvshmem` package), at `lib/libnvshmem_host.so.3`; this is the install
+///    else Python's `nvidia.nvshmem`, system packages, HPC SDK): its host library; this is the install
 ///    whose device bitcode `nvshmem-builder` links into kernels, so the two match;
 /// 2. then, as a last resort, `libnvshmem_host.so.3` through the system loader (`LD_LIBRARY_PATH`,
 ///    then the loader cache).
