@@ -68,7 +68,7 @@ pub fn device_bitcode(install: &Install, arch: &str) -> Result<PathBuf, BuildErr
     match (single.is_file(), arch == SINGLE_FILE_ARCH) {
         (true, true) => Ok(single),
         (true, false) => Err(not_available(vec![SINGLE_FILE_ARCH.to_string()])),
-        (false, _) => Err(not_available(Vec::new())),
+        (false, _) => Err(BuildError::NoDeviceBitcode { lib_dir: lib }),
     }
 }
 
@@ -135,5 +135,13 @@ mod tests {
         );
         let message = device_bitcode(&install, "sm_100").unwrap_err().to_string();
         assert!(message.contains("it has: sm_80, sm_90"), "{message}");
+    }
+
+    #[test]
+    fn a_runtime_only_install_is_told_to_add_the_development_files() {
+        let install = install_with(&[]);
+        let message = device_bitcode(&install, "sm_90").unwrap_err().to_string();
+        assert!(message.contains("runtime-only install"), "{message}");
+        assert!(message.contains("libnvshmem3-dev-cuda-13"), "{message}");
     }
 }

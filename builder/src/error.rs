@@ -17,6 +17,12 @@ pub enum BuildError {
         /// The architectures it has bitcode for.
         available: Vec<String>,
     },
+    /// The installation has no device bitcode at all: a runtime-only install (NVIDIA's
+    /// `libnvshmem3-cuda-<N>` package without its `-dev` package).
+    NoDeviceBitcode {
+        /// The library folder searched.
+        lib_dir: PathBuf,
+    },
     /// The architecture name is not of the form `sm_XY`.
     InvalidArchitecture(String),
     /// The installation's version could not be read.
@@ -102,6 +108,14 @@ impl fmt::Display for BuildError {
                  lib/libnvshmem_device_sm_XX.bc for each architecture",
                 nvshmem_root.display(),
                 available.join(", ")
+            ),
+            BuildError::NoDeviceBitcode { lib_dir } => write!(
+                f,
+                "NVSHMEM's library folder {} has no device bitcode (libnvshmem_device*.bc): it is \
+                 a runtime-only install. Install the development files too (NVIDIA's \
+                 libnvshmem3-dev-cuda-13 package beside libnvshmem3-cuda-13), or point \
+                 NVSHMEM_HOME at a full install such as the pip wheel nvidia-nvshmem-cu13",
+                lib_dir.display()
             ),
             BuildError::InvalidArchitecture(arch) => write!(
                 f,

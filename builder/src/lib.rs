@@ -190,7 +190,9 @@ impl PtxBuilder {
         let caller_dir = std::env::var_os("CARGO_MANIFEST_DIR")
             .map(PathBuf::from)
             .unwrap_or_else(|| self.crate_path.clone());
-        println!("cargo::rerun-if-env-changed={}", nvshmem_locate::HOME_VAR);
+        for variable in [nvshmem_locate::HOME_VAR, nvshmem_locate::HPC_SDK_VAR] {
+            println!("cargo::rerun-if-env-changed={variable}");
+        }
         let install = nvshmem_locate::find(&[&caller_dir, &self.crate_path])?;
         let device_bitcode = arch::device_bitcode(&install, &self.arch)?;
         let llvm_bin = llvm_tools_dir()?;
