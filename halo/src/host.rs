@@ -21,7 +21,10 @@
 use crate::{NORM_SLOTS_LEN, NormSchedule, Patch, SignalWords, Tiling};
 use bytemuck::Pod;
 use cudarc::driver::{CudaSlice, DevicePtr};
-use nvshmem_host::{CudaContext as _, Error, KernelArg, Nvshmem, SymmetricBuffer, SymmetricPtr};
+use nvshmem_host::{
+    CudaContext as _, Error, KernelArg, Nvshmem, StreamOperations as _, SymmetricBuffer,
+    SymmetricPtr,
+};
 
 // SAFETY: `#[repr(C)]` plain integers, declared once in this crate for host and kernels alike.
 unsafe impl KernelArg for Patch {}

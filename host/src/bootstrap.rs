@@ -1,6 +1,7 @@
 //! How this process was started, and so how NVSHMEM bootstraps: through our launcher's unique id,
 //! or through NVSHMEM's own PMI/PMI-2/PMIx plugins under `mpirun`/`srun`/hydra.
 
+use crate::UniqueId;
 use nvshmem_pe_env::PeIdentity;
 
 /// NVSHMEM's bootstrap plugins for process managers (`nvshmem_bootstrap_*.so.3`).
@@ -56,6 +57,18 @@ pub enum Bootstrap {
     NvshmemEnvironment {
         /// The PE's rank among those on this node, where a process manager says so.
         local_rank: usize,
+    },
+    /// The program exchanged a [`UniqueId`] itself (see [`Nvshmem::init_with_unique_id`]); build it
+    /// with [`Bootstrap::unique_id`], which checks the numbers.
+    ///
+    /// [`Nvshmem::init_with_unique_id`]: crate::Nvshmem::init_with_unique_id
+    UniqueId {
+        /// The id rank 0 created.
+        id: UniqueId,
+        /// This PE's number.
+        pe: i32,
+        /// The number of PEs, all of which start with the same id.
+        n_pes: i32,
     },
     /// Started by nothing: a job of one PE.
     SinglePe,
@@ -126,12 +139,31 @@ impl Bootstrap {
         }
     }
 
+    /// The bootstrap of PE `pe` of `n_pes` sharing `id`; an error unless `0 ≤ pe < n_pes`.
+    ///
+    /// ```
+    /// # fn id() -> nvshmem_host::UniqueId {
+    /// #     let mut bytes = nvshmem_sys::UNIQUEID_VERSION.to_ne_bytes().to_vec();
+    /// #     bytes.resize(nvshmem_host::UniqueId::LEN, 0);
+    /// #     nvshmem_host::UniqueId::from_bytes(&bytes).unwrap()
+    /// # }
+    /// let error = nvshmem_host::Bootstrap::unique_id(id(), 2, 2).unwrap_err();
+    /// assert!(error.to_string().contains("pass a PE in 0..2"));
+    /// ```
+    pub fn unique_id(id: UniqueId, pe: i32, n_pes: i32) -> Result<Bootstrap, crate::Error> {
+        if !(0..n_pes).contains(&pe) {
+            return Err(crate::Error::InvalidPe { pe, n_pes });
+        }
+        Ok(Bootstrap::UniqueId { id, pe, n_pes })
+    }
+
     /// The rank of this PE among the PEs of its node.
     pub fn local_rank(&self) -> usize {
         match self {
             Bootstrap::Launcher(identity) => identity.local_pe,
             Bootstrap::ProcessManager { local_rank, .. }
             | Bootstrap::NvshmemEnvironment { local_rank } => *local_rank,
+            Bootstrap::UniqueId { pe, .. } => *pe as usize,
             Bootstrap::SinglePe => 0,
         }
     }

@@ -4,6 +4,7 @@ use crate::error::CudaContext as _;
 use crate::result::Allocation;
 use crate::{Error, Nvshmem, result};
 use bytemuck::Pod;
+use cudarc::driver::sys::CUdeviceptr;
 use nvshmem_gpu::SymmetricPtr;
 use std::marker::PhantomData;
 
@@ -22,10 +23,12 @@ use std::marker::PhantomData;
 /// # Ok::<(), nvshmem_host::Error>(())
 /// ```
 pub struct SymmetricBuffer<'nv, T: Pod> {
-    nvshmem: &'nv Nvshmem,
-    ptr: *mut T,
+    pub(crate) nvshmem: &'nv Nvshmem,
+    /// The device address, kept as the integer kernel parameters and cudarc take.
+    pub(crate) address: CUdeviceptr,
     len: usize,
-    _owns: PhantomData<T>,
+    /// Owns `T`s; not `Send`, as freeing needs NVSHMEM's context current on the freeing thread.
+    _owns: PhantomData<*mut T>,
 }
 
 impl<T: Pod> std::fmt::Debug for SymmetricBuffer<'_, T> {
@@ -34,7 +37,7 @@ impl<T: Pod> std::fmt::Debug for SymmetricBuffer<'_, T> {
             f,
             "SymmetricBuffer<{}>({:p}, len {})",
             std::any::type_name::<T>(),
-            self.ptr,
+            self.ptr(),
             self.len
         )
     }
@@ -111,7 +114,7 @@ impl Nvshmem {
         let ptr = result::malloc(self.lib(), bytes, how)?;
         Ok(SymmetricBuffer {
             nvshmem: self,
-            ptr: ptr.cast(),
+            address: ptr as CUdeviceptr,
             len,
             _owns: PhantomData,
         })
@@ -131,19 +134,20 @@ impl<T: Pod> SymmetricBuffer<'_, T> {
 
     /// The symmetric address, to pass to a kernel.
     pub fn as_symmetric_ptr(&self) -> SymmetricPtr<T> {
-        // SAFETY: `ptr` was returned by nvshmem_malloc/calloc and stays allocated while `self` lives.
-        unsafe { SymmetricPtr::from_raw(self.ptr) }
+        // SAFETY: `address` was returned by nvshmem_malloc/calloc and stays allocated while `self`
+        // lives.
+        unsafe { SymmetricPtr::from_raw(self.ptr()) }
     }
 
-    fn device_ptr(&self) -> cudarc::driver::sys::CUdeviceptr {
-        self.ptr as cudarc::driver::sys::CUdeviceptr
+    fn ptr(&self) -> *mut T {
+        self.address as *mut T
     }
 
     /// Copies `source` (exactly [`len`](Self::len) elements) into the buffer, waiting until done.
     pub fn copy_from_host(&mut self, source: &[T]) -> Result<(), Error> {
         self.check_len(source.len())?;
         // SAFETY: the buffer holds `len` elements of device memory and `source` as many host ones.
-        unsafe { cudarc::driver::result::memcpy_htod_sync(self.device_ptr(), source) }
+        unsafe { cudarc::driver::result::memcpy_htod_sync(self.address, source) }
             .doing("copying host data into a symmetric buffer")
     }
 
@@ -153,7 +157,7 @@ impl<T: Pod> SymmetricBuffer<'_, T> {
         self.check_len(destination.len())?;
         self.nvshmem.synchronize()?;
         // SAFETY: the buffer holds `len` elements of device memory and `destination` as many host ones.
-        unsafe { cudarc::driver::result::memcpy_dtoh_sync(destination, self.device_ptr()) }
+        unsafe { cudarc::driver::result::memcpy_dtoh_sync(destination, self.address) }
             .doing("copying a symmetric buffer to the host")
     }
 
@@ -186,8 +190,8 @@ impl<T: Pod> Drop for SymmetricBuffer<'_, T> {
         if let Err(error) = self.nvshmem.synchronize() {
             self.nvshmem.defer_error(error);
         }
-        // SAFETY: `ptr` came from `result::malloc` and nothing uses it after this; every PE drops its
-        // buffers in the same order (the type's documented contract).
-        unsafe { result::free(self.nvshmem.lib(), self.ptr.cast()) }
+        // SAFETY: `address` came from `result::malloc` and nothing uses it after this; every PE drops
+        // its buffers in the same order (the type's documented contract).
+        unsafe { result::free(self.nvshmem.lib(), self.ptr().cast()) }
     }
 }

@@ -169,6 +169,36 @@ pub enum Error {
         /// The elements the operation needs.
         needed: usize,
     },
+    /// Bytes meant as a unique id have the wrong length.
+    UniqueIdLength {
+        /// The bytes given.
+        found: usize,
+        /// The bytes of an id.
+        expected: usize,
+    },
+    /// Bytes meant as a unique id lack NVSHMEM's version word for the layout.
+    UniqueIdVersion {
+        /// The word the bytes start with.
+        found: i32,
+        /// The word NVSHMEM's ids start with.
+        expected: i32,
+    },
+    /// The loaded NVSHMEM host library lacks a function this crate needs for the call.
+    MissingSymbol {
+        /// The function.
+        symbol: &'static str,
+        /// The loaded library's release.
+        version: nvshmem_locate::Version,
+    },
+    /// A CUDA stream or memory of another context was passed where NVSHMEM's is needed.
+    ForeignContext {
+        /// What was passed (`the stream`, `the allocation`).
+        what: &'static str,
+        /// The GPU of its context.
+        gpu: usize,
+        /// The GPU of NVSHMEM's context.
+        nvshmem_gpu: usize,
+    },
 }
 
 impl fmt::Display for Error {
@@ -339,6 +369,33 @@ impl fmt::Display for Error {
                 f,
                 "the `{buffer}` buffer has {len} element(s) but the operation needs {needed}; \
                  allocate it larger or move fewer elements"
+            ),
+            Error::UniqueIdLength { found, expected } => write!(
+                f,
+                "the unique id read back has {found} byte(s) but an NVSHMEM unique id has \
+                 {expected}; pass exactly the bytes UniqueId::as_bytes gave on rank 0 (a truncated \
+                 file or message, or an id from another NVSHMEM version)"
+            ),
+            Error::UniqueIdVersion { found, expected } => write!(
+                f,
+                "the bytes are not an NVSHMEM unique id: they start with version word {found}, \
+                 expected {expected}; pass exactly the bytes UniqueId::as_bytes gave on rank 0, \
+                 made by the same NVSHMEM major version"
+            ),
+            Error::MissingSymbol { symbol, version } => write!(
+                f,
+                "the loaded NVSHMEM host library (NVSHMEM {version}) has no {symbol}; use a \
+                 newer NVSHMEM release that has it (point NVSHMEM_HOME at it)"
+            ),
+            Error::ForeignContext {
+                what,
+                gpu,
+                nvshmem_gpu,
+            } => write!(
+                f,
+                "{what} belongs to a CUDA context (of GPU {gpu}) other than NVSHMEM's (of GPU \
+                 {nvshmem_gpu}); create it from Nvshmem::context(), or start NVSHMEM on your \
+                 context with Nvshmem::init_on"
             ),
             Error::Deferred(errors) => {
                 write!(f, "{} error(s) while releasing resources:", errors.len())?;

@@ -2,7 +2,8 @@
 //! other PEs need).
 
 use crate::error::CudaContext as _;
-use crate::{Error, Kernel};
+use crate::{Error, Kernel, OnStream};
+use cudarc::driver::CudaFunction;
 use cudarc::driver::sys::CUdevice_attribute;
 use nvshmem_gpu::SymmetricPtr;
 use std::ffi::c_void;
@@ -99,7 +100,17 @@ impl Kernel<'_> {
         &self.name
     }
 
-    /// Launches the kernel on the handle's stream; returns without waiting for it. A block larger
+    /// The kernel as a cudarc function, for cudarc's launch builder (`stream.launch_builder(f)`),
+    /// which takes symmetric buffers as arguments ([`crate::SymmetricBuffer`] implements cudarc's
+    /// device-memory traits). Launching through cudarc skips this crate's checks (block size,
+    /// cooperative grid); a kernel that calls NVSHMEM may run only while the [`crate::Module`] it
+    /// came from is alive, as NVSHMEM's state in the module is finalised when that is dropped.
+    pub fn cuda_function(&self) -> &CudaFunction {
+        &self.function
+    }
+
+    /// Launches the kernel on the handle's stream (on another stream: [`OnStream::launch`]);
+    /// returns without waiting for it. A block larger
     /// than the kernel can run with (see [`Kernel::max_threads_per_block`]) is refused with
     /// [`Error::BlockTooLarge`] before anything is launched.
     ///
@@ -126,9 +137,9 @@ impl Kernel<'_> {
         config: LaunchConfig,
         args: &[&dyn KernelArg],
     ) -> Result<(), Error> {
-        self.check_block(config)?;
-        // SAFETY: the caller's contract, as for `enqueue`.
-        unsafe { self.enqueue(config, args, cudarc::driver::result::launch_kernel, "") }
+        let on = crate::stream_ops::on_own_stream(self.module.nvshmem());
+        // SAFETY: the caller's contract, the same.
+        unsafe { on.launch(self, config, args) }
     }
 
     /// Launches the kernel cooperatively: all blocks are resident at once, so blocks and PEs may
@@ -142,31 +153,9 @@ impl Kernel<'_> {
         config: LaunchConfig,
         args: &[&dyn KernelArg],
     ) -> Result<(), Error> {
-        self.check_cooperative_grid(config)?;
-        let launch = cudarc::driver::result::launch_cooperative_kernel;
-        // SAFETY: the caller's contract, as for `enqueue`; the grid fits (checked above).
-        unsafe { self.enqueue(config, args, launch, " cooperatively") }
-    }
-
-    /// Enqueues the kernel on the handle's stream with `launch` (cudarc's plain or cooperative
-    /// launch, which share a signature).
-    ///
-    /// # Safety
-    /// The arguments match the kernel's parameters and point to memory valid until it finishes;
-    /// for a cooperative launch, the grid fits on the GPU at once.
-    unsafe fn enqueue(
-        &self,
-        config: LaunchConfig,
-        args: &[&dyn KernelArg],
-        launch: LaunchFn,
-        how: &str,
-    ) -> Result<(), Error> {
-        let mut params: Vec<*mut c_void> = args.iter().map(|arg| arg.as_param()).collect();
-        let stream = self.module.nvshmem().stream().cu_stream();
-        let (grid, block, shared) = (config.grid, config.block, config.shared_mem_bytes);
-        // SAFETY: the function belongs to a loaded module; the rest is the caller's contract.
-        unsafe { launch(self.function, grid, block, shared, stream, &mut params) }
-            .doing(format!("launching kernel `{}`{how}", self.name))
+        let on = crate::stream_ops::on_own_stream(self.module.nvshmem());
+        // SAFETY: the caller's contract, the same.
+        unsafe { on.launch_cooperative(self, config, args) }
     }
 
     /// The most blocks of this shape that can be resident at once (the cooperative-launch limit),
@@ -177,7 +166,7 @@ impl Kernel<'_> {
         // SAFETY: the function belongs to a loaded module.
         let blocks_per_sm = unsafe {
             cudarc::driver::result::occupancy::max_active_block_per_multiprocessor(
-                self.function,
+                self.function.cu_function(),
                 config.threads_per_block() as i32,
                 config.shared_mem_bytes as usize,
             )
@@ -245,5 +234,69 @@ impl Kernel<'_> {
             });
         }
         Ok(())
+    }
+}
+
+impl OnStream<'_> {
+    /// [`Kernel::launch`] on this stream.
+    ///
+    /// # Safety
+    /// As for [`Kernel::launch`].
+    pub unsafe fn launch(
+        &self,
+        kernel: &Kernel<'_>,
+        config: LaunchConfig,
+        args: &[&dyn KernelArg],
+    ) -> Result<(), Error> {
+        kernel.check_block(config)?;
+        // SAFETY: the caller's contract, as for `enqueue`.
+        unsafe {
+            self.enqueue(
+                kernel,
+                config,
+                args,
+                cudarc::driver::result::launch_kernel,
+                "",
+            )
+        }
+    }
+
+    /// [`Kernel::launch_cooperative`] on this stream.
+    ///
+    /// # Safety
+    /// As for [`Kernel::launch_cooperative`].
+    pub unsafe fn launch_cooperative(
+        &self,
+        kernel: &Kernel<'_>,
+        config: LaunchConfig,
+        args: &[&dyn KernelArg],
+    ) -> Result<(), Error> {
+        kernel.check_cooperative_grid(config)?;
+        let launch = cudarc::driver::result::launch_cooperative_kernel;
+        // SAFETY: the caller's contract, as for `enqueue`; the grid fits (checked above).
+        unsafe { self.enqueue(kernel, config, args, launch, " cooperatively") }
+    }
+
+    /// Enqueues `kernel` on this stream with `launch` (cudarc's plain or cooperative launch, which
+    /// share a signature).
+    ///
+    /// # Safety
+    /// The arguments match the kernel's parameters and point to memory valid until it finishes;
+    /// for a cooperative launch, the grid fits on the GPU at once.
+    unsafe fn enqueue(
+        &self,
+        kernel: &Kernel<'_>,
+        config: LaunchConfig,
+        args: &[&dyn KernelArg],
+        launch: LaunchFn,
+        how: &str,
+    ) -> Result<(), Error> {
+        let mut params: Vec<*mut c_void> = args.iter().map(|arg| arg.as_param()).collect();
+        let (grid, block, shared) = (config.grid, config.block, config.shared_mem_bytes);
+        let (function, stream) = (kernel.function.cu_function(), self.stream.cu_stream());
+        // SAFETY: the function belongs to a loaded module of NVSHMEM's context, as the stream does
+        // (`Nvshmem::on` checks); the rest is the caller's contract.
+        unsafe { launch(function, grid, block, shared, stream, &mut params) }
+            .doing(format!("launching kernel `{}`{how}", kernel.name))
     }
 }

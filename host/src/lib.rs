@@ -36,14 +36,18 @@
 pub mod allocation_check;
 mod bootstrap;
 mod buffer;
+mod device_memory;
 mod error;
 mod launch;
 mod module;
+mod peer;
+mod registration;
 pub mod result;
 mod runtime;
 mod stream_ops;
 mod team;
 pub mod timing;
+mod unique_id;
 
 pub use bootstrap::{Bootstrap, Plugin};
 pub use buffer::SymmetricBuffer;
@@ -53,6 +57,8 @@ pub use module::{Kernel, Module};
 pub use nvshmem_gpu::SymmetricPtr;
 pub use nvshmem_gpu::collective::op;
 pub use nvshmem_gpu::{Cmp, SignalOp, Team};
+pub use registration::{LocalMemory, RegisteredBuffer};
 pub use runtime::{Nvshmem, UNIQUE_ID_TIMEOUT};
-pub use stream_ops::StreamReduce;
+pub use stream_ops::{OnStream, StreamOperations, StreamReduce};
 pub use team::{InitStatus, TeamHandle};
+pub use unique_id::UniqueId;

@@ -2,14 +2,19 @@
 
 use crate::error::CudaContext as _;
 use crate::{Error, Nvshmem, result};
-use cudarc::driver::sys::{CUfunction, CUfunction_attribute, CUmodule};
+use cudarc::driver::sys::{CUfunction_attribute, CUmodule};
+use cudarc::driver::{CudaFunction, CudaModule};
 use std::ffi::CString;
+use std::sync::Arc;
 
 /// NVSHMEM's version global in every module the builder links.
 const DEVICE_VERSION_SYMBOL: &str = "nvshmemi_device_lib_version_d";
 
 /// A loaded PTX module whose NVSHMEM state is initialised (`nvshmemx_cumodule_init`), so its kernels
-/// can call NVSHMEM. Finalised and unloaded on drop; errors then are kept in the [`Nvshmem`] handle.
+/// can call NVSHMEM. Loaded through cudarc, so its kernels are also cudarc [`CudaFunction`]s
+/// ([`Kernel::cuda_function`]). Finalised on drop (an error then is kept in the [`Nvshmem`]
+/// handle) and unloaded by cudarc once no `CudaFunction` of it is left (an error then is kept in
+/// the context: `CudaContext::check_err`).
 ///
 /// ```no_run
 /// # const PTX: &str = "";
@@ -20,6 +25,8 @@ const DEVICE_VERSION_SYMBOL: &str = "nvshmemi_device_lib_version_d";
 /// ```
 pub struct Module<'nv> {
     nvshmem: &'nv Nvshmem,
+    cuda_module: Arc<CudaModule>,
+    /// The raw handle of `cuda_module`, which NVSHMEM's module calls take.
     module: CUmodule,
     kernels: Vec<String>,
 }
@@ -28,7 +35,7 @@ pub struct Module<'nv> {
 #[derive(Debug)]
 pub struct Kernel<'m> {
     pub(crate) module: &'m Module<'m>,
-    pub(crate) function: CUfunction,
+    pub(crate) function: CudaFunction,
     pub(crate) name: String,
     /// The most threads a block of this kernel may have (its registers and the GPU's limit).
     pub(crate) max_threads_per_block: u32,
@@ -58,27 +65,37 @@ impl Nvshmem {
         if !ptx.contains(DEVICE_VERSION_SYMBOL) {
             return Err(Error::NotAnNvshmemModule);
         }
-        let image = CString::new(ptx).map_err(|_| Error::PtxContainsNul)?;
-        self.context()
-            .bind_to_thread()
-            .doing("making the GPU's context current")?;
-        // SAFETY: `image` is a NUL-terminated PTX text.
-        let module = unsafe { cudarc::driver::result::module::load_data(image.as_ptr().cast()) }
-            .doing("loading the PTX module (JIT-compiling it for this GPU)")?;
-        let initialized = check_version(module, self.version()).and_then(|()| {
-            // SAFETY: the module is loaded in the current (primary) context and links NVSHMEM's
-            // device library (it defines nvshmemi_device_lib_version_d).
-            unsafe { result::cumodule_init(self.lib(), module) }
-        });
-        if let Err(error) = initialized {
-            // SAFETY: the module was loaded above and nothing else refers to it.
-            let _ = unsafe { cudarc::driver::result::module::unload(module) };
-            return Err(error);
+        if ptx.contains('\0') {
+            return Err(Error::PtxContainsNul);
         }
+        let kernels = entry_names(ptx);
+        let Some(first) = kernels.first() else {
+            return Err(Error::KernelNotFound {
+                name: "(any kernel)".to_string(),
+                available: kernels,
+            });
+        };
+        let cuda_module = self
+            .context()
+            .load_module(cudarc::nvrtc::Ptx::from_src(ptx))
+            .doing("loading the PTX module (JIT-compiling it for this GPU)")?;
+        let function = cuda_module
+            .load_function(first)
+            .doing(format!("finding kernel `{first}` in the module"))?;
+        let mut module: CUmodule = std::ptr::null_mut();
+        // SAFETY: `function` belongs to the module just loaded; `module` is a valid out-pointer.
+        unsafe { cudarc::driver::sys::cuFuncGetModule(&mut module, function.cu_function()) }
+            .result()
+            .doing("reading the module's handle")?;
+        check_version(module, self.version())?;
+        // SAFETY: the module is loaded in NVSHMEM's context and links NVSHMEM's device library (it
+        // defines nvshmemi_device_lib_version_d); on an error cudarc unloads it.
+        unsafe { result::cumodule_init(self.lib(), module) }?;
         let module = Module {
             nvshmem: self,
+            cuda_module,
             module,
-            kernels: entry_names(ptx),
+            kernels,
         };
         Ok(module)
     }
@@ -101,13 +118,17 @@ impl<'nv> Module<'nv> {
             name: name.to_string(),
             available: self.kernels.clone(),
         };
-        let c_name = CString::new(name).map_err(|_| not_found())?;
-        // SAFETY: the module is loaded and not unloaded while `self` lives.
-        let function = unsafe { cudarc::driver::result::module::get_function(self.module, c_name) }
+        if name.contains('\0') {
+            return Err(not_found());
+        }
+        let function = self
+            .cuda_module
+            .load_function(name)
             .map_err(|_| not_found())?;
+        let raw = function.cu_function();
         let attribute = |attribute| {
-            // SAFETY: `function` belongs to this loaded module.
-            unsafe { cudarc::driver::result::function::get_function_attribute(function, attribute) }
+            // SAFETY: `raw` belongs to this loaded module.
+            unsafe { cudarc::driver::result::function::get_function_attribute(raw, attribute) }
                 .doing(format!("reading the attributes of kernel `{name}`"))
                 .map(|value| value as u32)
         };
@@ -137,14 +158,9 @@ impl Drop for Module<'_> {
         if let Err(error) = self.nvshmem.synchronize() {
             self.nvshmem.defer_error(error);
         }
-        // SAFETY: the module was initialised in `load_module` and its kernels have finished (above).
+        // SAFETY: the module was initialised in `load_module` and its kernels have finished (above);
+        // cudarc unloads it when its last `CudaModule` reference goes.
         if let Err(error) = unsafe { result::cumodule_finalize(self.nvshmem.lib(), self.module) } {
-            self.nvshmem.defer_error(error);
-        }
-        // SAFETY: the module is loaded and nothing refers to it after this (kernels borrow `self`).
-        if let Err(error) = unsafe { cudarc::driver::result::module::unload(self.module) }
-            .doing("unloading a module")
-        {
             self.nvshmem.defer_error(error);
         }
     }

@@ -193,3 +193,96 @@ pub unsafe fn cumodule_finalize(
         "finalize modules before NVSHMEM itself",
     )
 }
+
+/// An error naming `symbol` and the loaded release unless the library has the symbol (`loaded`:
+/// the binding's field, an `Err` where the library lacks it).
+fn require<F>(
+    lib: &NvshmemHost,
+    symbol: &'static str,
+    loaded: &Result<F, libloading::Error>,
+) -> Result<(), Error> {
+    match loaded {
+        Ok(_) => Ok(()),
+        Err(_) => Err(Error::MissingSymbol {
+            symbol,
+            version: host_version(lib),
+        }),
+    }
+}
+
+/// `nvshmemx_buffer_register`: makes `bytes` of device memory at `address` usable as the local side
+/// of NVSHMEM's operations.
+///
+/// # Safety
+/// `address` is a live device allocation of NVSHMEM's context, at least `bytes` long, that stays
+/// allocated until [`buffer_unregister`].
+pub unsafe fn buffer_register(
+    lib: &NvshmemHost,
+    address: *mut c_void,
+    bytes: usize,
+) -> Result<(), Error> {
+    require(
+        lib,
+        "nvshmemx_buffer_register",
+        &lib.nvshmemx_buffer_register,
+    )?;
+    require(
+        lib,
+        "nvshmemx_buffer_unregister",
+        &lib.nvshmemx_buffer_unregister,
+    )?;
+    // SAFETY: NVSHMEM is initialised; the caller's contract above.
+    let code = unsafe { lib.nvshmemx_buffer_register(address, bytes) };
+    status(
+        "nvshmemx_buffer_register",
+        code,
+        "the memory must be device memory of NVSHMEM's context, not already registered nor part of the symmetric heap",
+    )
+}
+
+/// `nvshmemx_buffer_unregister`.
+///
+/// # Safety
+/// No NVSHMEM operation on the memory is pending or runs afterwards.
+pub unsafe fn buffer_unregister(lib: &NvshmemHost, address: *mut c_void) -> Result<(), Error> {
+    require(
+        lib,
+        "nvshmemx_buffer_unregister",
+        &lib.nvshmemx_buffer_unregister,
+    )?;
+    // SAFETY: NVSHMEM is initialised; the caller's contract above (an address NVSHMEM does not know
+    // is an error status).
+    let code = unsafe { lib.nvshmemx_buffer_unregister(address) };
+    status(
+        "nvshmemx_buffer_unregister",
+        code,
+        "unregister each registered address once, before NVSHMEM is finalised",
+    )
+}
+
+/// `nvshmem_ptr`: the address of symmetric `address` on PE `pe` that this PE's GPU can load from
+/// and store to, or `None` where it cannot (another node, no peer access).
+///
+/// # Safety
+/// `address` lies in the symmetric heap and `pe` is in `0..n_pes`.
+pub unsafe fn peer_ptr(lib: &NvshmemHost, address: *const c_void, pe: i32) -> Option<*mut c_void> {
+    // SAFETY: NVSHMEM is initialised; the caller's contract above.
+    let ptr = unsafe { lib.nvshmem_ptr(address, pe) };
+    (!ptr.is_null()).then_some(ptr)
+}
+
+/// `nvshmemx_mc_ptr`: the multicast address of symmetric `address` for `team`, or `None` where the
+/// platform has no multicast (NVLink SHARP off or absent).
+///
+/// # Safety
+/// `address` lies in the symmetric heap and `team` exists with this PE in it.
+pub unsafe fn multicast_ptr(
+    lib: &NvshmemHost,
+    team: i32,
+    address: *const c_void,
+) -> Result<Option<*mut c_void>, Error> {
+    require(lib, "nvshmemx_mc_ptr", &lib.nvshmemx_mc_ptr)?;
+    // SAFETY: NVSHMEM is initialised; the caller's contract above.
+    let ptr = unsafe { lib.nvshmemx_mc_ptr(team, address) };
+    Ok((!ptr.is_null()).then_some(ptr))
+}

@@ -4,7 +4,7 @@
 use crate::allocation_check::Ledger;
 use crate::bootstrap::{Bootstrap, Plugin};
 use crate::error::CudaContext as _;
-use crate::{Error, result};
+use crate::{Error, UniqueId, result};
 use cudarc::driver::{CudaContext, CudaStream};
 use nvshmem_pe_env::rendezvous;
 use nvshmem_sys::NvshmemHost;
@@ -74,55 +74,90 @@ impl Nvshmem {
     /// # Ok::<(), nvshmem_host::Error>(())
     /// ```
     pub fn init_with(bootstrap: Bootstrap) -> Result<Nvshmem, Error> {
+        Nvshmem::claim(|| Nvshmem::initialize(open_gpu(&bootstrap)?, bootstrap))
+    }
+
+    /// Initialises NVSHMEM in a job whose PEs received `id` from rank 0 by their own means (see
+    /// [`UniqueId`]): this PE is `rank` of `n_pes`. Uses GPU `rank / PEs per GPU`
+    /// (`NVSHMEMRS_PES_PER_GPU`, default 1); to choose the GPU yourself (several nodes, your own
+    /// mapping), call [`Nvshmem::init_on`] with [`Bootstrap::UniqueId`].
+    ///
+    /// NVSHMEM waits here, with no timeout of its own, until all `n_pes` PEs have called it with
+    /// the same id: a PE that never comes leaves the others waiting. Bound the whole job (the
+    /// launcher's `--timeout`, the scheduler's time limit), and bound the exchange of the id itself
+    /// (as `nvshmem_pe_env::rendezvous::wait_for_unique_id` does).
+    ///
+    /// ```no_run
+    /// # let bytes_from_rank_0 = vec![];
+    /// use nvshmem_host::{Nvshmem, UniqueId};
+    /// let id = UniqueId::from_bytes(&bytes_from_rank_0)?;
+    /// let nvshmem = Nvshmem::init_with_unique_id(&id, 1, 2)?;
+    /// # Ok::<(), nvshmem_host::Error>(())
+    /// ```
+    pub fn init_with_unique_id(id: &UniqueId, rank: i32, n_pes: i32) -> Result<Nvshmem, Error> {
+        Nvshmem::init_with(Bootstrap::unique_id(id.clone(), rank, n_pes)?)
+    }
+
+    /// Initialises NVSHMEM on the caller's CUDA context (for programs that already use cudarc):
+    /// NVSHMEM, its symmetric heap, modules and the handle's stream live in `context`, and the
+    /// caller's choice of GPU wins over the local-rank rule of [`Nvshmem::init_with`]. Makes the
+    /// context current on this thread.
+    ///
+    /// ```no_run
+    /// use nvshmem_host::{Bootstrap, Nvshmem};
+    /// let context = cudarc::driver::CudaContext::new(0).expect("GPU 0");
+    /// let nvshmem = Nvshmem::init_on(context.clone(), Bootstrap::detect()?)?;
+    /// assert!(std::sync::Arc::ptr_eq(nvshmem.context(), &context));
+    /// # Ok::<(), nvshmem_host::Error>(())
+    /// ```
+    pub fn init_on(context: Arc<CudaContext>, bootstrap: Bootstrap) -> Result<Nvshmem, Error> {
+        Nvshmem::claim(|| {
+            context
+                .bind_to_thread()
+                .doing("making the caller's CUDA context current")?;
+            Nvshmem::initialize(context, bootstrap)
+        })
+    }
+
+    /// Runs `initialize` if NVSHMEM is not initialised in this process, releasing the claim when
+    /// it fails.
+    fn claim(initialize: impl FnOnce() -> Result<Nvshmem, Error>) -> Result<Nvshmem, Error> {
         if INITIALIZED.swap(true, Ordering::SeqCst) {
             return Err(Error::AlreadyInitialized);
         }
-        let initialized = Nvshmem::initialize(bootstrap);
+        let initialized = initialize();
         if initialized.is_err() {
             INITIALIZED.store(false, Ordering::SeqCst);
         }
         initialized
     }
 
-    fn initialize(bootstrap: Bootstrap) -> Result<Nvshmem, Error> {
-        let context = open_gpu(&bootstrap)?;
+    fn initialize(context: Arc<CudaContext>, bootstrap: Bootstrap) -> Result<Nvshmem, Error> {
         let lib = nvshmem_sys::library()?;
         match &bootstrap {
             Bootstrap::Launcher(identity) => {
                 let (pe, n_pes) = (identity.pe as i32, identity.n_pes as i32);
                 let id = if pe == 0 {
-                    let id = result::get_unique_id(lib)?;
-                    rendezvous::publish_unique_id(&identity.rendezvous, &id).map_err(|error| {
-                        Error::Io {
+                    let id = UniqueId::new()?;
+                    rendezvous::publish_unique_id(&identity.rendezvous, id.as_bytes()).map_err(
+                        |error| Error::Io {
                             action: "publishing the unique id to the other PEs",
                             error,
-                        }
-                    })?;
+                        },
+                    )?;
                     id
                 } else {
                     let bytes = rendezvous::wait_for_unique_id(
                         &identity.rendezvous,
-                        std::mem::size_of::<result::UniqueIdBytes>(),
+                        UniqueId::LEN,
                         UNIQUE_ID_TIMEOUT,
                     )?;
-                    bytes
-                        .try_into()
-                        .expect("wait_for_unique_id returns the requested length")
+                    UniqueId::from_bytes(&bytes)?
                 };
-                result::init_with_unique_id(lib, pe, n_pes, &id)?;
-                let actual = result::pe_and_count(lib);
-                if actual != (pe, n_pes) {
-                    result::finalize(lib);
-                    return Err(Error::PeMismatch {
-                        expected: (pe, n_pes),
-                        actual,
-                    });
-                }
+                start_with_unique_id(lib, &id, pe, n_pes)?;
             }
-            Bootstrap::SinglePe => {
-                let id = result::get_unique_id(lib)?;
-                result::init_with_unique_id(lib, 0, 1, &id)?;
-            }
+            Bootstrap::UniqueId { id, pe, n_pes } => start_with_unique_id(lib, id, *pe, *n_pes)?,
+            Bootstrap::SinglePe => start_with_unique_id(lib, &UniqueId::new()?, 0, 1)?,
             Bootstrap::ProcessManager { plugins, .. } => {
                 select_plugin(first_loadable(plugins)?);
                 result::init_from_environment(lib)?;
@@ -161,7 +196,8 @@ impl Nvshmem {
         result::host_version(self.lib)
     }
 
-    /// The CUDA context (the GPU's primary context) NVSHMEM runs in.
+    /// The CUDA context NVSHMEM runs in: the GPU's primary context, or the one given to
+    /// [`Nvshmem::init_on`].
     pub fn context(&self) -> &Arc<CudaContext> {
         &self.context
     }
@@ -275,6 +311,25 @@ const PANIC_EXIT_STATUS: i32 = 101;
 unsafe extern "C" {
     /// POSIX `_exit`: ends the process without running exit handlers or destructors.
     fn _exit(status: i32) -> !;
+}
+
+/// Starts NVSHMEM as PE `pe` of `n_pes` sharing `id`, and checks that NVSHMEM agrees.
+fn start_with_unique_id(
+    lib: &'static NvshmemHost,
+    id: &UniqueId,
+    pe: i32,
+    n_pes: i32,
+) -> Result<(), Error> {
+    result::init_with_unique_id(lib, pe, n_pes, id.raw())?;
+    let actual = result::pe_and_count(lib);
+    if actual != (pe, n_pes) {
+        result::finalize(lib);
+        return Err(Error::PeMismatch {
+            expected: (pe, n_pes),
+            actual,
+        });
+    }
+    Ok(())
 }
 
 /// Chooses the GPU for this PE and makes its primary context current.

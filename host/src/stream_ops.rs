@@ -1,6 +1,8 @@
-//! NVSHMEM operations enqueued on the handle's CUDA stream (NVSHMEM's `nvshmemx_*_on_stream`
-//! functions): they run in stream order with the kernels launched there, and are complete once
-//! [`Nvshmem::synchronize`] returns (or a later kernel on the stream starts).
+//! NVSHMEM operations enqueued on a CUDA stream (NVSHMEM's `nvshmemx_*_on_stream` functions), the
+//! methods of [`StreamOperations`]: on the handle's own stream when called on [`Nvshmem`], on any
+//! stream of NVSHMEM's context through [`Nvshmem::on`]. They run in stream order with the kernels
+//! launched there, and are complete once the stream is synchronised (for the handle's stream,
+//! [`Nvshmem::synchronize`]) or a later kernel on the stream starts.
 //!
 //! Every method checks what can be checked before enqueueing: buffer lengths, PE numbers and roots
 //! against the team's size. What cannot be checked is NVSHMEM's collective rule: every PE of the
@@ -9,7 +11,7 @@
 //! multi-process-per-GPU mode ([`crate::InitStatus::FullMpg`]).
 //!
 //! ```no_run
-//! use nvshmem_host::{op, Nvshmem, Team};
+//! use nvshmem_host::{op, Nvshmem, StreamOperations, Team};
 //! let nvshmem = Nvshmem::init()?;
 //! let mut partial = nvshmem.alloc::<f64>(1024)?;
 //! partial.copy_from_host(&vec![1.0; 1024])?;
@@ -19,8 +21,9 @@
 //! # Ok::<(), nvshmem_host::Error>(())
 //! ```
 
-use crate::{Error, Nvshmem, SymmetricBuffer, result};
+use crate::{Error, LocalMemory, Nvshmem, SymmetricBuffer, result};
 use bytemuck::Pod;
+use cudarc::driver::CudaStream;
 use nvshmem_gpu::collective::op;
 use nvshmem_gpu::{__for_each_arith_reduce_op, __for_each_bitwise_reduce_op, Cmp, SignalOp, Team};
 use nvshmem_sys::{NvshmemHost, cudaStream_t};
@@ -28,6 +31,11 @@ use std::ffi::c_void;
 
 mod sealed {
     pub trait Sealed<T> {}
+
+    /// What [`super::StreamOperations`] runs on: NVSHMEM and a stream of its context.
+    pub trait Target {
+        fn target(&self) -> super::OnStream<'_>;
+    }
 }
 
 /// A reduction operator of [`op`] that NVSHMEM's host library implements on a stream for element
@@ -129,6 +137,42 @@ fn check_pe(pe: i32, n_pes: i32) -> Result<(), Error> {
     }
 }
 
+/// NVSHMEM and one CUDA stream of its context: [`StreamOperations`] and kernel launches
+/// ([`OnStream::launch`]) enqueued there instead of on the handle's own stream. Made by
+/// [`Nvshmem::on`]; it borrows both.
+#[derive(Debug, Clone, Copy)]
+pub struct OnStream<'a> {
+    pub(crate) nvshmem: &'a Nvshmem,
+    pub(crate) stream: &'a CudaStream,
+}
+
+impl Nvshmem {
+    /// NVSHMEM's operations and launches on `stream`, which must belong to NVSHMEM's context
+    /// ([`Nvshmem::context`]); the handle's own stream ([`Nvshmem::stream`]) stays the default of
+    /// the methods on [`Nvshmem`] itself.
+    ///
+    /// ```no_run
+    /// use nvshmem_host::{Nvshmem, StreamOperations};
+    /// let nvshmem = Nvshmem::init()?;
+    /// let stream = nvshmem.context().new_stream().expect("a stream");
+    /// nvshmem.on(&stream)?.barrier_all_on_stream();
+    /// # Ok::<(), nvshmem_host::Error>(())
+    /// ```
+    pub fn on<'a>(&'a self, stream: &'a CudaStream) -> Result<OnStream<'a>, Error> {
+        if **stream.context() != **self.context() {
+            return Err(Error::ForeignContext {
+                what: "the stream",
+                gpu: stream.context().ordinal(),
+                nvshmem_gpu: self.context().ordinal(),
+            });
+        }
+        Ok(OnStream {
+            nvshmem: self,
+            stream,
+        })
+    }
+}
+
 /// NVSHMEM's on-stream `putmem`/`getmem` (and `_nbi`) host calls.
 type TransferOnStream =
     unsafe fn(&NvshmemHost, *mut c_void, *const c_void, usize, i32, cudaStream_t);
@@ -165,32 +209,40 @@ fn signal_word(signal: &SymmetricBuffer<'_, u64>, index: usize) -> Result<*mut u
     Ok(unsafe { signal.as_symmetric_ptr().add(index) }.as_ptr())
 }
 
-impl Nvshmem {
-    fn cu_stream(&self) -> cudaStream_t {
-        self.stream().cu_stream().cast()
-    }
-
+/// NVSHMEM's operations on a CUDA stream (`nvshmemx_*_on_stream`), for the handle's own stream
+/// ([`Nvshmem`] implements it) and for any stream of NVSHMEM's context ([`Nvshmem::on`]). Bring it
+/// into scope with `use nvshmem_host::StreamOperations;`.
+pub trait StreamOperations: sealed::Target {
     /// Enqueues a barrier over all PEs: completes this PE's outstanding operations, then waits for
     /// every PE (`nvshmemx_barrier_all_on_stream`). Every PE calls it.
-    pub fn barrier_all_on_stream(&self) {
+    fn barrier_all_on_stream(&self) {
         // SAFETY: NVSHMEM is initialised; the stream belongs to its context.
-        unsafe { self.lib().nvshmemx_barrier_all_on_stream(self.cu_stream()) }
+        unsafe {
+            self.target()
+                .lib()
+                .nvshmemx_barrier_all_on_stream(self.target().cu_stream())
+        }
     }
 
     /// Enqueues a wait for every PE, without completing operations (`nvshmemx_sync_all_on_stream`).
     /// Every PE calls it.
-    pub fn sync_all_on_stream(&self) {
+    fn sync_all_on_stream(&self) {
         // SAFETY: as for `barrier_all_on_stream`.
-        unsafe { self.lib().nvshmemx_sync_all_on_stream(self.cu_stream()) }
+        unsafe {
+            self.target()
+                .lib()
+                .nvshmemx_sync_all_on_stream(self.target().cu_stream())
+        }
     }
 
     /// Enqueues a barrier over `team` (`nvshmemx_barrier_on_stream`). Every PE of the team calls
     /// it.
-    pub fn team_barrier_on_stream(&self, team: Team) -> Result<(), Error> {
+    fn team_barrier_on_stream(&self, team: Team) -> Result<(), Error> {
         // SAFETY: `team` exists and this PE is in it (see `Team`).
         let code = unsafe {
-            self.lib()
-                .nvshmemx_barrier_on_stream(team.raw(), self.cu_stream())
+            self.target()
+                .lib()
+                .nvshmemx_barrier_on_stream(team.raw(), self.target().cu_stream())
         };
         result::status(
             "nvshmemx_barrier_on_stream",
@@ -200,11 +252,12 @@ impl Nvshmem {
     }
 
     /// Enqueues a sync over `team` (`nvshmemx_team_sync_on_stream`). Every PE of the team calls it.
-    pub fn team_sync_on_stream(&self, team: Team) -> Result<(), Error> {
+    fn team_sync_on_stream(&self, team: Team) -> Result<(), Error> {
         // SAFETY: as for `team_barrier_on_stream`.
         let code = unsafe {
-            self.lib()
-                .nvshmemx_team_sync_on_stream(team.raw(), self.cu_stream())
+            self.target()
+                .lib()
+                .nvshmemx_team_sync_on_stream(team.raw(), self.target().cu_stream())
         };
         result::status(
             "nvshmemx_team_sync_on_stream",
@@ -214,90 +267,74 @@ impl Nvshmem {
     }
 
     /// Enqueues the completion of this PE's outstanding operations (`nvshmemx_quiet_on_stream`).
-    pub fn quiet_on_stream(&self) {
+    fn quiet_on_stream(&self) {
         // SAFETY: as for `barrier_all_on_stream`.
-        unsafe { self.lib().nvshmemx_quiet_on_stream(self.cu_stream()) }
+        unsafe {
+            self.target()
+                .lib()
+                .nvshmemx_quiet_on_stream(self.target().cu_stream())
+        }
     }
 
-    /// Enqueues a copy of the first `count` elements of `source` into `dest` on PE `pe`
-    /// (`nvshmemx_putmem_on_stream`).
-    pub fn put_on_stream<T: Pod>(
+    /// Enqueues a copy of the first `count` elements of `source` (this PE's symmetric buffer or
+    /// registered allocation) into `dest` on PE `pe` (`nvshmemx_putmem_on_stream`).
+    fn put_on_stream<T: Pod>(
         &self,
         dest: &SymmetricBuffer<'_, T>,
+        source: &impl LocalMemory<T>,
+        count: usize,
+        pe: i32,
+    ) -> Result<(), Error> {
+        let call = NvshmemHost::nvshmemx_putmem_on_stream;
+        self.target().put(dest, source, count, pe, call)
+    }
+
+    /// [`StreamOperations::put_on_stream`] that does not wait for delivery; complete after
+    /// [`StreamOperations::quiet_on_stream`] or a barrier (`nvshmemx_putmem_nbi_on_stream`).
+    fn put_nbi_on_stream<T: Pod>(
+        &self,
+        dest: &SymmetricBuffer<'_, T>,
+        source: &impl LocalMemory<T>,
+        count: usize,
+        pe: i32,
+    ) -> Result<(), Error> {
+        let call = NvshmemHost::nvshmemx_putmem_nbi_on_stream;
+        self.target().put(dest, source, count, pe, call)
+    }
+
+    /// Enqueues a copy of the first `count` elements of `source` on PE `pe` into `dest` (this PE's
+    /// symmetric buffer or registered allocation) (`nvshmemx_getmem_on_stream`).
+    fn get_on_stream<T: Pod>(
+        &self,
+        dest: &impl LocalMemory<T>,
         source: &SymmetricBuffer<'_, T>,
         count: usize,
         pe: i32,
     ) -> Result<(), Error> {
-        self.transfer(
-            dest,
-            source,
-            count,
-            pe,
-            NvshmemHost::nvshmemx_putmem_on_stream,
-        )
+        let call = NvshmemHost::nvshmemx_getmem_on_stream;
+        self.target().get(dest, source, count, pe, call)
     }
 
-    /// [`Nvshmem::put_on_stream`] that does not wait for delivery; complete after
-    /// [`Nvshmem::quiet_on_stream`] or a barrier (`nvshmemx_putmem_nbi_on_stream`).
-    pub fn put_nbi_on_stream<T: Pod>(
+    /// [`StreamOperations::get_on_stream`] completed only by [`StreamOperations::quiet_on_stream`]
+    /// or a barrier (`nvshmemx_getmem_nbi_on_stream`).
+    fn get_nbi_on_stream<T: Pod>(
         &self,
-        dest: &SymmetricBuffer<'_, T>,
+        dest: &impl LocalMemory<T>,
         source: &SymmetricBuffer<'_, T>,
         count: usize,
         pe: i32,
     ) -> Result<(), Error> {
-        self.transfer(
-            dest,
-            source,
-            count,
-            pe,
-            NvshmemHost::nvshmemx_putmem_nbi_on_stream,
-        )
-    }
-
-    /// Enqueues a copy of the first `count` elements of `source` on PE `pe` into `dest`
-    /// (`nvshmemx_getmem_on_stream`).
-    pub fn get_on_stream<T: Pod>(
-        &self,
-        dest: &SymmetricBuffer<'_, T>,
-        source: &SymmetricBuffer<'_, T>,
-        count: usize,
-        pe: i32,
-    ) -> Result<(), Error> {
-        self.transfer(
-            dest,
-            source,
-            count,
-            pe,
-            NvshmemHost::nvshmemx_getmem_on_stream,
-        )
-    }
-
-    /// [`Nvshmem::get_on_stream`] completed only by [`Nvshmem::quiet_on_stream`] or a barrier
-    /// (`nvshmemx_getmem_nbi_on_stream`).
-    pub fn get_nbi_on_stream<T: Pod>(
-        &self,
-        dest: &SymmetricBuffer<'_, T>,
-        source: &SymmetricBuffer<'_, T>,
-        count: usize,
-        pe: i32,
-    ) -> Result<(), Error> {
-        self.transfer(
-            dest,
-            source,
-            count,
-            pe,
-            NvshmemHost::nvshmemx_getmem_nbi_on_stream,
-        )
+        let call = NvshmemHost::nvshmemx_getmem_nbi_on_stream;
+        self.target().get(dest, source, count, pe, call)
     }
 
     /// Enqueues a put of `count` elements to PE `pe` followed by `op` with `value` on word
     /// `signal_index` of `signal` there (`nvshmemx_putmem_signal_on_stream`).
     #[allow(clippy::too_many_arguments)]
-    pub fn put_signal_on_stream<T: Pod>(
+    fn put_signal_on_stream<T: Pod>(
         &self,
         dest: &SymmetricBuffer<'_, T>,
-        source: &SymmetricBuffer<'_, T>,
+        source: &impl LocalMemory<T>,
         count: usize,
         signal: &SymmetricBuffer<'_, u64>,
         signal_index: usize,
@@ -306,23 +343,18 @@ impl Nvshmem {
         pe: i32,
     ) -> Result<(), Error> {
         let signal = (signal, signal_index, value, op);
-        self.transfer_with_signal(
-            dest,
-            source,
-            count,
-            signal,
-            pe,
-            NvshmemHost::nvshmemx_putmem_signal_on_stream,
-        )
+        let call = NvshmemHost::nvshmemx_putmem_signal_on_stream;
+        self.target()
+            .put_with_signal(dest, source, count, signal, pe, call)
     }
 
-    /// [`Nvshmem::put_signal_on_stream`] that does not wait for delivery
+    /// [`StreamOperations::put_signal_on_stream`] that does not wait for delivery
     /// (`nvshmemx_putmem_signal_nbi_on_stream`).
     #[allow(clippy::too_many_arguments)]
-    pub fn put_signal_nbi_on_stream<T: Pod>(
+    fn put_signal_nbi_on_stream<T: Pod>(
         &self,
         dest: &SymmetricBuffer<'_, T>,
-        source: &SymmetricBuffer<'_, T>,
+        source: &impl LocalMemory<T>,
         count: usize,
         signal: &SymmetricBuffer<'_, u64>,
         signal_index: usize,
@@ -331,19 +363,14 @@ impl Nvshmem {
         pe: i32,
     ) -> Result<(), Error> {
         let signal = (signal, signal_index, value, op);
-        self.transfer_with_signal(
-            dest,
-            source,
-            count,
-            signal,
-            pe,
-            NvshmemHost::nvshmemx_putmem_signal_nbi_on_stream,
-        )
+        let call = NvshmemHost::nvshmemx_putmem_signal_nbi_on_stream;
+        self.target()
+            .put_with_signal(dest, source, count, signal, pe, call)
     }
 
     /// Enqueues `op` with `value` on word `index` of `signal` on PE `pe`
     /// (`nvshmemx_signal_op_on_stream`).
-    pub fn signal_op_on_stream(
+    fn signal_op_on_stream(
         &self,
         signal: &SymmetricBuffer<'_, u64>,
         index: usize,
@@ -351,19 +378,24 @@ impl Nvshmem {
         op: SignalOp,
         pe: i32,
     ) -> Result<(), Error> {
-        check_pe(pe, self.n_pes())?;
+        check_pe(pe, self.target().nvshmem.n_pes())?;
         let word = signal_word(signal, index)?;
         // SAFETY: the word is symmetric and in range, `pe` is valid (checked).
         unsafe {
-            self.lib()
-                .nvshmemx_signal_op_on_stream(word, value, op as i32, pe, self.cu_stream())
+            self.target().lib().nvshmemx_signal_op_on_stream(
+                word,
+                value,
+                op as i32,
+                pe,
+                self.target().cu_stream(),
+            )
         };
         Ok(())
     }
 
     /// Makes the stream wait until word `index` of the local `signal` compares to `value` as `cmp`
     /// says (`nvshmemx_signal_wait_until_on_stream`).
-    pub fn signal_wait_until_on_stream(
+    fn signal_wait_until_on_stream(
         &self,
         signal: &SymmetricBuffer<'_, u64>,
         index: usize,
@@ -373,11 +405,11 @@ impl Nvshmem {
         let word = signal_word(signal, index)?;
         // SAFETY: the word is symmetric and in range (checked).
         unsafe {
-            self.lib().nvshmemx_signal_wait_until_on_stream(
+            self.target().lib().nvshmemx_signal_wait_until_on_stream(
                 word,
                 cmp as i32,
                 value,
-                self.cu_stream(),
+                self.target().cu_stream(),
             )
         };
         Ok(())
@@ -386,7 +418,7 @@ impl Nvshmem {
     /// Enqueues a reduction over `team`: `count` elements of `source` of every PE combined with `op`
     /// into `dest` on every PE (`nvshmemx_<T>_<op>_reduce_on_stream`). Every PE of the team calls
     /// it.
-    pub fn reduce_on_stream<T: Pod, O: StreamReduce<T>>(
+    fn reduce_on_stream<T: Pod, O: StreamReduce<T>>(
         &self,
         team: Team,
         op: O,
@@ -400,12 +432,12 @@ impl Nvshmem {
         // SAFETY: `team` exists with this PE in it; both buffers are symmetric and long enough.
         let code = unsafe {
             O::reduce(
-                self.lib(),
+                self.target().lib(),
                 team.raw(),
                 dest.as_symmetric_ptr().as_ptr(),
                 source.as_symmetric_ptr().as_ptr(),
                 count,
-                self.cu_stream(),
+                self.target().cu_stream(),
             )
         };
         result::status(
@@ -418,7 +450,7 @@ impl Nvshmem {
     /// Enqueues a reduce-scatter over `team`: `count × n` elements of `source` of every PE (`n` the
     /// team's size) combined with `op`, block `i` of `count` elements left in `dest` on the team's
     /// PE `i` (`nvshmemx_<T>_<op>_reducescatter_on_stream`). Every PE of the team calls it.
-    pub fn reducescatter_on_stream<T: Pod, O: StreamReduce<T>>(
+    fn reducescatter_on_stream<T: Pod, O: StreamReduce<T>>(
         &self,
         team: Team,
         op: O,
@@ -427,18 +459,18 @@ impl Nvshmem {
         count: usize,
     ) -> Result<(), Error> {
         let _ = op;
-        let n = self.team_n_pes(team).max(0) as usize;
+        let n = self.target().nvshmem.team_n_pes(team).max(0) as usize;
         need("dest", dest.len(), count)?;
         need("source", source.len(), count * n)?;
         // SAFETY: as for `reduce_on_stream`, with the lengths of a reduce-scatter.
         let code = unsafe {
             O::reducescatter(
-                self.lib(),
+                self.target().lib(),
                 team.raw(),
                 dest.as_symmetric_ptr().as_ptr(),
                 source.as_symmetric_ptr().as_ptr(),
                 count,
-                self.cu_stream(),
+                self.target().cu_stream(),
             )
         };
         result::status(
@@ -451,7 +483,7 @@ impl Nvshmem {
     /// Enqueues a broadcast over `team`: `count` elements of `source` on the team's PE `root` into
     /// `dest` on every PE of the team (`nvshmemx_broadcastmem_on_stream`). Every PE of the team
     /// calls it.
-    pub fn broadcast_on_stream<T: Pod>(
+    fn broadcast_on_stream<T: Pod>(
         &self,
         team: Team,
         dest: &SymmetricBuffer<'_, T>,
@@ -459,18 +491,18 @@ impl Nvshmem {
         count: usize,
         root: i32,
     ) -> Result<(), Error> {
-        check_pe(root, self.team_n_pes(team))?;
+        check_pe(root, self.target().nvshmem.team_n_pes(team))?;
         need("dest", dest.len(), count)?;
         need("source", source.len(), count)?;
         // SAFETY: `team` exists with this PE in it, `root` is in it, the buffers are long enough.
         let code = unsafe {
-            self.lib().nvshmemx_broadcastmem_on_stream(
+            self.target().lib().nvshmemx_broadcastmem_on_stream(
                 team.raw(),
                 cast_mut(dest),
                 cast(source),
                 bytes::<T>(count),
                 root,
-                self.cu_stream(),
+                self.target().cu_stream(),
             )
         };
         result::status(
@@ -483,24 +515,24 @@ impl Nvshmem {
     /// Enqueues an all-gather over `team`: the `count` elements of `source` of every PE, in team
     /// order, into `dest` (`count × n` elements) on every PE (`nvshmemx_fcollectmem_on_stream`).
     /// Every PE of the team calls it.
-    pub fn fcollect_on_stream<T: Pod>(
+    fn fcollect_on_stream<T: Pod>(
         &self,
         team: Team,
         dest: &SymmetricBuffer<'_, T>,
         source: &SymmetricBuffer<'_, T>,
         count: usize,
     ) -> Result<(), Error> {
-        let n = self.team_n_pes(team).max(0) as usize;
+        let n = self.target().nvshmem.team_n_pes(team).max(0) as usize;
         need("dest", dest.len(), count * n)?;
         need("source", source.len(), count)?;
         // SAFETY: `team` exists with this PE in it, the buffers are long enough.
         let code = unsafe {
-            self.lib().nvshmemx_fcollectmem_on_stream(
+            self.target().lib().nvshmemx_fcollectmem_on_stream(
                 team.raw(),
                 cast_mut(dest),
                 cast(source),
                 bytes::<T>(count),
-                self.cu_stream(),
+                self.target().cu_stream(),
             )
         };
         result::status(
@@ -513,24 +545,24 @@ impl Nvshmem {
     /// Enqueues an alltoall over `team`: block `j` (`count` elements) of `source` goes to the
     /// team's PE `j`, which stores it as block `i` of `dest`, `i` being this PE's number in the team
     /// (`nvshmemx_alltoallmem_on_stream`). Every PE of the team calls it.
-    pub fn alltoall_on_stream<T: Pod>(
+    fn alltoall_on_stream<T: Pod>(
         &self,
         team: Team,
         dest: &SymmetricBuffer<'_, T>,
         source: &SymmetricBuffer<'_, T>,
         count: usize,
     ) -> Result<(), Error> {
-        let n = self.team_n_pes(team).max(0) as usize;
+        let n = self.target().nvshmem.team_n_pes(team).max(0) as usize;
         need("dest", dest.len(), count * n)?;
         need("source", source.len(), count * n)?;
         // SAFETY: `team` exists with this PE in it, the buffers are long enough.
         let code = unsafe {
-            self.lib().nvshmemx_alltoallmem_on_stream(
+            self.target().lib().nvshmemx_alltoallmem_on_stream(
                 team.raw(),
                 cast_mut(dest),
                 cast(source),
                 bytes::<T>(count),
-                self.cu_stream(),
+                self.target().cu_stream(),
             )
         };
         result::status(
@@ -539,45 +571,99 @@ impl Nvshmem {
             "every PE of the team must call it; with several PEs per GPU it needs MPS",
         )
     }
+}
 
-    /// Checks and enqueues one of NVSHMEM's on-stream `putmem`/`getmem` calls, which share a
-    /// signature: `(dest, source, bytes, pe, stream)`.
-    fn transfer<T: Pod>(
+/// The handle's own stream, which needs no check of its context.
+pub(crate) fn on_own_stream(nvshmem: &Nvshmem) -> OnStream<'_> {
+    OnStream {
+        nvshmem,
+        stream: nvshmem.stream(),
+    }
+}
+
+impl sealed::Target for Nvshmem {
+    fn target(&self) -> OnStream<'_> {
+        on_own_stream(self)
+    }
+}
+
+impl StreamOperations for Nvshmem {}
+
+impl sealed::Target for OnStream<'_> {
+    fn target(&self) -> OnStream<'_> {
+        *self
+    }
+}
+
+impl StreamOperations for OnStream<'_> {}
+
+impl OnStream<'_> {
+    pub(crate) fn lib(&self) -> &'static NvshmemHost {
+        self.nvshmem.lib()
+    }
+
+    fn cu_stream(&self) -> cudaStream_t {
+        self.stream.cu_stream().cast()
+    }
+
+    /// Checks and enqueues one of NVSHMEM's on-stream `putmem` calls: `(dest, source, bytes, pe,
+    /// stream)`.
+    fn put<T: Pod>(
         &self,
         dest: &SymmetricBuffer<'_, T>,
+        source: &impl LocalMemory<T>,
+        count: usize,
+        pe: i32,
+        call: TransferOnStream,
+    ) -> Result<(), Error> {
+        self.check_transfer(dest.len(), source.len(), count, pe)?;
+        let (to, from, length) = (cast_mut(dest), source.local_ptr(), bytes::<T>(count));
+        // SAFETY: `dest` is symmetric, both hold `count` elements (checked), `source` is local
+        // memory NVSHMEM can read (a symmetric buffer or a registered allocation), `pe` is valid.
+        unsafe { call(self.lib(), to, from.cast(), length, pe, self.cu_stream()) };
+        Ok(())
+    }
+
+    /// Checks and enqueues one of NVSHMEM's on-stream `getmem` calls: `(dest, source, bytes, pe,
+    /// stream)`.
+    fn get<T: Pod>(
+        &self,
+        dest: &impl LocalMemory<T>,
         source: &SymmetricBuffer<'_, T>,
         count: usize,
         pe: i32,
         call: TransferOnStream,
     ) -> Result<(), Error> {
-        self.check_transfer(dest, source, count, pe)?;
-        let (to, from, length) = (cast_mut(dest), cast(source), bytes::<T>(count));
-        // SAFETY: both buffers are symmetric and hold `count` elements (checked), `pe` is valid.
-        unsafe { call(self.lib(), to, from, length, pe, self.cu_stream()) };
+        self.check_transfer(dest.len(), source.len(), count, pe)?;
+        let (to, from, length) = (dest.local_ptr(), cast(source), bytes::<T>(count));
+        // SAFETY: `source` is symmetric, both hold `count` elements (checked), `dest` is local
+        // memory NVSHMEM can write (a symmetric buffer or a registered allocation), `pe` is valid.
+        unsafe { call(self.lib(), to.cast(), from, length, pe, self.cu_stream()) };
         Ok(())
     }
 
     /// Checks and enqueues one of NVSHMEM's on-stream `putmem_signal` calls; `signal` is the
     /// signal buffer, the word's index in it, the value and the operation.
-    fn transfer_with_signal<T: Pod>(
+    fn put_with_signal<T: Pod>(
         &self,
         dest: &SymmetricBuffer<'_, T>,
-        source: &SymmetricBuffer<'_, T>,
+        source: &impl LocalMemory<T>,
         count: usize,
         (signal, index, value, op): (&SymmetricBuffer<'_, u64>, usize, u64, SignalOp),
         pe: i32,
         call: PutSignalOnStream,
     ) -> Result<(), Error> {
-        self.check_transfer(dest, source, count, pe)?;
+        self.check_transfer(dest.len(), source.len(), count, pe)?;
         let word = signal_word(signal, index)?;
-        let (to, from, length) = (cast_mut(dest), cast(source), bytes::<T>(count));
+        let (to, from, length) = (cast_mut(dest), source.local_ptr(), bytes::<T>(count));
         let stream = self.cu_stream();
-        // SAFETY: buffers and signal word are symmetric and in range (checked), `pe` is valid.
+        let lib = self.lib();
+        // SAFETY: as for `put`; the signal word is symmetric and in range (checked).
         unsafe {
             call(
-                self.lib(),
+                lib,
                 to,
-                from,
+                from.cast(),
                 length,
                 word,
                 value,
@@ -589,16 +675,17 @@ impl Nvshmem {
         Ok(())
     }
 
-    fn check_transfer<T: Pod>(
+    /// Checks the PE, and that both buffers hold `count` elements.
+    fn check_transfer(
         &self,
-        dest: &SymmetricBuffer<'_, T>,
-        source: &SymmetricBuffer<'_, T>,
+        dest: usize,
+        source: usize,
         count: usize,
         pe: i32,
     ) -> Result<(), Error> {
-        check_pe(pe, self.n_pes())?;
-        need("dest", dest.len(), count)?;
-        need("source", source.len(), count)
+        check_pe(pe, self.nvshmem.n_pes())?;
+        need("dest", dest, count)?;
+        need("source", source, count)
     }
 }
 

@@ -19,8 +19,8 @@ mod layout;
 
 use layout::{MAX_PES, N, THREADS, next, prev};
 use nvshmem_host::{
-    Bootstrap, Cmp, Error, KernelArg, LaunchConfig, Module, Nvshmem, SignalOp, SymmetricBuffer,
-    Team, op,
+    Bootstrap, Cmp, Error, KernelArg, LaunchConfig, Module, Nvshmem, SignalOp,
+    StreamOperations as _, SymmetricBuffer, Team, op,
 };
 use std::fmt::Debug;
 use std::time::{Duration, Instant};
