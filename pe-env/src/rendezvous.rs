@@ -40,12 +40,19 @@ const POLL: Duration = Duration::from_millis(5);
 /// The bytes go to a temporary file that is then renamed to [`UNIQUE_ID_FILE`], so a waiting PE
 /// sees either nothing or all of them.
 pub fn publish_unique_id(rendezvous: &Path, bytes: &[u8]) -> io::Result<()> {
-    let temporary = rendezvous.join(format!(".{UNIQUE_ID_FILE}.{}.partial", std::process::id()));
+    publish_unique_id_at(&rendezvous.join(UNIQUE_ID_FILE), bytes)
+}
+
+/// [`publish_unique_id`] to the file `path` of the caller's choice (a shared file between
+/// programs that start their PEs themselves), through a temporary file beside it.
+pub fn publish_unique_id_at(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let temporary = path.with_file_name(format!(".{name}.{}.partial", std::process::id()));
     let mut file = fs::File::create(&temporary)?;
     file.write_all(bytes)?;
     file.sync_all()?;
     drop(file);
-    fs::rename(&temporary, rendezvous.join(UNIQUE_ID_FILE))
+    fs::rename(&temporary, path)
 }
 
 /// Waits until PE 0 has published the unique id, and returns its `len` bytes.
@@ -58,7 +65,21 @@ pub fn wait_for_unique_id(
     len: usize,
     timeout: Duration,
 ) -> Result<Vec<u8>, RendezvousError> {
-    let path = rendezvous.join(UNIQUE_ID_FILE);
+    wait_for_unique_id_at(&rendezvous.join(UNIQUE_ID_FILE), len, timeout)
+}
+
+/// [`wait_for_unique_id`] for the file `path` that [`publish_unique_id_at`] writes; the folder
+/// that must exist is the file's.
+pub fn wait_for_unique_id_at(
+    path: &Path,
+    len: usize,
+    timeout: Duration,
+) -> Result<Vec<u8>, RendezvousError> {
+    let path = path.to_path_buf();
+    let rendezvous = path
+        .parent()
+        .filter(|folder| !folder.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     let start = Instant::now();
     loop {
         match fs::read(&path) {
