@@ -1,0 +1,167 @@
+//! Every PE puts a block of numbers into the next PE's symmetric buffer, all PEs meet in a barrier,
+//! and every PE checks what arrived from the previous PE. Exits non-zero on any wrong value.
+//!
+//! ```text
+//! cargo run --release -- [-n PES] [--pes-per-gpu K] [--timeout SECONDS] [--count ELEMENTS]
+//! ```
+//!
+//! Started directly, it starts itself again on `PES` processes through `nvshmem-launch` (default:
+//! one per visible GPU). Started by `nvshmemrun`, `mpirun` or `srun`, it is one PE.
+
+// The same file as the kernels': the host checks with the arithmetic the GPU used.
+#[path = "../kernels/src/pattern.rs"]
+mod pattern;
+
+use clap::Parser;
+use nvshmem_host::{Bootstrap, LaunchConfig, Nvshmem};
+use std::num::NonZeroUsize;
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// The kernels, compiled by build.rs.
+const PTX: &str = include_str!(env!("NVSHMEM_STARTER_KERNELS_PTX"));
+
+/// How many wrong values are printed, at most, per PE.
+const SHOWN_MISMATCHES: usize = 5;
+
+/// Every PE puts a block into the next PE's symmetric buffer and checks what arrived.
+#[derive(Parser)]
+struct Cli {
+    /// PEs to start when run directly (default: one per visible GPU); ignored under a launcher.
+    #[arg(short = 'n', long)]
+    n_pes: Option<NonZeroUsize>,
+    /// PEs sharing each GPU when run directly (default 1).
+    #[arg(long)]
+    pes_per_gpu: Option<NonZeroUsize>,
+    /// Seconds the job may take when run directly, after which the launcher stops it.
+    #[arg(long, value_parser = seconds)]
+    timeout: Option<Duration>,
+    /// Elements each PE sends.
+    #[arg(
+        long,
+        default_value_t = 1 << 20,
+        value_parser = clap::value_parser!(u64).range(1..pattern::PE_STRIDE)
+    )]
+    count: u64,
+}
+
+fn seconds(text: &str) -> Result<Duration, String> {
+    text.parse()
+        .ok()
+        .filter(|seconds: &f64| *seconds > 0.0)
+        .and_then(|seconds| Duration::try_from_secs_f64(seconds).ok())
+        .ok_or_else(|| format!("expected a number of seconds > 0, not `{text}`"))
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let bootstrap = match Bootstrap::detect() {
+        Ok(Bootstrap::SinglePe) => {
+            // Not started by a launcher: start this program again, once per PE.
+            let args: Vec<String> = std::env::args().skip(1).collect();
+            let status = nvshmem_launch::relaunch_current_program(
+                &args,
+                cli.n_pes,
+                cli.pes_per_gpu,
+                cli.timeout,
+            );
+            return ExitCode::from(status.clamp(0, 255) as u8);
+        }
+        Ok(bootstrap) => bootstrap,
+        Err(error) => {
+            eprintln!("nvshmem-starter: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match run_pe(bootstrap, cli.count as usize) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("nvshmem-starter: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// One PE's part: initialise NVSHMEM, allocate, launch, check, finalise.
+fn run_pe(bootstrap: Bootstrap, count: usize) -> Result<(), Box<dyn std::error::Error>> {
+    let nvshmem = Nvshmem::init_with(bootstrap)?;
+    let (me, n_pes) = (nvshmem.my_pe(), nvshmem.n_pes());
+    let received = {
+        let module = nvshmem.load_module(PTX)?;
+        let kernel = module.kernel("send_to_next")?;
+        let source = nvshmem.alloc::<u64>(count)?;
+        let received = nvshmem.alloc_zeroed::<u64>(count)?;
+        // SAFETY: `send_to_next(source, received, count)` touches `count < PE_STRIDE` elements of
+        // each buffer, which every PE allocated with `count` elements; every PE launches it with one
+        // block, cooperatively as its barrier needs.
+        unsafe {
+            kernel.launch_cooperative(
+                LaunchConfig::linear(1, 256),
+                &[
+                    &source.as_symmetric_ptr(),
+                    &received.as_symmetric_ptr(),
+                    &count,
+                ],
+            )?;
+        }
+        nvshmem.synchronize()?;
+        received.to_vec()?
+    };
+    nvshmem.finalize()?;
+
+    let from = pattern::previous_pe(me, n_pes);
+    let wrong = mismatches(&received, from);
+    for (i, expected, found) in wrong.iter().take(SHOWN_MISMATCHES) {
+        eprintln!("PE {me}: index {i}: expected {expected} (from PE {from}), found {found}");
+    }
+    if !wrong.is_empty() {
+        return Err(format!(
+            "PE {me}: {} of {count} values from PE {from} are wrong",
+            wrong.len()
+        )
+        .into());
+    }
+    let to = pattern::next_pe(me, n_pes);
+    println!(
+        "PE {me} of {n_pes}: sent {count} values to PE {to}, received PE {from}'s: all correct"
+    );
+    Ok(())
+}
+
+/// `(index, expected, found)` for every value of `received` that is not what PE `from` sent.
+fn mismatches(received: &[u64], from: i32) -> Vec<(usize, u64, u64)> {
+    received
+        .iter()
+        .enumerate()
+        .map(|(i, &found)| (i, pattern::value(from, i), found))
+        .filter(|(_, expected, found)| expected != found)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn bad_arguments_are_refused() {
+        for args in [["--count", "0"], ["--timeout", "-1"], ["-n", "0"]] {
+            let parsed = Cli::try_parse_from(std::iter::once("starter").chain(args));
+            assert!(parsed.is_err(), "{args:?} was accepted");
+        }
+    }
+
+    #[test]
+    fn only_wrong_values_are_reported() {
+        let mut received: Vec<u64> = (0..4).map(|i| pattern::value(2, i)).collect();
+        assert_eq!(mismatches(&received, 2), []);
+        received[3] = 0;
+        assert_eq!(mismatches(&received, 2), [(3, 2_000_000_003, 0)]);
+        assert_eq!(mismatches(&received, 1).len(), 4);
+    }
+}

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Makes a new project from starter/, depending on this checkout by path. Called by `./x new`.
+#
+#   tools/new-project.sh PATH [--name NAME]
+#
+# PATH must not exist or be an empty folder. NAME (default: PATH's last component) becomes the
+# package's name, the kernel crate's (NAME-kernels) and the PTX variable's (NAME_KERNELS_PTX). The
+# git dependencies of the starter are commented out and its path alternatives switched on, pointing
+# at this checkout; the checkout's lock files come along, so the project builds with the crate
+# versions this checkout was tested with.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd -P)
+usage="usage: ./x new PATH [--name NAME]"
+fail() { echo "x new: $1" >&2; exit 2; }
+
+dest="" name=""
+while (($#)); do
+    case $1 in
+    --name) (($# >= 2)) || fail "--name needs a value. $usage"; name=$2; shift 2 ;;
+    -*) fail "unknown option \`$1\`. $usage" ;;
+    *) [[ -z $dest ]] || fail "one PATH only, got \`$dest\` and \`$1\`. $usage"; dest=$1; shift ;;
+    esac
+done
+[[ -n $dest ]] || fail "$usage"
+if [[ -e $dest && ! -d $dest ]]; then
+    fail "$dest exists and is not a folder; give a new PATH"
+fi
+if [[ -d $dest && -n $(ls -A "$dest") ]]; then
+    fail "$dest is not empty; give a new or empty folder, so that nothing of yours is overwritten"
+fi
+name=${name:-$(basename "$dest")}
+if [[ ! $name =~ ^[a-z][a-z0-9_-]*$ ]]; then
+    fail "\`$name\` is not a valid package name here: use lower-case ASCII letters, digits, \`-\` and \`_\`, starting with a letter (choose one with --name NAME)"
+fi
+# Cargo's own rules for the rest (keywords, names of built-in crates): ask it.
+probe=$(mktemp -d)
+trap 'rm -rf "$probe"' EXIT
+if ! refusal=$(cd "$repo" && cargo new --quiet --vcs none --name "$name" "$probe/p" 2>&1); then
+    fail "cargo refuses \`$name\` as a package name: $(grep -m1 '^error' <<<"$refusal"); choose another with --name NAME"
+fi
+
+mkdir -p "$dest"
+dest=$(cd "$dest" && pwd -P)
+cp -R "$repo/starter/." "$dest/"
+rm -rf "$dest/target"
+cp "$repo/Cargo.lock" "$dest/Cargo.lock"
+# The starter's kernel crate depends on what the ring example's does: its lock fits.
+cp "$repo/examples/ring/kernels/Cargo.lock" "$dest/kernels/Cargo.lock"
+upper=$(tr 'a-z-' 'A-Z_' <<<"$name")
+checkout=$(sed 's/[&|\\]/\\&/g' <<<"$repo")
+for file in Cargo.toml kernels/Cargo.toml build.rs src/main.rs kernels/src/lib.rs README.md; do
+    sed -i -e "s|nvshmem-starter|$name|g" -e "s|NVSHMEM_STARTER|$upper|g" \
+        -e 's|^\([a-z-]*\) = { git = |# \1 = { git = |' \
+        -e "s|^# \([a-z-]*\) = { path = \"/path/to/nvshmem-rs/|\1 = { path = \"$checkout/|" \
+        "$dest/$file"
+done
+
+nvshmem=$repo/.deps/python/nvidia/nvshmem
+ptxas_dir=$repo/.deps/python/nvidia/cu13/bin
+cat <<MSG
+Made $name in $dest, using the nvshmem-rs checkout $repo by path
+(the git form is in its Cargo.toml files, commented). Next:
+
+  cd $dest
+MSG
+if [[ -d $nvshmem && -x $ptxas_dir/ptxas ]]; then
+    cat <<MSG
+  export NVSHMEM_HOME=$nvshmem   # NVSHMEM, as installed by ./x deps
+  export PATH=$ptxas_dir:\$PATH   # ptxas, which checks the PTX
+MSG
+else
+    cat <<MSG
+  # NVSHMEM: set NVSHMEM_HOME to an install, or pip install nvidia-nvshmem-cu13 (or ./x deps here
+  # and NVSHMEM_HOME=$nvshmem); ptxas: on PATH (CUDA, or pip install nvidia-cuda-nvcc)
+MSG
+fi
+cat <<MSG
+  cargo build --release
+  cargo run --release -- -n 2    # 2 PEs on this machine's GPUs
+  cargo test
+MSG
