@@ -504,10 +504,12 @@ pub fn end_iteration(
         // `j < schedule.count()`.
         unsafe { launch_one(&common.norm_local, &[&slots, &norms.totals(), &j])? };
     }
+    // ANCHOR: host_barrier
     let meets = meeting == Meeting::Barrier || computes_norm || stale_halo.is_some();
     if nvshmem.n_pes() > 1 && meets {
         barrier_all_on_stream(nvshmem)?;
     }
+    // ANCHOR_END: host_barrier
     between()?;
     if let Some(kernel) = stale_halo
         && nvshmem.my_pe() + 1 == nvshmem.n_pes()

@@ -101,12 +101,14 @@ fn value(pe: i32, i: usize) -> f32 {
 }
 
 fn run_pe(bootstrap: Bootstrap, count: usize) -> Result<(), Box<dyn std::error::Error>> {
+    // ANCHOR: ring_host_alloc
     let nvshmem = Nvshmem::init_with(bootstrap)?;
     let (me, n_pes) = (nvshmem.my_pe(), nvshmem.n_pes());
     let module = nvshmem.load_module(PTX)?;
     let mut source = nvshmem.alloc::<f32>(count)?;
     let mut received = nvshmem.alloc::<f32>(count)?;
     let mut returned = nvshmem.alloc::<f32>(count)?;
+    // ANCHOR_END: ring_host_alloc
     let expected_source: Vec<f32> = (0..count).map(|i| value(me, i)).collect();
     source.copy_from_host(&expected_source)?;
     let previous = (me + n_pes - 1) % n_pes;
@@ -117,6 +119,7 @@ fn run_pe(bootstrap: Bootstrap, count: usize) -> Result<(), Box<dyn std::error::
         let zeros = vec![0f32; count];
         received.copy_from_host(&zeros)?;
         returned.copy_from_host(&zeros)?;
+        // ANCHOR: ring_host_launch
         nvshmem.barrier_all();
         // SAFETY: the kernels take (source, received, returned, count) and touch `count` elements of
         // each symmetric buffer; every PE launches the same kernel with one block.
@@ -132,6 +135,7 @@ fn run_pe(bootstrap: Bootstrap, count: usize) -> Result<(), Box<dyn std::error::
             )?;
         }
         nvshmem.synchronize()?;
+        // ANCHOR_END: ring_host_launch
         let got_received = received.to_vec()?;
         let got_returned = returned.to_vec()?;
         let bad_received = mismatches(&got_received, &expected_received);

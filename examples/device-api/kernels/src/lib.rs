@@ -90,8 +90,10 @@ pub unsafe fn rma_families(
                 to,
             );
         }
+        // ANCHOR: rma_block_put
         rma::block::put(out.add(2 * N), source.as_ptr(), N, to);
         rma::block::put_nbi(out.add(3 * N), source.as_ptr(), N, to);
+        // ANCHOR_END: rma_block_put
         let (offset, length) = layout::rma::BYTE_SPANS[2];
         rma::block::putmem(
             bytes.add(2 * N + offset),
@@ -99,22 +101,28 @@ pub unsafe fn rma_families(
             length,
             to,
         );
+        // ANCHOR: rma_p
         for i in my_share(N) {
             rma::p(reals.add(i), layout::rma::p_value(me, i), to);
         }
+        // ANCHOR_END: rma_p
+        // ANCHOR: rma_ptr
         let direct = rma::ptr(reals.add(2 * N), to);
         if let Some(peer) = direct {
             for i in my_share(N) {
                 core::ptr::write_volatile(peer.as_ptr().add(i), layout::rma::direct_value(me, i));
             }
         }
+        // ANCHOR_END: rma_ptr
         if t == 0 {
             record(reach, 0, direct.is_some() as i32);
             let own = rma::ptr(reals, me).map(|p| p.as_ptr());
             record(reach, 1, (own == Some(reals.as_ptr())) as i32);
         }
+        // ANCHOR: rma_quiet_barrier
         sync::quiet();
         sync::barrier_all_block();
+        // ANCHOR_END: rma_quiet_barrier
 
         if t == 0 {
             rma::get(out.add(4 * N).as_ptr(), source, N, to);
@@ -133,9 +141,11 @@ pub unsafe fn rma_families(
             length,
             to,
         );
+        // ANCHOR: rma_g
         for i in my_share(N) {
             *reals.add(N + i).as_ptr() = rma::g(reals.add(i), to);
         }
+        // ANCHOR_END: rma_g
         sync::quiet();
         sync::barrier_all_block();
     }
@@ -164,7 +174,9 @@ pub unsafe fn signal_families(
     unsafe {
         let word = |k: usize| signals.add(k);
         if t == 0 {
+            // ANCHOR: put_signal
             signal::put_signal(data, source.as_ptr(), N, word(0), 1, SignalOp::Add, to);
+            // ANCHOR_END: put_signal
             signal::putmem_signal_nbi(
                 data.add(3 * N),
                 source.as_ptr(),
@@ -210,8 +222,10 @@ pub unsafe fn signal_families(
         );
         sync::quiet();
         if t == 0 {
+            // ANCHOR: signal_wait
             record(results, 0, signal::signal_wait_until(word(0), Cmp::Ge, 1));
             p2p::wait_until(word(1), Cmp::Eq, 7u64);
+            // ANCHOR_END: signal_wait
             record(results, 1, signal::signal_wait_until(word(2), Cmp::Eq, 1));
             signal::signal_wait_until(word(3), Cmp::Ge, 1);
             signal::signal_wait_until(word(4), Cmp::Eq, 3);
@@ -404,6 +418,7 @@ pub unsafe fn p2p_families(
     // SAFETY: the buffers hold `MAX_PES ≥ n` elements on every PE; every PE is valid; the waits are
     // satisfied by the `p`s every PE makes before waiting; the slices have `MAX_PES ≥ n` entries.
     unsafe {
+        // ANCHOR: wait_until_all
         for q in 0..n {
             rma::p(flags.add(me as usize), me as u64 + 1, q);
             rma::p(flags32.add(me as usize), me + 1, q);
@@ -411,6 +426,7 @@ pub unsafe fn p2p_families(
         }
         sync::quiet();
         p2p::wait_until_all(flags, count, None, Cmp::Ne, 0);
+        // ANCHOR_END: wait_until_all
         p2p::wait_until_all(flags32, count, None, Cmp::Ge, 1);
         p2p::wait_until(flags16.add(from as usize), Cmp::Eq, from as i16 + 1);
         p2p::wait_until_all_vector(flags, count, None, Cmp::Eq, &values);
@@ -661,12 +677,14 @@ pub unsafe fn world_sync(
             add_everywhere(counters.add(variant), 0..n);
             thread::sync_threads();
             match variant {
+                // ANCHOR: barrier_scopes
                 0 if t == 0 => sync::barrier_all(),
                 1 if t < 32 => sync::barrier_all_warp(),
                 2 => sync::barrier_all_block(),
                 3 if t == 0 => sync::sync_all(),
                 4 if t < 32 => sync::sync_all_warp(),
                 5 => sync::sync_all_block(),
+                // ANCHOR_END: barrier_scopes
                 6 if t == 0 => sync::barrier_all_timeout(workspace, 1 << 40),
                 7 => sync::barrier_all_block_timeout(workspace, 1 << 40),
                 _ => {}
@@ -728,8 +746,10 @@ pub unsafe fn wait_for_nobody(flag: SymmetricPtr<u64>, budget_cycles: u64) {
 /// one block.
 #[kernel]
 pub unsafe fn barrier_missing_last_pe(workspace: SymmetricPtr<u64>, budget_cycles: u64) {
+    // ANCHOR: barrier_in_branch
     if pe::my_pe() != pe::n_pes() - 1 {
         // SAFETY: the workspace is as documented; the barrier traps when its budget runs out.
         unsafe { sync::barrier_all_block_timeout(workspace, budget_cycles) };
     }
+    // ANCHOR_END: barrier_in_branch
 }

@@ -99,11 +99,13 @@ team_kernel!(
     |b| {
         let (me, t) = (pe::my_pe(), tid());
         let team = b.team;
+        // ANCHOR: team_queries
         let size = team::n_pes(team);
         let Some(rank) = team::my_pe(team) else {
             return;
         };
         let members = move || (0..size).filter_map(move |k| team::translate_pe(team, k, Team::WORLD));
+        // ANCHOR_END: team_queries
         // SAFETY: the buffers have the documented sizes; every barrier is reached by one thread,
         // warp 0, the warpgroup (the whole block of 128 threads) or the whole block of every member,
         // as its scope requires, in the same order.
@@ -163,10 +165,12 @@ team_kernel!(
         if tid() == 0 {
             // SAFETY: one thread per member calls each, in the same order; sizes as documented.
             unsafe {
+                // ANCHOR: team_reduce
                 collective::reduce(b.team, op::Sum, b.ints(0), b.int_source, COUNT);
                 collective::reduce(b.team, op::Min, b.ints(1), b.int_source, COUNT + 3);
                 collective::reduce(b.team, op::Max, b.ints(2), b.int_source, COUNT);
                 collective::reducescatter(b.team, op::Sum, b.ints(7), b.int_source, COUNT);
+                // ANCHOR_END: team_reduce
                 collective::reduce(b.team, op::Sum, b.ints(17), b.int_source, SMALL);
             }
         }
@@ -246,6 +250,7 @@ team_kernel!(
         let size = team::n_pes(b.team);
         // SAFETY: one thread, then the whole block, of every member; sizes as documented.
         unsafe {
+            // ANCHOR: team_broadcast
             if tid() == 0 {
                 collective::broadcast(b.team, b.ints(8), b.int_source, COUNT, 1 % size);
             }
@@ -256,6 +261,7 @@ team_kernel!(
                 COUNT * core::mem::size_of::<i32>(),
                 0,
             );
+            // ANCHOR_END: team_broadcast
         }
     }
 );
@@ -271,10 +277,12 @@ team_kernel!(
         // order on every member; sizes as documented.
         unsafe {
             collective::block::fcollectmem(b.team, b.ints(12), b.int_source, int_bytes);
+            // ANCHOR: team_collect
             if t == 0 {
                 collective::fcollect(b.team, b.ints(9), b.int_source, COUNT);
                 collective::alltoall(b.team, b.reals(2), b.real_source, ALLTOALL_REALS);
             }
+            // ANCHOR_END: team_collect
             if t < 32 {
                 collective::warp::alltoall(b.team, b.ints(10), b.int_source, ALLTOALL_INTS);
             }

@@ -70,6 +70,7 @@ unsafe fn signalled_band(
     // SAFETY: the whole block runs this function; the arrays are laid out as `patch` says; the
     // neighbours raise the words every iteration; `blocks` blocks arrive per edge and iteration.
     unsafe {
+        // ANCHOR: signalled_band
         if !needs.is_empty() {
             device::wait_block(signals, needs, iteration);
         }
@@ -81,6 +82,7 @@ unsafe fn signalled_band(
         if rows.end == patch.ny + 1 {
             device::arrive_block(signals, patch, Direction::Down, blocks, iteration);
         }
+        // ANCHOR_END: signalled_band
         residual
     }
 }
@@ -110,6 +112,7 @@ pub unsafe fn jacobi_p(
     // column; the whole block reaches `add_norm`.
     unsafe {
         let residual = sweep(a.as_ptr(), a_new.as_ptr(), &patch, first, rows.clone());
+        // ANCHOR: jacobi_p_edges
         for_owned_columns(&patch, first, |column| {
             if rows.start == 1 {
                 let value = *a_new.as_ptr().add(patch.index(1, column));
@@ -120,6 +123,7 @@ pub unsafe fn jacobi_p(
                 device::put_edge_element(a_new, &patch, Direction::Down, column, value);
             }
         });
+        // ANCHOR_END: jacobi_p_edges
         add_norm(norm_slots, residual);
     }
 }
@@ -255,8 +259,10 @@ pub unsafe fn jacobi_persistent(
             // SAFETY: every block calls it (the condition is uniform).
             unsafe { device::add_to_norm_slots(slots, residual) };
         }
+        // ANCHOR: persistent_grid_barrier
         // SAFETY: every thread of every block calls it once per iteration.
         unsafe { barrier.wait() };
+        // ANCHOR_END: persistent_grid_barrier
         if computes_norm && thread::block_idx_x() == 0 {
             if thread::rank_in_block() == 0 {
                 // SAFETY: every block's additions to `slots` are complete (grid barrier); one

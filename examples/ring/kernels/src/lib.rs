@@ -31,6 +31,7 @@ pub unsafe fn ring_block(
     if thread::block_idx_x() != 0 {
         return;
     }
+    // ANCHOR: ring_block
     let next = next_pe(pe::my_pe(), pe::n_pes());
     // SAFETY: every thread of block 0 calls each of these with the same arguments; the buffers hold
     // `count` elements on every PE (the caller's contract); `next` is a valid PE; every PE's block 0
@@ -40,6 +41,7 @@ pub unsafe fn ring_block(
         sync::barrier_all_block();
         rma::block::get(returned.as_ptr(), received, count, next);
     }
+    // ANCHOR_END: ring_block
 }
 
 /// Element-wise ring: thread `t` of the grid moves elements `t, t + grid size, …` with `p`, then the
@@ -55,6 +57,7 @@ pub unsafe fn ring_elementwise(
     count: usize,
 ) {
     let next = next_pe(pe::my_pe(), pe::n_pes());
+    // ANCHOR: ring_p_g
     let stride = thread::grid_size_x();
     let first = thread::global_index_x();
     for i in (first..count).step_by(stride) {
@@ -68,6 +71,7 @@ pub unsafe fn ring_elementwise(
         // SAFETY: as for the `p` loop; `returned` is local memory of `count` elements.
         unsafe { *returned.as_ptr().add(i) = rma::g(received.add(i), next) };
     }
+    // ANCHOR_END: ring_p_g
 }
 
 #[cfg(test)]
