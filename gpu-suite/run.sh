@@ -146,9 +146,14 @@ run_under_mpirun() {
         skip "$name" "$pes" "no mpirun on this machine"
         return
     fi
-    run "$name" "$pes" "$limit" \
-        mpirun --allow-run-as-root --oversubscribe -np "$pes" -x NVSHMEM_HOME -x NVSHMEM_REMOTE_TRANSPORT \
-        -x NVSHMEM_DISABLE_NVLS -x NVSHMEMRS_PES_PER_GPU="$pes" "$@"
+    run "$name" "$pes" "$limit" $(mpirun_prefix "$pes") "$@"
+}
+
+# mpirun_prefix PES: the mpirun command line that starts PES ranks on this machine, passing NVSHMEM's
+# settings and the PEs per GPU on.
+mpirun_prefix() {
+    echo mpirun --allow-run-as-root --oversubscribe -np "$1" -x NVSHMEM_HOME -x NVSHMEM_REMOTE_TRANSPORT \
+        -x NVSHMEM_DISABLE_NVLS -x NVSHMEMRS_PES_PER_GPU="$1"
 }
 
 # run_under_hydra NAME PES TIMEOUT COMMAND...: COMMAND's PES ranks started by MPICH's hydra mpiexec

@@ -12,7 +12,8 @@ for line in sys.stdin:
     if m.get("reason") == "compiler-artifact" and m.get("executable"):
         print(m["target"]["name"], m["executable"])'
 }
-gpu_tests=(--workspace --test 'gpu*')
+# Extra flags for the test binaries (`./x gpu-bundle` adds the features the GPU tests need).
+gpu_tests=(--workspace --test 'gpu*' "$@")
 {
     cargo build --release --locked --workspace --bins --message-format=json
     cargo test --release --locked "${gpu_tests[@]}" --no-run --message-format=json

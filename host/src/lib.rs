@@ -40,6 +40,8 @@ mod device_memory;
 mod error;
 mod launch;
 mod module;
+#[cfg(feature = "mpi")]
+pub mod mpi;
 mod peer;
 mod registration;
 pub mod result;

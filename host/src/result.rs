@@ -77,6 +77,40 @@ pub fn init_with_unique_id(
     )
 }
 
+/// `nvshmemx_set_attr_mpi_comm_args` + `nvshmemx_hostlib_init_attr(NVSHMEMX_INIT_WITH_MPI_COMM)`:
+/// NVSHMEM's MPI plugin bootstraps over `communicator`'s ranks.
+#[cfg(feature = "mpi")]
+pub fn init_with_mpi_communicator(
+    lib: &NvshmemHost,
+    communicator: mpi::ffi::MPI_Comm,
+) -> Result<(), Error> {
+    let mut communicator = communicator;
+    let mut attr = nvshmem_sys::init_attr_initializer();
+    // SAFETY: `attr` carries the C initializer's version word; NVSHMEM keeps the address of
+    // `communicator` (an `MPI_Comm *`, as its MPI plugin reads it), which outlives the init below.
+    let code = unsafe {
+        lib.nvshmemx_set_attr_mpi_comm_args(
+            (&mut communicator as *mut mpi::ffi::MPI_Comm).cast::<c_void>(),
+            &mut attr,
+        )
+    };
+    status(
+        "nvshmemx_set_attr_mpi_comm_args",
+        code,
+        "NVSHMEM refused the communicator: pass an intra-communicator that every PE is part of",
+    )?;
+    // SAFETY: `attr` was filled in just above and `communicator` is still alive; a CUDA context is
+    // current on this thread (the caller bound it).
+    let code = unsafe {
+        lib.nvshmemx_hostlib_init_attr(nvshmem_sys::NVSHMEMX_INIT_WITH_MPI_COMM as u32, &mut attr)
+    };
+    status(
+        "nvshmemx_hostlib_init_attr",
+        code,
+        "NVSHMEM could not bootstrap over the MPI communicator: every rank of it must call init_with_mpi, on Open MPI (NVSHMEM's MPI plugin is built against libmpi.so.40); run with NVSHMEM_DEBUG=INFO",
+    )
+}
+
 /// `nvshmemx_hostlib_init_attr` with NVSHMEM's bootstrap chosen by its environment variables.
 pub fn init_from_environment(lib: &NvshmemHost) -> Result<(), Error> {
     let mut attr = nvshmem_sys::init_attr_initializer();

@@ -74,7 +74,10 @@ impl Nvshmem {
     /// # Ok::<(), nvshmem_host::Error>(())
     /// ```
     pub fn init_with(bootstrap: Bootstrap) -> Result<Nvshmem, Error> {
-        Nvshmem::claim(|| Nvshmem::initialize(open_gpu(&bootstrap)?, bootstrap))
+        Nvshmem::claim(|| {
+            let context = open_gpu(bootstrap.local_rank(), pes_per_gpu(&bootstrap))?;
+            Nvshmem::initialize(context, |lib| start(lib, &bootstrap))
+        })
     }
 
     /// Initialises NVSHMEM in a job whose PEs received `id` from rank 0 by their own means (see
@@ -115,13 +118,15 @@ impl Nvshmem {
             context
                 .bind_to_thread()
                 .doing("making the caller's CUDA context current")?;
-            Nvshmem::initialize(context, bootstrap)
+            Nvshmem::initialize(context, |lib| start(lib, &bootstrap))
         })
     }
 
     /// Runs `initialize` if NVSHMEM is not initialised in this process, releasing the claim when
     /// it fails.
-    fn claim(initialize: impl FnOnce() -> Result<Nvshmem, Error>) -> Result<Nvshmem, Error> {
+    pub(crate) fn claim(
+        initialize: impl FnOnce() -> Result<Nvshmem, Error>,
+    ) -> Result<Nvshmem, Error> {
         if INITIALIZED.swap(true, Ordering::SeqCst) {
             return Err(Error::AlreadyInitialized);
         }
@@ -132,38 +137,14 @@ impl Nvshmem {
         initialized
     }
 
-    fn initialize(context: Arc<CudaContext>, bootstrap: Bootstrap) -> Result<Nvshmem, Error> {
+    /// Joins the NVSHMEM job through `start` (an init call of [`result`]) with `context` current,
+    /// and builds the handle.
+    pub(crate) fn initialize(
+        context: Arc<CudaContext>,
+        start: impl FnOnce(&'static NvshmemHost) -> Result<(), Error>,
+    ) -> Result<Nvshmem, Error> {
         let lib = nvshmem_sys::library()?;
-        match &bootstrap {
-            Bootstrap::Launcher(identity) => {
-                let (pe, n_pes) = (identity.pe as i32, identity.n_pes as i32);
-                let id = if pe == 0 {
-                    let id = UniqueId::new()?;
-                    rendezvous::publish_unique_id(&identity.rendezvous, id.as_bytes()).map_err(
-                        |error| Error::Io {
-                            action: "publishing the unique id to the other PEs",
-                            error,
-                        },
-                    )?;
-                    id
-                } else {
-                    let bytes = rendezvous::wait_for_unique_id(
-                        &identity.rendezvous,
-                        UniqueId::LEN,
-                        UNIQUE_ID_TIMEOUT,
-                    )?;
-                    UniqueId::from_bytes(&bytes)?
-                };
-                start_with_unique_id(lib, &id, pe, n_pes)?;
-            }
-            Bootstrap::UniqueId { id, pe, n_pes } => start_with_unique_id(lib, id, *pe, *n_pes)?,
-            Bootstrap::SinglePe => start_with_unique_id(lib, &UniqueId::new()?, 0, 1)?,
-            Bootstrap::ProcessManager { plugins, .. } => {
-                select_plugin(first_loadable(plugins)?);
-                result::init_from_environment(lib)?;
-            }
-            Bootstrap::NvshmemEnvironment { .. } => result::init_from_environment(lib)?,
-        }
+        start(lib)?;
         let (my_pe, n_pes) = result::pe_and_count(lib);
         let stream = context.default_stream();
         let ledger = Mutex::new(None);
@@ -313,6 +294,41 @@ unsafe extern "C" {
     fn _exit(status: i32) -> !;
 }
 
+/// Joins the NVSHMEM job as `bootstrap` says.
+fn start(lib: &'static NvshmemHost, bootstrap: &Bootstrap) -> Result<(), Error> {
+    match bootstrap {
+        Bootstrap::Launcher(identity) => {
+            let (pe, n_pes) = (identity.pe as i32, identity.n_pes as i32);
+            let id = if pe == 0 {
+                let id = UniqueId::new()?;
+                rendezvous::publish_unique_id(&identity.rendezvous, id.as_bytes()).map_err(
+                    |error| Error::Io {
+                        action: "publishing the unique id to the other PEs",
+                        error,
+                    },
+                )?;
+                id
+            } else {
+                let bytes = rendezvous::wait_for_unique_id(
+                    &identity.rendezvous,
+                    UniqueId::LEN,
+                    UNIQUE_ID_TIMEOUT,
+                )?;
+                UniqueId::from_bytes(&bytes)?
+            };
+            start_with_unique_id(lib, &id, pe, n_pes)?;
+        }
+        Bootstrap::UniqueId { id, pe, n_pes } => start_with_unique_id(lib, id, *pe, *n_pes)?,
+        Bootstrap::SinglePe => start_with_unique_id(lib, &UniqueId::new()?, 0, 1)?,
+        Bootstrap::ProcessManager { plugins, .. } => {
+            select_plugin(first_loadable(plugins)?);
+            result::init_from_environment(lib)?;
+        }
+        Bootstrap::NvshmemEnvironment { .. } => result::init_from_environment(lib)?,
+    }
+    Ok(())
+}
+
 /// Starts NVSHMEM as PE `pe` of `n_pes` sharing `id`, and checks that NVSHMEM agrees.
 fn start_with_unique_id(
     lib: &'static NvshmemHost,
@@ -332,8 +348,20 @@ fn start_with_unique_id(
     Ok(())
 }
 
-/// Chooses the GPU for this PE and makes its primary context current.
-fn open_gpu(bootstrap: &Bootstrap) -> Result<Arc<CudaContext>, Error> {
+/// How many PEs share a GPU: the launcher's figure, else `NVSHMEMRS_PES_PER_GPU` (default 1).
+pub(crate) fn pes_per_gpu(bootstrap: &Bootstrap) -> usize {
+    match bootstrap {
+        Bootstrap::Launcher(identity) => identity.pes_per_gpu,
+        _ => std::env::var(nvshmem_pe_env::PES_PER_GPU)
+            .ok()
+            .and_then(|value| value.parse().ok())
+            .filter(|&k: &usize| k > 0)
+            .unwrap_or(1),
+    }
+}
+
+/// Opens GPU `local_rank / pes_per_gpu` and makes its primary context current.
+pub(crate) fn open_gpu(local_rank: usize, pes_per_gpu: usize) -> Result<Arc<CudaContext>, Error> {
     // SAFETY: only asks the dynamic loader whether libcuda can be opened.
     if !unsafe { cudarc::driver::sys::is_culib_present() } {
         return Err(Error::NoCudaDriver);
@@ -343,15 +371,7 @@ fn open_gpu(bootstrap: &Bootstrap) -> Result<Arc<CudaContext>, Error> {
     if visible == 0 {
         return Err(Error::NoGpu);
     }
-    let pes_per_gpu = match bootstrap {
-        Bootstrap::Launcher(identity) => identity.pes_per_gpu,
-        _ => std::env::var(nvshmem_pe_env::PES_PER_GPU)
-            .ok()
-            .and_then(|value| value.parse().ok())
-            .filter(|&k: &usize| k > 0)
-            .unwrap_or(1),
-    };
-    let ordinal = bootstrap.local_rank() / pes_per_gpu;
+    let ordinal = local_rank / pes_per_gpu;
     if ordinal >= visible {
         return Err(Error::TooFewGpus {
             ordinal,
@@ -369,7 +389,7 @@ fn open_gpu(bootstrap: &Bootstrap) -> Result<Arc<CudaContext>, Error> {
 /// The first plugin that loads. NVSHMEM itself aborts with a heap corruption when a plugin fails to
 /// load (seen with Open MPI 4.1's libpmix and NVSHMEM 3.4.5's PMIx plugin), so each is tried here
 /// first, where a failure is an error with the loader's reason.
-fn first_loadable(plugins: &[Plugin]) -> Result<Plugin, Error> {
+pub(crate) fn first_loadable(plugins: &[Plugin]) -> Result<Plugin, Error> {
     let lib_dir = nvshmem_sys::library_path().and_then(std::path::Path::parent);
     let mut failures = Vec::new();
     for &plugin in plugins {
