@@ -300,8 +300,13 @@ pub fn main(program: &Program) -> ExitCode {
 
 /// Starts this program once per PE through the launcher and returns the job's exit status.
 fn relaunch(args: &[String], options: &Options) -> ExitCode {
-    let (n, k, timeout) = (options.n_pes, options.pes_per_gpu, options.timeout);
-    let status = nvshmem_launch::relaunch_current_program(args, n, k, timeout);
+    let job = nvshmem_launch::cli::JobArgs {
+        n_pes: options.n_pes,
+        pes_per_gpu: options.pes_per_gpu,
+        timeout: options.timeout,
+    };
+    let args: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
+    let status = nvshmem_launch::relaunch_current_program(&args, &job);
     ExitCode::from(status.clamp(0, 255) as u8)
 }
 
