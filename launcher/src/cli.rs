@@ -19,16 +19,19 @@ use crate::Launch;
 
 /// The flags that size and limit a job: `nvshmemrun`'s, and those of every program that relaunches
 /// itself through the launcher (flatten it into the program's `clap::Parser`).
+///
+/// Values may start with a hyphen (`-n -2`), so that a bad one is refused naming its flag instead
+/// of being read as a flag of its own.
 #[derive(clap::Args, Debug, Clone, Default, PartialEq)]
 pub struct JobArgs {
     /// Number of PEs [default: the visible GPUs times --pes-per-gpu]
-    #[arg(short = 'n', long = "n-pes", value_name = "N", value_parser = pe_count)]
+    #[arg(allow_hyphen_values = true, short = 'n', long = "n-pes", value_name = "N", value_parser = pe_count)]
     pub n_pes: Option<NonZeroUsize>,
     /// PEs that share each GPU [default: 1]
-    #[arg(long, value_name = "K", value_parser = pe_count)]
+    #[arg(allow_hyphen_values = true, long, value_name = "K", value_parser = pe_count)]
     pub pes_per_gpu: Option<NonZeroUsize>,
     /// End the whole job after S seconds (exit status 124)
-    #[arg(long, value_name = "S", value_parser = seconds)]
+    #[arg(allow_hyphen_values = true, long, value_name = "S", value_parser = seconds)]
     pub timeout: Option<Duration>,
 }
 
@@ -83,7 +86,7 @@ RUST_LOG=debug shows what the launcher found and chose.";
 
 /// nvshmemrun: start N processes (PEs) of a program on this machine and supervise them
 #[derive(Parser, Debug)]
-#[command(name = "nvshmemrun", version, after_help = AFTER_HELP, allow_negative_numbers = true)]
+#[command(name = "nvshmemrun", version, after_help = AFTER_HELP)]
 struct Args {
     #[command(flatten)]
     job: JobArgs,

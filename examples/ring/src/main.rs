@@ -25,12 +25,12 @@ const KERNELS: [&str; 2] = ["ring_block", "ring_elementwise"];
 /// mpirun or srun, it is one PE. Exits non-zero on any mismatch or error. RUST_LOG=nvshmem_host=debug
 /// shows what NVSHMEM found and chose.
 #[derive(Parser, Debug, PartialEq)]
-#[command(name = "ring", version, allow_negative_numbers = true)]
+#[command(name = "ring", version)]
 struct Args {
     #[command(flatten)]
     job: JobArgs,
     /// Elements of f32 each PE moves; below 2^24, so that every value stays exact in f32
-    #[arg(long, value_name = "ELEMENTS", default_value_t = 1 << 20,
+    #[arg(allow_hyphen_values = true, long, value_name = "ELEMENTS", default_value_t = 1 << 20,
           value_parser = clap::value_parser!(u32).range(1..1 << 24))]
     count: u32,
 }
