@@ -13,7 +13,8 @@ use std::ffi::OsString;
 use std::num::NonZeroUsize;
 use std::time::Duration;
 
-use clap::Parser;
+use clap::error::ErrorKind;
+use clap::{CommandFactory, Parser};
 
 use crate::Launch;
 
@@ -48,6 +49,46 @@ impl JobArgs {
             launch = launch.timeout(limit);
         }
         launch
+    }
+}
+
+/// For a program's tests: panics unless `P`'s `--help` and `--version` exit with status 0 and the
+/// help names every argument (flags by their long name, positionals by their value name).
+pub fn assert_help_and_version<P: CommandFactory>() {
+    let mut command = P::command();
+    command.build();
+    let help = command
+        .clone()
+        .try_get_matches_from([command.get_name(), "--help"])
+        .unwrap_err();
+    assert_eq!((help.kind(), help.exit_code()), (ErrorKind::DisplayHelp, 0));
+    let text = help.to_string();
+    for arg in command.get_arguments() {
+        let name = match (arg.get_long(), arg.get_value_names()) {
+            (Some(long), _) => format!("--{long}"),
+            (None, Some(names)) => names[0].to_string(),
+            (None, None) => panic!("{} has neither a long name nor a value name", arg.get_id()),
+        };
+        assert!(text.contains(&name), "{name} is missing from\n{text}");
+    }
+    let version = command
+        .clone()
+        .try_get_matches_from([command.get_name(), "--version"])
+        .unwrap_err();
+    let shown = (version.kind(), version.exit_code());
+    assert_eq!(shown, (ErrorKind::DisplayVersion, 0));
+    command.debug_assert();
+}
+
+/// For a program's tests: panics unless each command line of `refused` (words split at spaces) is
+/// a usage error of `P`'s (exit status 2) whose message contains its `needle`.
+pub fn assert_usage_errors<P: CommandFactory>(refused: &[(&str, &str)]) {
+    let command = P::command();
+    for (line, needle) in refused {
+        let words = std::iter::once(command.get_name()).chain(line.split_whitespace());
+        let error = command.clone().try_get_matches_from(words).unwrap_err();
+        assert_eq!(error.exit_code(), 2, "{line}: {error}");
+        assert!(error.to_string().contains(needle), "{line}: {error}");
     }
 }
 
@@ -136,8 +177,6 @@ fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Launch, clap::Error
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::CommandFactory;
-    use clap::error::ErrorKind;
 
     fn parse_str(args: &[&str]) -> Result<Launch, clap::Error> {
         parse(args.iter().map(OsString::from))
@@ -203,22 +242,9 @@ mod tests {
     #[test]
     fn help_and_version_exit_0_and_help_names_every_flag() {
         let help = parse_str(&["--help", "prog"]).unwrap_err();
-        assert_eq!((help.kind(), help.exit_code()), (ErrorKind::DisplayHelp, 0));
-        let text = help.to_string();
-        assert!(text.contains("Usage: nvshmemrun"), "{text}");
-        for arg in Args::command().get_arguments() {
-            let flag = arg.get_long().map_or_else(
-                || arg.get_value_names().unwrap()[0].to_string(),
-                |long| format!("--{long}"),
-            );
-            assert!(text.contains(&flag), "{flag} is missing from\n{text}");
-        }
-        let version = parse_str(&["-V"]).unwrap_err();
-        assert_eq!(
-            (version.kind(), version.exit_code()),
-            (ErrorKind::DisplayVersion, 0)
-        );
-        Args::command().debug_assert();
+        assert_eq!(help.exit_code(), 0);
+        assert!(help.to_string().contains("Usage: nvshmemrun"), "{help}");
+        assert_help_and_version::<Args>();
     }
 }
 

@@ -139,8 +139,7 @@ fn mismatches(got: &[f32], expected: &[f32]) -> Vec<(usize, f32, f32)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::CommandFactory;
-    use clap::error::ErrorKind;
+    use nvshmem_launch::cli::{assert_help_and_version, assert_usage_errors};
     use std::num::NonZeroUsize;
     use std::time::Duration;
 
@@ -158,29 +157,17 @@ mod tests {
         };
         assert_eq!(args, Args { job, count: 7 });
         assert_eq!(parse("").unwrap().count, 1 << 20);
-        for (line, needle) in [
+        assert_usage_errors::<Args>(&[
             ("--count 0", "'0' for '--count <ELEMENTS>'"),
             ("--count 16777216", "'16777216' for '--count <ELEMENTS>'"),
             ("--count -1", "'-1' for '--count <ELEMENTS>'"),
             ("-n 0", "'0' for '--n-pes <N>'"),
             ("--frobnicate", "'--frobnicate'"),
-        ] {
-            let error = parse(line).unwrap_err();
-            assert_eq!(error.exit_code(), 2, "{line}");
-            assert!(error.to_string().contains(needle), "{line}: {error}");
-        }
+        ]);
     }
 
     #[test]
     fn help_and_version_exit_0_and_help_names_every_flag() {
-        let help = parse("--help").unwrap_err();
-        assert_eq!((help.kind(), help.exit_code()), (ErrorKind::DisplayHelp, 0));
-        let text = help.to_string();
-        for arg in Args::command().get_arguments() {
-            let flag = format!("--{}", arg.get_long().unwrap());
-            assert!(text.contains(&flag), "{flag} is missing from\n{text}");
-        }
-        assert_eq!(parse("--version").unwrap_err().exit_code(), 0);
-        Args::command().debug_assert();
+        assert_help_and_version::<Args>();
     }
 }
