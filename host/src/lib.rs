@@ -32,6 +32,12 @@
 //! versions of device code and host library, the cooperative grid limit, the GPU count, buffer
 //! lengths on copies. Errors raised while dropping are kept and returned by
 //! [`Nvshmem::take_deferred_errors`] or [`Nvshmem::finalize`].
+//!
+//! # Diagnostics
+//! The crate never prints; it logs through the `log` crate: at `debug`, what it found and chose
+//! (the bootstrap, the GPU, the NVSHMEM release, the symmetric heap size); at `warn`, errors a drop
+//! could not return. A program without a logger loses nothing that matters, because every error is
+//! also returned. With `env_logger`, `RUST_LOG=nvshmem_host=debug` shows the choices.
 
 pub mod allocation_check;
 mod bootstrap;

@@ -146,6 +146,11 @@ impl Nvshmem {
         let lib = nvshmem_sys::library()?;
         start(lib)?;
         let (my_pe, n_pes) = result::pe_and_count(lib);
+        log::debug!(
+            "NVSHMEM {} initialised: PE {my_pe} of {n_pes}, symmetric heap {}",
+            result::host_version(lib),
+            std::env::var("NVSHMEM_SYMMETRIC_SIZE").unwrap_or_else(|_| "NVSHMEM's default".into())
+        );
         let stream = context.default_stream();
         let ledger = Mutex::new(None);
         let check_allocations = AtomicBool::new(Ledger::enabled_by_default());
@@ -265,15 +270,16 @@ impl Nvshmem {
 impl Drop for Nvshmem {
     fn drop(&mut self) {
         if let Err(error) = self.take_deferred_errors() {
-            eprintln!("nvshmem-host: PE {}: {error}", self.my_pe);
+            // Only a drop that skipped `finalize` gets here; the errors were also there to take.
+            log::warn!("PE {}: {error}", self.my_pe);
         }
         if std::thread::panicking() {
             // Finalizing is collective: while this PE unwinds, the others may be waiting for it in
             // a barrier, and finalize would wait for them forever. Without finalize, NVSHMEM's
             // teardown at process exit crashes (SIGSEGV, seen with 3.4.5), which would hide the
             // panic; so the process ends here with the panic's status, skipping that teardown.
-            eprintln!(
-                "nvshmem-host: PE {}: panicking; ending the process without finalizing NVSHMEM",
+            log::warn!(
+                "PE {}: panicking; ending the process without finalizing NVSHMEM",
                 self.my_pe
             );
             let _ = std::io::Write::flush(&mut std::io::stdout());
@@ -296,6 +302,7 @@ unsafe extern "C" {
 
 /// Joins the NVSHMEM job as `bootstrap` says.
 fn start(lib: &'static NvshmemHost, bootstrap: &Bootstrap) -> Result<(), Error> {
+    log::debug!("bootstrap: {bootstrap:?}");
     match bootstrap {
         Bootstrap::Launcher(identity) => {
             let (pe, n_pes) = (identity.pe as i32, identity.n_pes as i32);
@@ -379,6 +386,9 @@ pub(crate) fn open_gpu(local_rank: usize, pes_per_gpu: usize) -> Result<Arc<Cuda
             pes_per_gpu,
         });
     }
+    log::debug!(
+        "local rank {local_rank} uses GPU {ordinal} of {visible} ({pes_per_gpu} PE(s) per GPU)"
+    );
     let context = CudaContext::new(ordinal).doing(format!("opening GPU {ordinal}"))?;
     context
         .bind_to_thread()

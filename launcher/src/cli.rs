@@ -1,33 +1,116 @@
-//! The `nvshmemrun` command line.
+//! Command lines: `nvshmemrun`'s ([`main`]), and the job flags ([`JobArgs`]: `-n`,
+//! `--pes-per-gpu`, `--timeout`) that it shares with the programs that relaunch themselves through
+//! the launcher.
 //!
 //! ```text
 //! nvshmemrun [-n N] [--pes-per-gpu K] [--timeout S] [--no-prefix] [--] PROGRAM [ARGS...]
 //! ```
 //!
-//! Launcher flags come before the program; everything from the program on is the program's own
-//! (a `--` may end the launcher's flags explicitly).
+//! Launcher flags come before the program; everything from the program on is the program's own,
+//! passed on untouched, `--` included (a `--` before the program ends the launcher's flags).
 
 use std::ffi::OsString;
-use std::fmt;
-use std::io::{self, Write};
 use std::num::NonZeroUsize;
 use std::time::Duration;
 
+use clap::error::ErrorKind;
+use clap::{CommandFactory, Parser};
+
 use crate::Launch;
 
-/// The text `--help` prints.
-const HELP: &str = "\
-nvshmemrun: start N processes (PEs) of a program on this machine and supervise them
+/// The flags that size and limit a job: `nvshmemrun`'s, and those of every program that relaunches
+/// itself through the launcher (flatten it into the program's `clap::Parser`).
+///
+/// Values may start with a hyphen (`-n -2`), so that a bad one is refused naming its flag instead
+/// of being read as a flag of its own.
+#[derive(clap::Args, Debug, Clone, Default, PartialEq)]
+pub struct JobArgs {
+    /// Number of PEs [default: the visible GPUs times --pes-per-gpu]
+    #[arg(allow_hyphen_values = true, short = 'n', long = "n-pes", value_name = "N", value_parser = pe_count)]
+    pub n_pes: Option<NonZeroUsize>,
+    /// PEs that share each GPU [default: 1]
+    #[arg(allow_hyphen_values = true, long, value_name = "K", value_parser = pe_count)]
+    pub pes_per_gpu: Option<NonZeroUsize>,
+    /// End the whole job after S seconds (exit status 124)
+    #[arg(allow_hyphen_values = true, long, value_name = "S", value_parser = seconds)]
+    pub timeout: Option<Duration>,
+}
 
-usage: nvshmemrun [-n N] [--pes-per-gpu K] [--timeout S] [--no-prefix] [--] PROGRAM [ARGS...]
+impl JobArgs {
+    /// `launch` with the flags that were given set on it; the others keep `launch`'s settings.
+    pub fn apply(&self, mut launch: Launch) -> Launch {
+        if let Some(n) = self.n_pes {
+            launch = launch.n_pes(n);
+        }
+        if let Some(k) = self.pes_per_gpu {
+            launch = launch.pes_per_gpu(k);
+        }
+        if let Some(limit) = self.timeout {
+            launch = launch.timeout(limit);
+        }
+        launch
+    }
+}
 
-  -n, --n-pes N       number of PEs (default: the visible GPUs times K)
-      --pes-per-gpu K PEs that share each GPU (default 1)
-      --timeout S     end the whole job after S seconds (exit status 124)
-      --no-prefix     do not put `[pe K] ` before each output line
-  -h, --help          print this help
-  -V, --version       print the version
+/// For a program's tests: panics unless `P`'s `--help` and `--version` exit with status 0 and the
+/// help names every argument (flags by their long name, positionals by their value name).
+pub fn assert_help_and_version<P: CommandFactory>() {
+    let mut command = P::command();
+    command.build();
+    let help = command
+        .clone()
+        .try_get_matches_from([command.get_name(), "--help"])
+        .unwrap_err();
+    assert_eq!((help.kind(), help.exit_code()), (ErrorKind::DisplayHelp, 0));
+    let text = help.to_string();
+    for arg in command.get_arguments() {
+        let name = match (arg.get_long(), arg.get_value_names()) {
+            (Some(long), _) => format!("--{long}"),
+            (None, Some(names)) => names[0].to_string(),
+            (None, None) => panic!("{} has neither a long name nor a value name", arg.get_id()),
+        };
+        assert!(text.contains(&name), "{name} is missing from\n{text}");
+    }
+    let version = command
+        .clone()
+        .try_get_matches_from([command.get_name(), "--version"])
+        .unwrap_err();
+    let shown = (version.kind(), version.exit_code());
+    assert_eq!(shown, (ErrorKind::DisplayVersion, 0));
+    command.debug_assert();
+}
 
+/// For a program's tests: panics unless each command line of `refused` (words split at spaces) is
+/// a usage error of `P`'s (exit status 2) whose message contains its `needle`.
+pub fn assert_usage_errors<P: CommandFactory>(refused: &[(&str, &str)]) {
+    let command = P::command();
+    for (line, needle) in refused {
+        let words = std::iter::once(command.get_name()).chain(line.split_whitespace());
+        let error = command.clone().try_get_matches_from(words).unwrap_err();
+        assert_eq!(error.exit_code(), 2, "{line}: {error}");
+        assert!(error.to_string().contains(needle), "{line}: {error}");
+    }
+}
+
+/// A PE count: a whole number of at least 1.
+fn pe_count(text: &str) -> Result<NonZeroUsize, String> {
+    text.trim()
+        .parse()
+        .map_err(|_| "expected a whole number of at least 1, e.g. 2".to_string())
+}
+
+/// A positive, finite number of seconds.
+fn seconds(text: &str) -> Result<Duration, String> {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|s| *s > 0.0)
+        .and_then(|s| Duration::try_from_secs_f64(s).ok())
+        .ok_or_else(|| "expected a positive number of seconds, e.g. 60".to_string())
+}
+
+/// What follows the options in `nvshmemrun --help`.
+const AFTER_HELP: &str = "\
 Every PE gets NVSHMEMRS_PE, NVSHMEMRS_N_PES, NVSHMEMRS_LOCAL_PE, NVSHMEMRS_LOCAL_N_PES,
 NVSHMEMRS_PES_PER_GPU and NVSHMEMRS_RENDEZVOUS (a private folder for this job) in its environment,
 runs in its own process group, and uses GPU NVSHMEMRS_LOCAL_PE / K. GPUs are counted from
@@ -36,69 +119,30 @@ CUDA_VISIBLE_DEVICES, else /proc/driver/nvidia/gpus, else `nvidia-smi -L`.
 When a PE fails, the others get SIGTERM, then SIGKILL 2 s later, and the launcher reports the PE
 and its last lines. Ctrl-C (SIGINT), SIGTERM and SIGHUP are passed on to the PEs the same way.
 
-exit status: 0 when every PE exits with 0; else the first failing PE's status (128 + signal if a
+Exit status: 0 when every PE exits with 0; else the first failing PE's status (128 + signal if a
 signal killed it); 124 on timeout; 128 + signal when interrupted (130 for Ctrl-C); 2 for a usage
 error; 127 when the program is not found.
-";
 
-/// What the command line asks for.
-#[derive(Debug, PartialEq)]
-enum Request {
-    Run(Launch),
-    Help,
-    Version,
-}
+RUST_LOG=debug shows what the launcher found and chose.";
 
-/// The command line is unusable.
-#[derive(Debug, PartialEq)]
-enum UsageError {
-    /// A flag that needs a value came last.
-    MissingValue { flag: String },
-    /// A flag's value is not what it must be.
-    BadValue {
-        flag: String,
-        value: String,
-        expected: &'static str,
-    },
-    /// A flag the launcher does not know.
-    UnknownFlag { flag: String },
-    /// No program after the flags.
-    MissingProgram,
-}
-
-impl fmt::Display for UsageError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            UsageError::MissingValue { flag } => {
-                write!(f, "{flag} needs a value, e.g. `{}`", example(flag))
-            }
-            UsageError::BadValue {
-                flag,
-                value,
-                expected,
-            } => write!(f, "`{flag} {value}`: {expected}, e.g. `{}`", example(flag)),
-            UsageError::UnknownFlag { flag } => write!(
-                f,
-                "unknown flag `{flag}`; the launcher's flags are -n, --pes-per-gpu, --timeout and \
-                 --no-prefix. To pass `{flag}` to the program, put it after the program's name (or \
-                 after `--`)"
-            ),
-            UsageError::MissingProgram => write!(
-                f,
-                "no program given; put the program to run (and its arguments) after the flags, \
-                 e.g. `nvshmemrun -n 2 ./my_program`"
-            ),
-        }
-    }
-}
-
-/// An example of `flag` with a good value.
-fn example(flag: &str) -> &'static str {
-    match flag {
-        "--pes-per-gpu" => "--pes-per-gpu 2",
-        "--timeout" => "--timeout 60",
-        _ => "-n 2",
-    }
+/// nvshmemrun: start N processes (PEs) of a program on this machine and supervise them
+#[derive(Parser, Debug)]
+#[command(name = "nvshmemrun", version, after_help = AFTER_HELP)]
+struct Args {
+    #[command(flatten)]
+    job: JobArgs,
+    /// Do not put `[pe K] ` before each output line
+    #[arg(long)]
+    no_prefix: bool,
+    /// The program every PE runs, then its own arguments, passed on untouched
+    // Only `trailing_var_arg`: with `allow_hyphen_values` too, a misspelt launcher flag before the
+    // program would be taken for the program instead of being refused.
+    #[arg(
+        required = true,
+        trailing_var_arg = true,
+        value_name = "PROGRAM [ARGS]"
+    )]
+    command: Vec<OsString>,
 }
 
 /// Runs `nvshmemrun` with `args` (the command line without the program name) and returns the exit
@@ -108,126 +152,33 @@ fn example(flag: &str) -> &'static str {
 /// std::process::exit(nvshmem_launch::cli::main(std::env::args_os().skip(1)));
 /// ```
 pub fn main(args: impl IntoIterator<Item = OsString>) -> i32 {
-    // A closed stdout or stderr must not turn into a panic, so write errors are ignored.
     match parse(args) {
-        Ok(Request::Run(launch)) => launch.run_and_report(),
-        Ok(Request::Help) => {
-            let _ = io::stdout().write_all(HELP.as_bytes());
-            0
-        }
-        Ok(Request::Version) => {
-            let _ = writeln!(io::stdout(), "nvshmemrun {}", env!("CARGO_PKG_VERSION"));
-            0
-        }
+        Ok(launch) => launch.run_and_report(),
         Err(error) => {
-            let _ = writeln!(
-                io::stderr(),
-                "nvshmemrun: error: {error}\n(run `nvshmemrun --help` for usage)"
-            );
-            2
+            // A closed stdout or stderr must not turn into a panic, so write errors are ignored.
+            let _ = error.print();
+            error.exit_code()
         }
     }
 }
 
-/// Reads the command line.
-fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Request, UsageError> {
-    let mut args = args.into_iter();
-    let mut n_pes = None;
-    let mut pes_per_gpu = None;
-    let mut timeout = None;
-    let mut prefix = true;
-    let program = loop {
-        let Some(arg) = args.next() else {
-            return Err(UsageError::MissingProgram);
-        };
-        let Some(text) = arg.to_str().filter(|t| t.starts_with('-') && *t != "-") else {
-            break arg;
-        };
-        // `--flag=value`, `-nVALUE` and `-n=VALUE` carry their value; other flags take the next
-        // argument.
-        let (flag, inline) = match text.split_once('=') {
-            Some((flag, value)) if flag.starts_with("--") => (flag, Some(value.to_string())),
-            _ if text.starts_with("-n") && text.len() > 2 && !text.starts_with("--") => {
-                ("-n", Some(text[2..].trim_start_matches('=').to_string()))
-            }
-            _ => (text, None),
-        };
-        let flag = flag.to_string();
-        let mut value = || match inline.clone() {
-            Some(value) => Ok(value),
-            None => args
-                .next()
-                .map(|v| v.to_string_lossy().into_owned())
-                .ok_or_else(|| UsageError::MissingValue { flag: flag.clone() }),
-        };
-        match flag.as_str() {
-            "--" => match args.next() {
-                Some(program) => break program,
-                None => return Err(UsageError::MissingProgram),
-            },
-            "-h" | "--help" => return Ok(Request::Help),
-            "-V" | "--version" => return Ok(Request::Version),
-            "--no-prefix" => prefix = false,
-            "-n" | "--n-pes" => {
-                n_pes = Some(count(
-                    &flag,
-                    value()?,
-                    "the PE count must be a whole number of at least 1",
-                )?);
-            }
-            "--pes-per-gpu" => {
-                pes_per_gpu = Some(count(
-                    &flag,
-                    value()?,
-                    "the PEs per GPU must be a whole number of at least 1",
-                )?);
-            }
-            "--timeout" => timeout = Some(seconds(&flag, value()?)?),
-            _ => return Err(UsageError::UnknownFlag { flag }),
-        }
-    };
-    let mut launch = Launch::new(program).args(args).prefix_output(prefix);
-    if let Some(n) = n_pes {
-        launch = launch.n_pes(n);
-    }
-    if let Some(k) = pes_per_gpu {
-        launch = launch.pes_per_gpu(k);
-    }
-    if let Some(limit) = timeout {
-        launch = launch.timeout(limit);
-    }
-    Ok(Request::Run(launch))
-}
-
-/// A whole number of at least 1; `expected` says so in the error.
-fn count(flag: &str, value: String, expected: &'static str) -> Result<NonZeroUsize, UsageError> {
-    value.trim().parse().map_err(|_| UsageError::BadValue {
-        flag: flag.to_string(),
-        value,
-        expected,
-    })
-}
-
-/// A positive, finite number of seconds.
-fn seconds(flag: &str, value: String) -> Result<Duration, UsageError> {
-    value
-        .trim()
-        .parse::<f64>()
-        .ok()
-        .filter(|s| *s > 0.0)
-        .and_then(|s| Duration::try_from_secs_f64(s).ok())
-        .ok_or_else(|| UsageError::BadValue {
-            flag: flag.to_string(),
-            value,
-            expected: "the timeout must be a positive number of seconds",
-        })
+/// Reads the command line; `--help` and `--version` come back as errors of their kinds, which
+/// print to stdout and exit 0.
+fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Launch, clap::Error> {
+    let args = Args::try_parse_from(std::iter::once(OsString::from("nvshmemrun")).chain(args))?;
+    let mut command = args.command.into_iter();
+    let program = command.next().expect("clap requires the program");
+    let launch = Launch::new(program)
+        .args(command)
+        .prefix_output(!args.no_prefix);
+    Ok(args.job.apply(launch))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn parse_str(args: &[&str]) -> Result<Request, UsageError> {
+    fn parse_str(args: &[&str]) -> Result<Launch, clap::Error> {
         parse(args.iter().map(OsString::from))
     }
 
@@ -238,30 +189,27 @@ mod tests {
     #[test]
     fn flags_then_program_and_its_own_flags() {
         let expected = Launch::new("prog")
-            .args(["-n", "7", "--timeout"])
+            .args(["-n", "7", "--timeout", "--"])
             .n_pes(nz(3))
             .pes_per_gpu(nz(2))
             .timeout(Duration::from_millis(1500));
         for line in [
-            "-n 3 --pes-per-gpu 2 --timeout 1.5 prog -n 7 --timeout",
-            "-n3 --pes-per-gpu=2 --timeout=1.5 -- prog -n 7 --timeout",
-            "-n=3 --pes-per-gpu 2 --timeout 1.5 prog -n 7 --timeout",
-            "--n-pes 3 --pes-per-gpu 2 --timeout 1.5 -- prog -n 7 --timeout",
+            "-n 3 --pes-per-gpu 2 --timeout 1.5 prog -n 7 --timeout --",
+            "-n3 --pes-per-gpu=2 --timeout=1.5 -- prog -n 7 --timeout --",
+            "-n=3 --pes-per-gpu 2 --timeout 1.5 prog -n 7 --timeout --",
+            "--n-pes 3 --pes-per-gpu 2 --timeout 1.5 -- prog -n 7 --timeout --",
         ] {
             let words: Vec<&str> = line.split_whitespace().collect();
-            assert_eq!(
-                parse_str(&words),
-                Ok(Request::Run(expected.clone())),
-                "{line}"
-            );
+            assert_eq!(parse_str(&words).unwrap(), expected, "{line}");
         }
         assert_eq!(
-            parse_str(&["--no-prefix", "--", "--weird-name"]),
-            Ok(Request::Run(
-                Launch::new("--weird-name").prefix_output(false)
-            ))
+            parse_str(&["--no-prefix", "--", "--weird-name"]).unwrap(),
+            Launch::new("--weird-name").prefix_output(false)
         );
-        assert_eq!(parse_str(&["--help", "prog"]), Ok(Request::Help));
+        assert_eq!(
+            parse_str(&["prog", "--help"]).unwrap(),
+            Launch::new("prog").arg("--help")
+        );
     }
 
     #[test]
@@ -269,23 +217,34 @@ mod tests {
         let cases: &[(&[&str], &str)] = &[
             (
                 &["-n", "0", "prog"],
-                "`-n 0`: the PE count must be a whole number of at least 1",
+                "'0' for '--n-pes <N>': expected a whole number of at least 1, e.g. 2",
             ),
-            (&["-n", "abc", "prog"], "`-n abc`"),
-            (&["-n", "-2", "prog"], "`-n -2`"),
-            (&["--pes-per-gpu", "0", "prog"], "the PEs per GPU must be"),
+            (&["-n", "abc", "prog"], "'abc' for '--n-pes <N>'"),
+            (&["-n", "-2", "prog"], "'-2' for '--n-pes <N>'"),
+            (&["--pes-per-gpu", "0", "prog"], "for '--pes-per-gpu <K>'"),
             (&["--timeout", "0", "prog"], "positive number of seconds"),
-            (&["--timeout", "soon", "prog"], "e.g. `--timeout 60`"),
-            (&["-n"], "-n needs a value"),
-            (&["-n", "2"], "no program given"),
-            (&["--"], "no program given"),
-            (&[], "no program given"),
-            (&["--frobnicate", "prog"], "unknown flag `--frobnicate`"),
+            (&["--timeout", "soon", "prog"], "e.g. 60"),
+            (&["-n"], "a value is required for '--n-pes <N>'"),
+            (&["-n", "2"], "<PROGRAM [ARGS]>"),
+            (&["--"], "<PROGRAM [ARGS]>"),
+            (&[], "<PROGRAM [ARGS]>"),
+            (&["--frobnicate", "prog"], "'--frobnicate'"),
         ];
         for (line, needle) in cases {
-            let error = parse_str(line).unwrap_err().to_string();
-            assert!(error.contains(needle), "{line:?}: {error}");
+            let error = parse_str(line).unwrap_err();
+            assert_eq!(error.exit_code(), 2, "{line:?}");
+            let message = error.to_string();
+            assert!(message.contains(needle), "{line:?}: {message}");
+            assert!(message.contains("try '--help'"), "{line:?}: {message}");
         }
+    }
+
+    #[test]
+    fn help_and_version_exit_0_and_help_names_every_flag() {
+        let help = parse_str(&["--help", "prog"]).unwrap_err();
+        assert_eq!(help.exit_code(), 0);
+        assert!(help.to_string().contains("Usage: nvshmemrun"), "{help}");
+        assert_help_and_version::<Args>();
     }
 }
 
@@ -316,14 +275,16 @@ mod fuzz {
         #[test]
         fn any_command_line_is_accepted_or_explained(words in proptest::collection::vec(word(), 0..8)) {
             match parse(words.iter().map(OsString::from)) {
-                Ok(Request::Run(launch)) => {
+                Ok(launch) => {
                     let debug = format!("{launch:?}");
                     prop_assert!(!debug.is_empty());
                 }
-                Ok(Request::Help | Request::Version) => {}
+                Err(error) if error.exit_code() == 0 => {}
                 Err(error) => {
                     let message = error.to_string();
-                    prop_assert!(message.len() > 10, "terse error: {message:?}");
+                    prop_assert_eq!(error.exit_code(), 2);
+                    prop_assert!(message.starts_with("error: "), "{}", message);
+                    prop_assert!(message.contains("try '--help'"), "no fix: {}", message);
                 }
             }
         }
@@ -332,9 +293,8 @@ mod fuzz {
         fn counts_round_trip(n in 1usize..100_000, k in 1usize..64, seconds in 1u32..100_000) {
             let args = ["-n".to_string(), n.to_string(), "--pes-per-gpu".into(), k.to_string(),
                 "--timeout".into(), seconds.to_string(), "prog".into()];
-            let Ok(Request::Run(launch)) = parse(args.iter().map(OsString::from)) else {
-                return Err(TestCaseError::fail("a valid command line was refused"));
-            };
+            let launch = parse(args.iter().map(OsString::from))
+                .map_err(|e| TestCaseError::fail(format!("a valid command line was refused: {e}")))?;
             let expected = Launch::new("prog")
                 .n_pes(NonZeroUsize::new(n).unwrap())
                 .pes_per_gpu(NonZeroUsize::new(k).unwrap())

@@ -44,7 +44,9 @@ fn count_gpus(
 ) -> Result<usize, GpuCountError> {
     if let Some(value) = visible_devices {
         let value = value.to_string_lossy();
-        return Ok(value.split(',').filter(|e| !e.trim().is_empty()).count());
+        let count = value.split(',').filter(|e| !e.trim().is_empty()).count();
+        log::debug!("{count} GPU(s) visible: {CUDA_VISIBLE_DEVICES}={value}");
+        return Ok(count);
     }
     // A driver folder that exists but cannot be listed means the driver is loaded, so GPUs may
     // well be there: only then is choosing the PE count by hand (-n) the way out.
@@ -53,6 +55,7 @@ fn count_gpus(
         Ok(entries) => {
             let count = entries.filter(Result::is_ok).count();
             if count > 0 {
+                log::debug!("{count} GPU(s) listed in {}", driver_folder.display());
                 return Ok(count);
             }
             "has no entries".to_string()
@@ -72,6 +75,7 @@ fn count_gpus(
             let text = String::from_utf8_lossy(&output.stdout);
             let count = text.lines().filter(|l| l.starts_with("GPU ")).count();
             if count > 0 {
+                log::debug!("{count} GPU(s) listed by `{nvidia_smi} -L`");
                 return Ok(count);
             }
             "listed no GPU".to_string()

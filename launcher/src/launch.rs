@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use nvshmem_pe_env::PeIdentity;
 use nvshmem_pe_env::rendezvous::JobFolder;
 
+use crate::cli::JobArgs;
 use crate::gpus::{self, GpuCountError};
 use crate::outcome::{Ending, Outcome};
 use crate::signals::SignalWatch;
@@ -146,6 +147,12 @@ impl Launch {
     pub fn run(&self) -> Result<Outcome, LaunchError> {
         let n_pes = self.resolve_n_pes()?;
         let folder = JobFolder::create().map_err(LaunchError::Rendezvous)?;
+        log::debug!(
+            "starting {n_pes} PE(s) of {} at {} per GPU, rendezvous in {}",
+            self.program.to_string_lossy(),
+            self.pes_per_gpu,
+            folder.path().display()
+        );
         let signals = SignalWatch::start().map_err(LaunchError::Signals)?;
         let start = Instant::now();
         let mut pes = Vec::with_capacity(n_pes);
@@ -205,40 +212,35 @@ impl Launch {
 }
 
 /// For programs that relaunch themselves when started directly rather than as a PE: runs the
-/// current program once per PE with `args` (flags left as `None` take the launcher's defaults),
-/// reports like [`Launch::run_and_report`], and returns the job's exit status.
+/// current program once per PE with `args` (its own command line, which each PE reads again), sized
+/// by `job` (flags not given take the launcher's defaults), reports like
+/// [`Launch::run_and_report`], and returns the job's exit status.
 ///
 /// ```no_run
-/// let args: Vec<String> = std::env::args().skip(1).collect();
-/// let status = nvshmem_launch::relaunch_current_program(&args, None, None, None);
-/// std::process::exit(status);
+/// use clap::Parser;
+///
+/// /// A program that runs on every visible GPU.
+/// #[derive(Parser)]
+/// struct Args {
+///     #[command(flatten)]
+///     job: nvshmem_launch::cli::JobArgs,
+/// }
+///
+/// let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+/// let parsed = Args::parse();
+/// std::process::exit(nvshmem_launch::relaunch_current_program(&args, &parsed.job));
 /// ```
-pub fn relaunch_current_program(
-    args: &[String],
-    n_pes: Option<NonZeroUsize>,
-    pes_per_gpu: Option<NonZeroUsize>,
-    timeout: Option<Duration>,
-) -> i32 {
-    let mut launch = match Launch::current_program() {
-        Ok(launch) => launch.args(args),
+pub fn relaunch_current_program(args: &[OsString], job: &JobArgs) -> i32 {
+    match Launch::current_program() {
+        Ok(launch) => job.apply(launch.args(args)).run_and_report(),
         Err(error) => {
             let _ = writeln!(
                 io::stderr(),
                 "nvshmemrun: error: cannot find this program's path to relaunch it: {error}"
             );
-            return 1;
+            1
         }
-    };
-    if let Some(n) = n_pes {
-        launch = launch.n_pes(n);
     }
-    if let Some(k) = pes_per_gpu {
-        launch = launch.pes_per_gpu(k);
-    }
-    if let Some(limit) = timeout {
-        launch = launch.timeout(limit);
-    }
-    launch.run_and_report()
 }
 
 /// The exit status for the result of [`Launch::run`]: [`Outcome::exit_code`] for a job that ran,

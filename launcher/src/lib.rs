@@ -18,6 +18,11 @@
 //! kept. When a PE exits non-zero or is killed, the time limit runs out, or the launcher gets
 //! SIGINT, SIGTERM or SIGHUP, every PE's group gets SIGTERM (or that signal) and, 2 s later,
 //! SIGKILL; the launcher then reports the cause with the PE's last lines and exits with its status.
+//!
+//! Diagnostics: the library logs what it found and chose (the GPUs counted, the job started) at
+//! `debug` through the `log` crate; it prints only the PEs' output and, in
+//! [`Launch::run_and_report`] and [`relaunch_current_program`], the report that is the launcher's
+//! answer. A program without a logger loses nothing that matters: every error is also returned.
 
 pub mod cli;
 pub mod gpus;

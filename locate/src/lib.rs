@@ -20,6 +20,8 @@
 //!    12; then `comm_libs/nvshmem`, the SDK's link to its default CUDA version's.
 //!
 //! When nothing is found, [`NotFound`] lists every place tried and why it was rejected.
+//! [`find`] logs the install it chose at `debug` through the `log` crate and never prints; a
+//! program without a logger loses nothing, because a failure is returned in full.
 //!
 //! ```no_run
 //! let install = nvshmem_locate::find(&[std::path::Path::new(".")])?;
@@ -316,7 +318,7 @@ pub fn parse_version_header(text: &str) -> Result<Version, String> {
 /// }
 /// ```
 pub fn find<P: AsRef<Path>>(start_dirs: &[P]) -> Result<Install, NotFound> {
-    find_with(
+    let found = find_with(
         std::env::var_os(HOME_VAR).map(PathBuf::from),
         start_dirs,
         python_package_dir,
@@ -326,7 +328,15 @@ pub fn find<P: AsRef<Path>>(start_dirs: &[P]) -> Result<Install, NotFound> {
             hpc_sdk_root: std::env::var_os(HPC_SDK_VAR).map(PathBuf::from),
             arch: std::env::consts::ARCH,
         },
-    )
+    );
+    if let Ok(install) = &found {
+        log::debug!(
+            "NVSHMEM found at {} ({:?})",
+            install.root().display(),
+            install.source()
+        );
+    }
+    found
 }
 
 /// The system folders [`find`] searches, given so that tests can point them at scratch folders.

@@ -14,9 +14,9 @@ mod pattern;
 
 use clap::Parser;
 use nvshmem_host::{Bootstrap, LaunchConfig, Nvshmem};
-use std::num::NonZeroUsize;
+use nvshmem_launch::cli::JobArgs;
+use std::ffi::OsString;
 use std::process::ExitCode;
-use std::time::Duration;
 
 /// The kernels, compiled by build.rs.
 const PTX: &str = include_str!(env!("NVSHMEM_STARTER_KERNELS_PTX"));
@@ -26,16 +26,11 @@ const SHOWN_MISMATCHES: usize = 5;
 
 /// Every PE puts a block into the next PE's symmetric buffer and checks what arrived.
 #[derive(Parser)]
+#[command(version)]
 struct Cli {
-    /// PEs to start when run directly (default: one per visible GPU); ignored under a launcher.
-    #[arg(short = 'n', long)]
-    n_pes: Option<NonZeroUsize>,
-    /// PEs sharing each GPU when run directly (default 1).
-    #[arg(long)]
-    pes_per_gpu: Option<NonZeroUsize>,
-    /// Seconds the job may take when run directly, after which the launcher stops it.
-    #[arg(long, value_parser = seconds)]
-    timeout: Option<Duration>,
+    /// -n, --pes-per-gpu and --timeout: how to start the PEs when run directly.
+    #[command(flatten)]
+    job: JobArgs,
     /// Elements each PE sends.
     #[arg(
         long,
@@ -45,26 +40,13 @@ struct Cli {
     count: u64,
 }
 
-fn seconds(text: &str) -> Result<Duration, String> {
-    text.parse()
-        .ok()
-        .filter(|seconds: &f64| *seconds > 0.0)
-        .and_then(|seconds| Duration::try_from_secs_f64(seconds).ok())
-        .ok_or_else(|| format!("expected a number of seconds > 0, not `{text}`"))
-}
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let bootstrap = match Bootstrap::detect() {
         Ok(Bootstrap::SinglePe) => {
             // Not started by a launcher: start this program again, once per PE.
-            let args: Vec<String> = std::env::args().skip(1).collect();
-            let status = nvshmem_launch::relaunch_current_program(
-                &args,
-                cli.n_pes,
-                cli.pes_per_gpu,
-                cli.timeout,
-            );
+            let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+            let status = nvshmem_launch::relaunch_current_program(&args, &cli.job);
             return ExitCode::from(status.clamp(0, 255) as u8);
         }
         Ok(bootstrap) => bootstrap,

@@ -51,6 +51,7 @@ mod check;
 mod options;
 
 use check::{POISON, mismatches, pattern};
+use clap::{Parser, ValueEnum};
 use nvshmem_host::timing::StreamTimer;
 use nvshmem_host::{Bootstrap, KernelArg, LaunchConfig, Module, Nvshmem, SymmetricBuffer};
 use options::{Bench, Grid, Options, Scope};
@@ -124,14 +125,9 @@ fn median(values: &mut [f64]) -> f64 {
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let options = match options::parse(&args) {
-        Ok(options) => options,
-        Err(problem) => {
-            eprintln!("micro: {problem}\n{}", options::USAGE);
-            return ExitCode::from(2);
-        }
-    };
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    let options = Options::parse();
     match Bootstrap::detect() {
         Ok(Bootstrap::SinglePe) => relaunch(&args, &options),
         Ok(bootstrap) => match run_pe(bootstrap, &options) {
@@ -153,22 +149,17 @@ fn main() -> ExitCode {
 }
 
 /// Starts this program on 2 PEs (default: both on one GPU) through the launcher.
-fn relaunch(args: &[String], options: &Options) -> ExitCode {
+fn relaunch(args: &[std::ffi::OsString], options: &Options) -> ExitCode {
     let two = std::num::NonZeroUsize::MIN.saturating_add(1);
-    let mut launch = match nvshmem_launch::Launch::current_program() {
-        Ok(launch) => launch.args(args),
+    let launch = match nvshmem_launch::Launch::current_program() {
+        Ok(launch) => launch.args(args).n_pes(two).pes_per_gpu(two),
         Err(error) => {
             eprintln!("micro: cannot find this program's path to relaunch it: {error}");
             return ExitCode::FAILURE;
         }
     };
-    launch = launch
-        .n_pes(options.n_pes.unwrap_or(two))
-        .pes_per_gpu(options.pes_per_gpu.unwrap_or(two));
-    if let Some(timeout) = options.timeout {
-        launch = launch.timeout(timeout);
-    }
-    ExitCode::from(launch.run_and_report().clamp(0, 255) as u8)
+    let status = options.job.apply(launch).run_and_report();
+    ExitCode::from(status.clamp(0, 255) as u8)
 }
 
 type Failure = Box<dyn std::error::Error>;
@@ -179,7 +170,7 @@ fn run_pe(bootstrap: Bootstrap, options: &Options) -> Result<usize, Failure> {
     let module = nvshmem.load_module(PTX)?;
     let failed = {
         let mut runner = Runner::new(&nvshmem, &module, options)?;
-        for bench in Bench::ALL {
+        for &bench in Bench::value_variants() {
             if options.benches.contains(&bench) {
                 runner.run(bench)?;
             }

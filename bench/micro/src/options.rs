@@ -1,27 +1,13 @@
 //! The micro-benchmarks' command line. `bench/reference/micro.cu` reads the same flags.
 
-use std::num::NonZeroUsize;
-use std::time::Duration;
+use clap::{Parser, ValueEnum};
+use nvshmem_launch::cli::JobArgs;
 
-pub const USAGE: &str = "\
-usage: micro [-n PES] [--pes-per-gpu K] [--timeout SECONDS] [--bench LIST] [--scopes LIST]
-             [--sizes LIST] [--lat-sizes LIST] [--grids LIST] [--threads T] [--warmup W]
-             [--reps R] [--lat-iters N] [--gap BYTES]
-  --bench      put_bw,get_bw,p_lat,put_lat,barrier_lat,pingpong_p,pingpong_signal,reduce_lat,
-               alltoall_lat (default: all)
-  --scopes     block,warp,thread (default: all)
-  --sizes      bandwidth sizes in bytes, K/M/G suffixes (default 4K,64K,1M,16M,256M)
-  --lat-sizes  put-latency and collective sizes, an alltoall's per PE (default 8,4K,64K)
-  --grids      blocks per launch, `sms` for the multiprocessor count (default 1,8,32,sms)
-  --threads    threads per block (default 512)
-  --warmup     untimed launches per case (default 2)
-  --reps       timed launches per case; the median is reported (default 10)
-  --lat-iters  operations per latency launch (default 1000)
-  --gap        bytes left free between the source and the destination buffer, 0 or K/M/G
-               (default 0): the two lie the largest size plus this apart";
-
-/// One benchmark.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// One benchmark, as `--bench` and the kernels name it ([`Bench::name`]). Declared in the order
+/// they run (the two-sided ones, which need every PE, last; the collectives, which need NVSHMEM's
+/// full multi-PE-per-GPU mode where PEs share a GPU, at the very end).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[value(rename_all = "snake_case")]
 pub enum Bench {
     PutBw,
     GetBw,
@@ -35,21 +21,7 @@ pub enum Bench {
 }
 
 impl Bench {
-    /// Every benchmark, in the order they run (the two-sided ones, which need every PE, last; the
-    /// collectives, which need NVSHMEM's full multi-PE-per-GPU mode where PEs share a GPU, at the
-    /// very end).
-    pub const ALL: [Bench; 9] = [
-        Bench::PutBw,
-        Bench::GetBw,
-        Bench::PLat,
-        Bench::PutLat,
-        Bench::BarrierLat,
-        Bench::PingpongP,
-        Bench::PingpongSignal,
-        Bench::ReduceLat,
-        Bench::AlltoallLat,
-    ];
-
+    /// The name of its kernel, its results and its `--bench` value.
     pub fn name(self) -> &'static str {
         match self {
             Bench::PutBw => "put_bw",
@@ -66,7 +38,7 @@ impl Bench {
 }
 
 /// Which threads share one NVSHMEM call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Scope {
     Block,
     Warp,
@@ -74,8 +46,7 @@ pub enum Scope {
 }
 
 impl Scope {
-    pub const ALL: [Scope; 3] = [Scope::Block, Scope::Warp, Scope::Thread];
-
+    /// The name of its kernels' suffix, its results and its `--scopes` value.
     pub fn name(self) -> &'static str {
         match self {
             Scope::Block => "block",
@@ -92,45 +63,62 @@ pub enum Grid {
     Sms,
 }
 
+/// Micro-benchmarks of NVSHMEM device calls from Rust kernels; PE 0 prints one `result:` line
+/// per measurement.
+///
+/// Started directly, it relaunches itself through the launcher on 2 PEs sharing one GPU unless -n
+/// and --pes-per-gpu say otherwise; started by nvshmemrun, mpirun or srun, it is one PE.
+/// RUST_LOG=nvshmem_host=debug shows what NVSHMEM found and chose.
+#[derive(Parser, Debug, PartialEq)]
+#[command(name = "micro", version)]
 pub struct Options {
-    pub n_pes: Option<NonZeroUsize>,
-    pub pes_per_gpu: Option<NonZeroUsize>,
-    pub timeout: Option<Duration>,
+    #[command(flatten)]
+    pub job: JobArgs,
+    /// Benchmarks to run, in their fixed order whatever the order given [default: all]
+    #[arg(long = "bench", value_name = "LIST", value_enum, value_delimiter = ',',
+          default_values_t = Bench::value_variants().to_vec(), hide_default_value = true)]
     pub benches: Vec<Bench>,
+    /// Scopes to run [default: all]
+    #[arg(long, value_name = "LIST", value_enum, value_delimiter = ',',
+          default_values_t = Scope::value_variants().to_vec(), hide_default_value = true)]
     pub scopes: Vec<Scope>,
+    /// Bandwidth sizes in bytes, multiples of 8, with K/M/G suffixes (powers of 1024)
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = bytes,
+          default_value = "4K,64K,1M,16M,256M", allow_hyphen_values = true)]
     pub sizes: Vec<usize>,
+    /// Put-latency and collective sizes (an alltoall's per PE), as --sizes
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = bytes,
+          default_value = "8,4K,64K", allow_hyphen_values = true)]
     pub lat_sizes: Vec<usize>,
+    /// Blocks per launch, `sms` for the multiprocessor count
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = grid,
+          default_value = "1,8,32,sms", allow_hyphen_values = true)]
     pub grids: Vec<Grid>,
+    /// Threads per block: a multiple of 32 up to 1024
+    #[arg(long, value_name = "T", default_value_t = 512, value_parser = threads,
+          allow_hyphen_values = true)]
     pub threads: u32,
+    /// Untimed launches per case
+    #[arg(
+        long,
+        value_name = "W",
+        default_value_t = 2,
+        allow_hyphen_values = true
+    )]
     pub warmup: u32,
+    /// Timed launches per case; the median is reported
+    #[arg(long, value_name = "R", default_value_t = 10, value_parser = whole,
+          allow_hyphen_values = true)]
     pub reps: u32,
+    /// Operations per latency launch
+    #[arg(long, value_name = "N", default_value_t = 1000, value_parser = whole,
+          allow_hyphen_values = true)]
     pub lat_iters: u32,
+    /// Bytes left free between the source and the destination buffer, 0 or as --sizes: the two lie
+    /// the largest size plus this apart
+    #[arg(long, value_name = "BYTES", default_value = "0", value_parser = gap,
+          allow_hyphen_values = true)]
     pub gap: usize,
-}
-
-impl Default for Options {
-    fn default() -> Options {
-        Options {
-            n_pes: None,
-            pes_per_gpu: None,
-            timeout: None,
-            benches: Bench::ALL.to_vec(),
-            scopes: Scope::ALL.to_vec(),
-            sizes: vec![4 << 10, 64 << 10, 1 << 20, 16 << 20, 256 << 20],
-            lat_sizes: vec![8, 4 << 10, 64 << 10],
-            grids: vec![
-                Grid::Blocks(1),
-                Grid::Blocks(8),
-                Grid::Blocks(32),
-                Grid::Sms,
-            ],
-            threads: 512,
-            warmup: 2,
-            reps: 10,
-            lat_iters: 1000,
-            gap: 0,
-        }
-    }
 }
 
 impl Options {
@@ -153,119 +141,111 @@ fn bytes(text: &str) -> Result<usize, String> {
         .ok()
         .and_then(|n| n.checked_mul(unit))
         .filter(|&n| n > 0 && n % 8 == 0)
-        .ok_or(format!(
-            "`{text}` is not a size in bytes ≥ 8 and a multiple of 8"
-        ))?;
+        .ok_or_else(|| "expected a size in bytes ≥ 8 and a multiple of 8, e.g. 4K".to_string())?;
     Ok(value)
 }
 
-fn list<T>(text: &str, item: impl Fn(&str) -> Result<T, String>) -> Result<Vec<T>, String> {
-    let items = text
-        .split(',')
-        .filter(|part| !part.is_empty())
-        .map(item)
-        .collect::<Result<Vec<T>, String>>()?;
-    if items.is_empty() {
-        return Err(format!("`{text}` is an empty list"));
-    }
-    Ok(items)
+/// `--gap`: 0, or a size as [`bytes`] reads it.
+fn gap(text: &str) -> Result<usize, String> {
+    if text == "0" { Ok(0) } else { bytes(text) }
 }
 
-fn named<T: Copy>(all: &[T], name: impl Fn(T) -> &'static str, text: &str) -> Result<T, String> {
-    all.iter()
-        .copied()
-        .find(|&x| name(x) == text)
-        .ok_or(format!(
-            "`{text}` is not one of {}",
-            all.iter().map(|&x| name(x)).collect::<Vec<_>>().join(", ")
-        ))
-}
-
-fn whole(flag: &str, text: &str) -> Result<u32, String> {
+/// A count of at least 1.
+fn whole(text: &str) -> Result<u32, String> {
     text.parse::<u32>()
         .ok()
         .filter(|&n| n >= 1)
-        .ok_or(format!("{flag} takes a whole number ≥ 1, not `{text}`"))
+        .ok_or_else(|| format!("expected a whole number from 1 to {}", u32::MAX))
 }
 
-fn non_zero(flag: &str, text: &str) -> Result<NonZeroUsize, String> {
-    Ok(NonZeroUsize::MIN.saturating_add(whole(flag, text)? as usize - 1))
-}
-
-pub fn parse(args: &[String]) -> Result<Options, String> {
-    let mut options = Options::default();
-    let mut args = args.iter();
-    while let Some(flag) = args.next() {
-        let text = match flag.as_str() {
-            "-h" | "--help" => return Err(String::new()),
-            _ => args.next().ok_or(format!("{flag} needs a value"))?,
-        };
-        match flag.as_str() {
-            "-n" => options.n_pes = Some(non_zero(flag, text)?),
-            "--pes-per-gpu" => options.pes_per_gpu = Some(non_zero(flag, text)?),
-            "--timeout" => {
-                options.timeout = Some(Duration::from_secs(whole(flag, text)?.into()));
-            }
-            "--bench" => options.benches = list(text, |t| named(&Bench::ALL, Bench::name, t))?,
-            "--scopes" => options.scopes = list(text, |t| named(&Scope::ALL, Scope::name, t))?,
-            "--sizes" => options.sizes = list(text, bytes)?,
-            "--lat-sizes" => options.lat_sizes = list(text, bytes)?,
-            "--grids" => {
-                options.grids = list(text, |t| match t {
-                    "sms" => Ok(Grid::Sms),
-                    _ => Ok(Grid::Blocks(whole("--grids", t)?)),
-                })?
-            }
-            "--threads" => {
-                options.threads = whole(flag, text)?;
-                if options.threads % 32 != 0 || options.threads > 1024 {
-                    return Err(format!("--threads {text}: a multiple of 32, at most 1024"));
-                }
-            }
-            "--warmup" => options.warmup = text.parse().map_err(|_| format!("--warmup {text}"))?,
-            "--reps" => options.reps = whole(flag, text)?,
-            "--lat-iters" => options.lat_iters = whole(flag, text)?,
-            "--gap" => options.gap = if text == "0" { 0 } else { bytes(text)? },
-            other => return Err(format!("unknown argument `{other}`")),
-        }
+/// One `--grids` entry.
+fn grid(text: &str) -> Result<Grid, String> {
+    match text {
+        "sms" => Ok(Grid::Sms),
+        _ => whole(text)
+            .map(Grid::Blocks)
+            .map_err(|_| "expected a block count of at least 1, or `sms`".to_string()),
     }
-    Ok(options)
+}
+
+/// `--threads`.
+fn threads(text: &str) -> Result<u32, String> {
+    whole(text)
+        .ok()
+        .filter(|&t| t % 32 == 0 && t <= 1024)
+        .ok_or_else(|| "expected a multiple of 32 from 32 to 1024".to_string())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use nvshmem_launch::cli::{assert_help_and_version, assert_usage_errors};
 
-    fn args(text: &str) -> Vec<String> {
-        text.split_whitespace().map(String::from).collect()
+    fn parse(line: &str) -> Result<Options, clap::Error> {
+        Options::try_parse_from(std::iter::once("micro").chain(line.split_whitespace()))
     }
 
     #[test]
     fn sizes_take_binary_suffixes() {
-        let options = parse(&args("--sizes 8,4K,1M,2G --grids 1,sms")).unwrap();
+        let options = parse("--sizes 8,4K,1M,2G --grids 1,sms").unwrap();
         assert_eq!(options.sizes, [8, 4096, 1 << 20, 2 << 30]);
         assert_eq!(options.grids, [Grid::Blocks(1), Grid::Sms]);
-        assert!(parse(&args("--sizes 12")).is_err());
-        assert!(parse(&args("--bench nope")).is_err());
-        assert!(parse(&args("--threads 100")).is_err());
+        assert!(parse("--sizes 12").is_err());
+        assert!(parse("--bench nope").is_err());
+        assert!(parse("--threads 100").is_err());
     }
 
     #[test]
     fn the_gap_is_zero_or_a_size() {
-        assert_eq!(parse(&[]).unwrap().gap, 0);
-        assert_eq!(parse(&args("--gap 0")).unwrap().gap, 0);
-        assert_eq!(parse(&args("--gap 3M")).unwrap().gap, 3 << 20);
-        assert!(parse(&args("--gap 5")).is_err());
-        assert!(parse(&args("--gap -1")).is_err());
+        assert_eq!(parse("").unwrap().gap, 0);
+        assert_eq!(parse("--gap 0").unwrap().gap, 0);
+        assert_eq!(parse("--gap 3M").unwrap().gap, 3 << 20);
+        assert!(parse("--gap 5").is_err());
+        assert!(parse("--gap -1").is_err());
     }
 
     #[test]
     fn every_benchmark_is_named_by_its_own_name_and_runs_by_default() {
-        let names: Vec<&str> = Bench::ALL.iter().map(|bench| bench.name()).collect();
-        let options = parse(&args(&format!("--bench {}", names.join(",")))).unwrap();
-        assert_eq!(options.benches, Bench::ALL);
-        assert_eq!(parse(&[]).unwrap().benches, Bench::ALL);
-        let collectives = parse(&args("--bench reduce_lat,alltoall_lat")).unwrap();
+        let names: Vec<&str> = Bench::value_variants()
+            .iter()
+            .map(|bench| bench.name())
+            .collect();
+        let options = parse(&format!("--bench {}", names.join(","))).unwrap();
+        assert_eq!(options.benches, Bench::value_variants());
+        assert_eq!(parse("").unwrap().benches, Bench::value_variants());
+        let collectives = parse("--bench reduce_lat,alltoall_lat").unwrap();
         assert_eq!(collectives.benches, [Bench::ReduceLat, Bench::AlltoallLat]);
+    }
+
+    #[test]
+    fn bad_values_name_the_flag_and_what_it_takes() {
+        assert_usage_errors::<Options>(&[
+            (
+                "--sizes 12",
+                "'12' for '--sizes <LIST>': expected a size in bytes",
+            ),
+            ("--sizes 4K,,8", "'' for '--sizes <LIST>'"),
+            ("--bench nope", "[possible values: put_bw, get_bw, p_lat"),
+            ("--scopes grid", "[possible values: block, warp, thread]"),
+            (
+                "--grids 0",
+                "'0' for '--grids <LIST>': expected a block count",
+            ),
+            (
+                "--threads 100",
+                "'100' for '--threads <T>': expected a multiple of 32",
+            ),
+            ("--reps 0", "'0' for '--reps <R>'"),
+            ("--warmup -1", "'-1' for '--warmup <W>'"),
+            ("--gap -1", "'-1' for '--gap <BYTES>'"),
+            ("-n 0", "'0' for '--n-pes <N>'"),
+            ("--timeout 0", "'0' for '--timeout <S>'"),
+            ("--frobnicate 2", "'--frobnicate'"),
+        ]);
+    }
+
+    #[test]
+    fn help_and_version_exit_0_and_help_names_every_flag() {
+        assert_help_and_version::<Options>();
     }
 }

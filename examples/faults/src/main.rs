@@ -11,63 +11,51 @@
 //! and the PE, and the victim exits with status 4 after printing the host's error. With
 //! `--fault none` every PE reaches the barrier and the job succeeds (the control case).
 
+use clap::{Parser, ValueEnum};
 use nvshmem_host::{LaunchConfig, Module, Nvshmem, SymmetricBuffer};
 use std::process::ExitCode;
 
 const PTX: &str = include_str!(env!("FAULTS_KERNELS_PTX"));
-const USAGE: &str = "usage: faults --fault exit|kill|segv|panic|bad-pe|none [--victim PE]";
 /// The exit status of a victim whose kernel trapped (`--fault bad-pe`).
 const TRAPPED: i32 = 4;
 /// Elements the bad-pe victim puts.
 const BAD_PE_COUNT: usize = 1024;
 
-#[derive(Clone, Copy, PartialEq)]
+/// One PE (the victim) dies while the others wait for it in a device-side barrier; the launcher must
+/// end the job within 5 s, naming the victim. Run it under the launcher: nvshmemrun -n 2 faults
+/// --fault exit.
+#[derive(Parser, Debug, PartialEq)]
+#[command(name = "faults", version)]
+struct Args {
+    /// How the victim dies
+    #[arg(long, value_enum)]
+    fault: Fault,
+    /// The PE that dies
+    #[arg(long, value_name = "PE", default_value_t = 1, allow_hyphen_values = true,
+          value_parser = clap::value_parser!(i32).range(0..))]
+    victim: i32,
+}
+
+/// How the victim dies.
+#[derive(Clone, Copy, Debug, PartialEq, ValueEnum)]
 enum Fault {
+    /// Exits with status 3
     Exit,
+    /// Sends itself SIGKILL
     Kill,
+    /// Writes through a null pointer (SIGSEGV)
     Segv,
+    /// Panics
     Panic,
+    /// Puts to PE n_pes, which does not exist: the device check traps, the victim exits with 4
     BadPe,
+    /// Nobody dies: every PE passes the barrier (the control case)
     None,
 }
 
-fn parse(args: &[String]) -> Result<(Fault, i32), String> {
-    let (mut fault, mut victim) = (None, 1);
-    let mut args = args.iter();
-    while let Some(flag) = args.next() {
-        let value = args.next().ok_or(format!("{flag} needs a value"))?;
-        match flag.as_str() {
-            "--fault" => {
-                fault = Some(match value.as_str() {
-                    "exit" => Fault::Exit,
-                    "kill" => Fault::Kill,
-                    "segv" => Fault::Segv,
-                    "panic" => Fault::Panic,
-                    "bad-pe" => Fault::BadPe,
-                    "none" => Fault::None,
-                    other => return Err(format!("unknown fault `{other}`")),
-                })
-            }
-            "--victim" => {
-                victim = value
-                    .parse()
-                    .map_err(|_| format!("--victim takes a PE number, not `{value}`"))?
-            }
-            other => return Err(format!("unknown argument `{other}`")),
-        }
-    }
-    Ok((fault.ok_or("--fault is required")?, victim))
-}
-
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let (fault, victim) = match parse(&args) {
-        Ok(parsed) => parsed,
-        Err(problem) => {
-            eprintln!("faults: {problem}\n{USAGE}");
-            return ExitCode::from(2);
-        }
-    };
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    let Args { fault, victim } = Args::parse();
     match run(fault, victim) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
@@ -153,4 +141,43 @@ unsafe extern "C" {
     /// C's `raise`: sends `signal` to the calling thread.
     #[link_name = "raise"]
     fn libc_raise(signal: i32) -> i32;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nvshmem_launch::cli::{assert_help_and_version, assert_usage_errors};
+
+    fn parse(line: &str) -> Result<Args, clap::Error> {
+        Args::try_parse_from(std::iter::once("faults").chain(line.split_whitespace()))
+    }
+
+    #[test]
+    fn faults_and_victims_round_trip_and_bad_ones_name_the_flag() {
+        for fault in Fault::value_variants() {
+            let name = fault.to_possible_value().unwrap();
+            let line = format!("--fault {} --victim 3", name.get_name());
+            let expected = Args {
+                fault: *fault,
+                victim: 3,
+            };
+            assert_eq!(parse(&line).unwrap(), expected, "{line}");
+        }
+        assert_eq!(parse("--fault none").unwrap().victim, 1);
+        assert_usage_errors::<Args>(&[
+            ("", "--fault <FAULT>"),
+            (
+                "--fault nope",
+                "[possible values: exit, kill, segv, panic, bad-pe, none]",
+            ),
+            ("--fault exit --victim -1", "'-1' for '--victim <PE>'"),
+            ("--fault exit --victim x", "'x' for '--victim <PE>'"),
+            ("--fault exit extra", "'extra'"),
+        ]);
+    }
+
+    #[test]
+    fn help_and_version_exit_0_and_help_names_every_flag() {
+        assert_help_and_version::<Args>();
+    }
 }

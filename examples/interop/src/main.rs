@@ -20,26 +20,21 @@
 use clap::Parser;
 use interop::{PTX, cudarc_launch_reads_a_put, peer_pointers, registered_allocation_is_put};
 use nvshmem_host::{Bootstrap, Nvshmem, UNIQUE_ID_TIMEOUT, UniqueId};
+use nvshmem_launch::cli::JobArgs;
 use nvshmem_pe_env::rendezvous;
 use std::error::Error;
+use std::ffi::OsString;
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Duration;
 
 /// nvshmem-host beside cudarc: a cudarc launch on symmetric memory, a registered cudarc
 /// allocation, peer pointers.
 #[derive(Parser)]
+#[command(name = "interop", version)]
 struct Options {
-    /// PEs to start (default: one per GPU); with --rendezvous, the PEs of the job.
-    #[arg(short = 'n')]
-    n_pes: Option<NonZeroUsize>,
-    /// PEs sharing each GPU (through the launcher).
-    #[arg(long)]
-    pes_per_gpu: Option<NonZeroUsize>,
-    /// Seconds after which the launcher ends the job.
-    #[arg(long)]
-    timeout: Option<f64>,
+    #[command(flatten)]
+    job: JobArgs,
     /// Elements moved.
     #[arg(long, default_value_t = 1 << 16, value_parser = clap::value_parser!(u32).range(1..))]
     count: u32,
@@ -52,9 +47,10 @@ struct Options {
 }
 
 fn main() -> ExitCode {
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     let options = Options::parse();
     let count = options.count as usize;
-    let started = match (&options.rendezvous, options.rank, options.n_pes) {
+    let started = match (&options.rendezvous, options.rank, options.job.n_pes) {
         (Some(file), Some(rank), Some(n_pes)) => init_through_file(file, rank, n_pes),
         _ => match Bootstrap::detect() {
             Ok(Bootstrap::SinglePe) => return relaunch(&options),
@@ -73,14 +69,8 @@ fn main() -> ExitCode {
 
 /// Starts this program once per PE through the launcher and returns the job's exit status.
 fn relaunch(options: &Options) -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let timeout = options.timeout.map(Duration::from_secs_f64);
-    let status = nvshmem_launch::relaunch_current_program(
-        &args,
-        options.n_pes,
-        options.pes_per_gpu,
-        timeout,
-    );
+    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+    let status = nvshmem_launch::relaunch_current_program(&args, &options.job);
     ExitCode::from(status.clamp(0, 255) as u8)
 }
 

@@ -44,6 +44,7 @@
 
 mod solver;
 
+use clap::{Parser, ValueEnum};
 use cudarc::driver::{CudaSlice, DevicePtr};
 use nvshmem_halo::host::{HaloGrids, HaloSignals, NormBuffers, resident_blocks};
 use nvshmem_halo::{Boundary, Decomposition1d, Decomposition2d, DecompositionError, Tiling};
@@ -54,21 +55,36 @@ use std::process::ExitCode;
 
 const PTX: &str = include_str!(env!("JACOBI_KERNELS_PTX"));
 
+/// NVIDIA's multi-GPU 2-D Jacobi on NVSHMEM: rows split over PEs, halo rows exchanged each
+/// iteration.
+///
+/// Started directly, it relaunches itself on -n PEs through the launcher; started by nvshmemrun,
+/// mpirun or srun, it is one PE. The last line, from PE 0, is the machine-readable `result:` line.
+/// RUST_LOG=nvshmem_host=debug shows what NVSHMEM found and chose.
+#[derive(Parser, Debug)]
+#[command(name = "jacobi", version)]
+struct Args {
+    /// How halos travel and PEs meet
+    #[arg(long, value_enum, allow_hyphen_values = true, default_value_t = Variant::PutBlock)]
+    variant: Variant,
+    #[command(flatten)]
+    options: Options,
+}
+
+impl From<Args> for Options {
+    fn from(args: Args) -> Options {
+        args.options.with_variant(args.variant)
+    }
+}
+
 const PROGRAM: Program = Program {
-    name: "jacobi",
-    usage: "usage: jacobi [-n PES] [--pes-per-gpu K] [--timeout SECONDS] \
-            [--variant put-block|p|signal|overlap|persistent] [--nx N] [--ny N] [--iters K] \
-            [--norm-every M] [--check] [--stale-halo] [--block-x THREADS] [--rows-per-thread R] \
-            [--append-result FILE]",
-    variants: &["put-block", "p", "signal", "overlap", "persistent"],
     single_launch: &["persistent"],
-    takes_grid: false,
     decompose,
     run,
 };
 
 fn main() -> ExitCode {
-    solver::main(&PROGRAM)
+    solver::main::<Args>(&PROGRAM)
 }
 
 /// The interior rows split over `n_pes` PEs.
@@ -95,29 +111,29 @@ fn run(
 ) -> Result<Verdict, Box<dyn Error>> {
     let module = nvshmem.load_module(PTX)?;
     let common = CommonKernels::load(&module, options)?;
-    let variant = match options.variant {
-        "put-block" => Variant::PutBlock,
-        "p" => Variant::P,
-        "signal" => Variant::Signal,
-        "overlap" => Variant::Overlap,
-        _ => Variant::Persistent,
-    };
+    let variant = Variant::from_str(&options.variant, false)?;
     let mut iterations = JacobiIterations {
         variant,
         stencil: module.kernel(variant.kernel())?,
-        tiling: options.tiling,
+        tiling: options.tiling(),
         signals: HaloSignals::new(nvshmem)?,
         grid_counter: nvshmem.stream().alloc_zeros(1)?,
     };
     solver::solve(nvshmem, &common, options, decomposition, &mut iterations)
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The variants, as `--variant` names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Variant {
-    P,
+    /// `nvshmemx_float_put_nbi_block` halos, a barrier each iteration
     PutBlock,
+    /// `nvshmem_float_p` per edge cell, a barrier each iteration
+    P,
+    /// `put_nbi_block` halos, neighbour signals
     Signal,
+    /// As `signal`, edge rows first, the interior while halos fly
     Overlap,
+    /// As `overlap`, every iteration in one cooperative launch
     Persistent,
 }
 
@@ -251,30 +267,27 @@ impl Iterations for JacobiIterations<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use solver::tests::{args, names_the_flag_and_the_fix, parse_with, property};
+
+    solver::tests::shared_flag_tests!(Args, &PROGRAM);
 
     #[test]
-    fn flags_parse_and_bad_ones_are_usage_errors() {
-        solver::tests::shared_flags_parse_and_bad_ones_are_usage_errors(&PROGRAM);
-        let error = solver::parse(&PROGRAM, &solver::tests::args("-n 5 --ny 6")).unwrap_err();
+    fn too_few_rows_and_the_grid_flag_are_refused() {
+        let error = parse_with::<Args>(&PROGRAM, &args("-n 5 --ny 6")).unwrap_err();
         assert!(error.contains("5 PEs cannot split 4 cells"), "{error}");
-        let error = solver::parse(&PROGRAM, &solver::tests::args("--grid 2x2")).unwrap_err();
-        assert!(error.contains("unknown argument `--grid`"), "{error}");
+        let error = parse_with::<Args>(&PROGRAM, &args("--grid 2x2")).unwrap_err();
+        assert!(error.contains("unexpected argument '--grid'"), "{error}");
     }
-
-    solver::tests::shared_flag_tests!(&PROGRAM);
 
     #[test]
     fn more_pes_than_rows_are_refused() {
         use proptest::prelude::*;
         let too_many = (3usize..=1000, 3usize..=100)
             .prop_flat_map(|(nx, ny)| (Just(nx), Just(ny), ny - 1..=solver::MAX_PES));
-        solver::tests::property(too_many, |(nx, ny, n)| {
-            let args = solver::tests::args(&format!("-n {n} --nx {nx} --ny {ny}"));
-            let message = solver::parse(&PROGRAM, &args).unwrap_err();
-            prop_assert!(
-                solver::tests::names_the_flag_and_the_fix(&message, &args),
-                "{message}"
-            );
+        property(too_many, |(nx, ny, n)| {
+            let args = args(&format!("-n {n} --nx {nx} --ny {ny}"));
+            let message = parse_with::<Args>(&PROGRAM, &args).unwrap_err();
+            prop_assert!(names_the_flag_and_the_fix(&message, &args), "{message}");
             prop_assert!(message.contains("as many PEs as rows"), "{message}");
             Ok(())
         });
@@ -282,7 +295,7 @@ mod tests {
 
     #[test]
     fn rows_are_split_over_the_pes() {
-        let options = solver::parse(&PROGRAM, &solver::tests::args("--nx 66 --ny 12")).unwrap();
+        let options = parse_with::<Args>(&PROGRAM, &args("--nx 66 --ny 12")).unwrap();
         let split = decompose(&options, 3).unwrap();
         assert_eq!((split.grid().px, split.grid().py), (1, 3));
         let patch = split.patch(1);

@@ -17,6 +17,8 @@
 #[path = "../kernels/src/problem.rs"]
 mod problem;
 
+use clap::error::ErrorKind;
+use clap::{CommandFactory, Parser, ValueEnum};
 use cudarc::driver::DevicePtr;
 use nvshmem_halo::host::{HaloGrids, NormBuffers, barrier_all_on_stream};
 use nvshmem_halo::{Decomposition2d, NormSchedule, Patch, ProcessGrid, Tiling};
@@ -24,11 +26,11 @@ use nvshmem_host::timing::StreamTimer;
 use nvshmem_host::{
     Bootstrap, CudaContext as _, Kernel, KernelArg, LaunchConfig, Module, Nvshmem, SymmetricBuffer,
 };
+use nvshmem_launch::cli::JobArgs;
 use std::error::Error;
+use std::ffi::OsString;
 use std::io::Write;
-use std::num::NonZeroUsize;
 use std::process::ExitCode;
-use std::time::Duration;
 
 /// Largest `nx · ny · iters` also checked against the CPU.
 pub const CPU_CHECK_LIMIT: u64 = 1 << 28;
@@ -45,50 +47,81 @@ pub const STALE_ITERATION: u32 = 0;
 /// Bytes per copy of the copy-rate measurement.
 const COPY_BYTES: usize = 512 << 20;
 
-/// The flags both runners take.
-#[derive(Debug, Clone, PartialEq)]
+/// The flags both runners take; each runner flattens them into its own `clap::Parser`, beside its
+/// `--variant` (and `--grid`), and hands them back through [`Options::with_variant`].
+///
+/// Values may start with a hyphen (`--append-result -a`, `--nx -5`), so that a bad one is refused
+/// naming its flag instead of being read as a flag of its own.
+#[derive(clap::Args, Debug, Clone, PartialEq)]
 pub struct Options {
-    /// `-n`: PEs to relaunch on.
-    pub n_pes: Option<NonZeroUsize>,
-    /// `--pes-per-gpu`.
-    pub pes_per_gpu: Option<NonZeroUsize>,
-    /// `--timeout`.
-    pub timeout: Option<Duration>,
-    /// `--variant`, one of the runner's.
-    pub variant: &'static str,
-    /// `--nx`: cells per row, fixed edges included.
+    #[command(flatten)]
+    pub job: JobArgs,
+    /// `--variant`, one of the runner's (set by [`Options::with_variant`]).
+    #[arg(skip)]
+    pub variant: String,
+    /// Cells per row, the fixed edges included
+    #[arg(allow_hyphen_values = true, long, value_name = "N", default_value_t = 16384, value_parser = side)]
     pub nx: usize,
-    /// `--ny`: rows, fixed edges included.
+    /// Rows, the fixed edges included
+    #[arg(allow_hyphen_values = true, long, value_name = "N", default_value_t = 16384, value_parser = side)]
     pub ny: usize,
-    /// `--iters`.
+    /// Iterations
+    #[arg(allow_hyphen_values = true, long, value_name = "K", default_value_t = 1000,
+          value_parser = positive)]
     pub iters: u32,
-    /// `--norm-every`.
+    /// Compute the residual norm every M iterations (and after the last)
+    #[arg(allow_hyphen_values = true, long, value_name = "M", default_value_t = 1,
+          value_parser = positive)]
     pub norm_every: u32,
-    /// `--check`.
+    /// Compare every cell with a single-GPU run (and a CPU run on small problems)
+    #[arg(long)]
     pub check: bool,
-    /// `--stale-halo`: the defect planted for `--check` to find (see [`end_iteration`]).
+    /// Plant a defect for --check to find: a halo one iteration late (needs --check, -n 2 or more,
+    /// --iters 2 or more, and a variant that launches each iteration)
+    #[arg(long)]
     pub stale_halo: bool,
-    /// `--block-x`, `--rows-per-thread`.
-    pub tiling: Tiling,
-    /// `--grid PXxPY` (only where the runner accepts it).
-    pub grid: Option<ProcessGrid>,
-    /// `--append-result FILE`.
+    /// Threads per block: a multiple of 32 up to 1024
+    #[arg(allow_hyphen_values = true, long, value_name = "THREADS", default_value_t = 128, value_parser = block_x)]
+    pub block_x: u32,
+    /// Rows each thread computes per band
+    #[arg(allow_hyphen_values = true, long = "rows-per-thread", value_name = "R", default_value_t = 8,
+          value_parser = positive)]
+    pub rows_per_band: u32,
+    /// Append the machine-readable `result:` line to FILE
+    #[arg(allow_hyphen_values = true, long, value_name = "FILE")]
     pub append_result: Option<String>,
+    /// `--grid PXxPY`, where the runner takes it (set by the runner).
+    #[arg(skip)]
+    pub grid: Option<ProcessGrid>,
+}
+
+impl Options {
+    /// These options with the runner's `--variant`.
+    pub fn with_variant(self, variant: impl ValueEnum) -> Options {
+        let name = variant.to_possible_value().expect("no variant is skipped");
+        Options {
+            variant: name.get_name().to_string(),
+            ..self
+        }
+    }
+
+    /// The stencil kernels' tiling: `--block-x`, `--rows-per-thread`, and 4 columns per thread,
+    /// the kernels' `VECTOR` (they refuse another value).
+    pub fn tiling(&self) -> Tiling {
+        Tiling {
+            block_x: self.block_x,
+            rows_per_band: self.rows_per_band,
+            vector: 4,
+        }
+    }
 }
 
 /// A runner's part of one PE's run: loads its kernels and calls [`solve`].
 pub type RunPe = fn(&Nvshmem, &Options, &Decomposition2d) -> Result<Verdict, Box<dyn Error>>;
 
-/// What a runner passes to [`main`].
+/// What a runner passes to [`main`], beside its command line (a `clap::Parser` that flattens
+/// [`Options`]).
 pub struct Program {
-    /// Its name, for messages.
-    pub name: &'static str,
-    /// Its usage line.
-    pub usage: &'static str,
-    /// Its variants; the first is the default.
-    pub variants: &'static [&'static str],
-    /// Whether it takes `--grid`.
-    pub takes_grid: bool,
     /// Its variants that run every iteration in one launch, into which `--stale-halo` cannot plant.
     pub single_launch: &'static [&'static str],
     /// Splits the interior over `n_pes` PEs.
@@ -103,131 +136,65 @@ pub const MAX_PES: usize = 1024;
 /// size computed from it overflows.
 pub const MAX_SIDE: usize = 1 << 31;
 
-/// Parses the flags; `Err` is a usage error that starts with the flag it is about (or the unknown
-/// argument) and says what to pass instead.
-pub fn parse(program: &Program, args: &[String]) -> Result<Options, String> {
-    let mut options = Options {
-        n_pes: None,
-        pes_per_gpu: None,
-        timeout: None,
-        variant: program.variants[0],
-        nx: 16384,
-        ny: 16384,
-        iters: 1000,
-        norm_every: 1,
-        check: false,
-        stale_halo: false,
-        // 4 columns per thread: the kernels' `VECTOR` (they refuse another value).
-        tiling: Tiling {
-            block_x: 128,
-            rows_per_band: 8,
-            vector: 4,
-        },
-        grid: None,
-        append_result: None,
-    };
-    let mut args = args.iter();
-    while let Some(flag) = args.next() {
-        let mut value = || {
-            args.next()
-                .ok_or(format!("{flag} needs a value; see the usage below"))
-        };
-        let whole = |text: &String, range: std::ops::RangeInclusive<usize>, what: &str| {
-            text.parse::<usize>()
-                .ok()
-                .filter(|v| range.contains(v))
-                .ok_or(format!(
-                    "{flag} takes a whole number from {} to {}{what}, not `{text}`",
-                    range.start(),
-                    range.end()
-                ))
-        };
-        let side = |text: &String| {
-            let what = " (the fixed edges and at least one interior cell)";
-            whole(text, 3..=MAX_SIDE, what)
-        };
-        let positive = |text: &String| -> Result<NonZeroUsize, String> {
-            text.parse()
-                .map_err(|_| format!("{flag} takes a whole number ≥ 1, not `{text}`"))
-        };
-        let positive_u32 = |text: &String| -> Result<u32, String> {
-            text.parse::<u32>().ok().filter(|&v| v > 0).ok_or(format!(
-                "{flag} takes a whole number from 1 to {}, not `{text}`",
-                u32::MAX
-            ))
-        };
-        match flag.as_str() {
-            "-n" => {
-                let n = whole(value()?, 1..=MAX_PES, "")?;
-                options.n_pes = NonZeroUsize::new(n);
-            }
-            "--pes-per-gpu" => options.pes_per_gpu = Some(positive(value()?)?),
-            "--timeout" => {
-                let text = value()?;
-                let timeout = text
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|seconds| *seconds > 0.0)
-                    .and_then(|seconds| Duration::try_from_secs_f64(seconds).ok())
-                    .ok_or(format!(
-                        "--timeout takes a number of seconds > 0, not `{text}`"
-                    ))?;
-                options.timeout = Some(timeout);
-            }
-            "--variant" => {
-                let text = value()?;
-                options.variant = program
-                    .variants
-                    .iter()
-                    .find(|v| **v == text.as_str())
-                    .ok_or(format!(
-                        "--variant takes one of {}, not `{text}`",
-                        program.variants.join(", ")
-                    ))?;
-            }
-            "--nx" => options.nx = side(value()?)?,
-            "--ny" => options.ny = side(value()?)?,
-            "--iters" => options.iters = positive_u32(value()?)?,
-            "--norm-every" => options.norm_every = positive_u32(value()?)?,
-            "--check" => options.check = true,
-            "--stale-halo" => options.stale_halo = true,
-            "--block-x" => {
-                let text = value()?;
-                options.tiling.block_x = text
-                    .parse::<u32>()
-                    .ok()
-                    .filter(|&v| v > 0 && v <= 1024 && v.is_multiple_of(32))
-                    .ok_or(format!(
-                        "--block-x takes a multiple of 32 from 32 to 1024, not `{text}`"
-                    ))?;
-            }
-            "--rows-per-thread" => options.tiling.rows_per_band = positive_u32(value()?)?,
-            "--append-result" => options.append_result = Some(value()?.clone()),
-            "--grid" if program.takes_grid => {
-                let text = value()?;
-                let parsed = text
-                    .split_once('x')
-                    .and_then(|(px, py)| Some((px.parse().ok()?, py.parse().ok()?)))
-                    .filter(|&(px, py): &(usize, usize)| {
-                        px > 0 && py > 0 && px.checked_mul(py).is_some_and(|n| n <= MAX_PES)
-                    });
-                let Some((px, py)) = parsed else {
-                    return Err(format!(
-                        "--grid takes PXxPY, PEs along x and y, at most {MAX_PES} in all (e.g. \
-                         2x3), not `{text}`"
-                    ));
-                };
-                options.grid = Some(ProcessGrid { px, py });
-            }
-            other => {
-                return Err(format!(
-                    "unknown argument `{other}`; see the usage below for the flags"
-                ));
-            }
+/// A side of the grid: the fixed edges and at least one interior cell.
+fn side(text: &str) -> Result<usize, String> {
+    text.parse()
+        .ok()
+        .filter(|side| (3..=MAX_SIDE).contains(side))
+        .ok_or_else(|| {
+            format!(
+                "expected a whole number from 3 to {MAX_SIDE} (the fixed edges and at least one \
+                 interior cell)"
+            )
+        })
+}
+
+/// A count of at least 1; clap's own range parser says only "number too large" above `u32::MAX`.
+fn positive(text: &str) -> Result<u32, String> {
+    text.parse::<u32>()
+        .ok()
+        .filter(|&v| v > 0)
+        .ok_or_else(|| format!("expected a whole number from 1 to {}", u32::MAX))
+}
+
+/// Threads per block.
+fn block_x(text: &str) -> Result<u32, String> {
+    text.parse::<u32>()
+        .ok()
+        .filter(|&v| v > 0 && v <= 1024 && v.is_multiple_of(32))
+        .ok_or_else(|| "expected a multiple of 32 from 32 to 1024".to_string())
+}
+
+/// Reads the command line `args` (without the program's name) with the runner's parser `A`, then
+/// checks what clap cannot: the flags against each other. Every refusal is a clap usage error
+/// (exit status 2) that names the flag and the fix; `--help` and `--version` come back as errors
+/// of their kinds (exit status 0).
+pub fn parse<A: Parser + Into<Options>>(
+    program: &Program,
+    args: impl IntoIterator<Item = impl Into<OsString> + Clone>,
+) -> Result<Options, clap::Error> {
+    let name = OsString::from(A::command().get_name());
+    let options: Options =
+        A::try_parse_from(std::iter::once(name).chain(args.into_iter().map(Into::into)))?.into();
+    check_across_flags(program, &options).map_err(usage_error::<A>)?;
+    Ok(options)
+}
+
+/// A usage error of `A`'s command line, printed in clap's style.
+fn usage_error<A: CommandFactory>(problem: String) -> clap::Error {
+    A::command().error(ErrorKind::ValueValidation, problem)
+}
+
+/// What clap cannot check: `-n` against the problem (and the grid), and `--stale-halo` against
+/// everything it needs. `Err` starts with the flag it is about and says what to pass instead.
+fn check_across_flags(program: &Program, options: &Options) -> Result<(), String> {
+    if let Some(n) = options.job.n_pes {
+        if n.get() > MAX_PES {
+            return Err(format!(
+                "-n {n}: at most {MAX_PES} PEs run on one machine; use -n {MAX_PES} or fewer"
+            ));
         }
-    }
-    if let Some(n) = options.n_pes {
-        (program.decompose)(&options, n.get()).map_err(|problem| format!("-n {n}: {problem}"))?;
+        (program.decompose)(options, n.get()).map_err(|problem| format!("-n {n}: {problem}"))?;
     }
     if options.stale_halo {
         let problem = if !options.check {
@@ -236,11 +203,11 @@ pub fn parse(program: &Program, args: &[String]) -> Result<Options, String> {
             Some(
                 "spoils a halo after the first iteration for the next to read; use --iters 2 or more",
             )
-        } else if program.single_launch.contains(&options.variant) {
+        } else if program.single_launch.contains(&options.variant.as_str()) {
             Some(
                 "cannot plant into a variant whose iterations run in one launch; use another --variant",
             )
-        } else if options.n_pes.is_some_and(|n| n.get() < 2) {
+        } else if options.job.n_pes.is_some_and(|n| n.get() < 2) {
             Some(STALE_HALO_NEEDS_PES)
         } else {
             None
@@ -249,7 +216,7 @@ pub fn parse(program: &Program, args: &[String]) -> Result<Options, String> {
             return Err(format!("--stale-halo {problem}"));
         }
     }
-    Ok(options)
+    Ok(())
 }
 
 /// Why `--stale-halo` on one PE is refused.
@@ -265,26 +232,21 @@ pub enum Verdict {
     Usage(String),
 }
 
-/// The whole program: parses, relaunches through the launcher when started directly, or runs this
-/// PE.
-pub fn main(program: &Program) -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let name = program.name;
-    let options = match parse(program, &args) {
-        Ok(options) => options,
-        Err(problem) => {
-            eprintln!("{name}: {problem}\n{}", program.usage);
-            return ExitCode::from(2);
-        }
-    };
+/// The whole program, with `A` its command line: parses, relaunches through the launcher when
+/// started directly, or runs this PE.
+pub fn main<A: Parser + Into<Options>>(program: &Program) -> ExitCode {
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+    let options = parse::<A>(program, &args).unwrap_or_else(|error| error.exit());
+    let name = A::command().get_name().to_string();
     match Bootstrap::detect() {
-        Ok(Bootstrap::SinglePe) => relaunch(&args, &options),
+        Ok(Bootstrap::SinglePe) => {
+            let status = nvshmem_launch::relaunch_current_program(&args, &options.job);
+            ExitCode::from(status.clamp(0, 255) as u8)
+        }
         Ok(bootstrap) => match run_pe(program, bootstrap, &options) {
             Ok(Verdict::Pass) => ExitCode::SUCCESS,
-            Ok(Verdict::Usage(problem)) => {
-                eprintln!("{name}: {problem}\n{}", program.usage);
-                ExitCode::from(2)
-            }
+            Ok(Verdict::Usage(problem)) => usage_error::<A>(problem).exit(),
             Ok(Verdict::Fail) => ExitCode::FAILURE,
             Err(error) => {
                 eprintln!("{name}: {error}");
@@ -296,13 +258,6 @@ pub fn main(program: &Program) -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-/// Starts this program once per PE through the launcher and returns the job's exit status.
-fn relaunch(args: &[String], options: &Options) -> ExitCode {
-    let (n, k, timeout) = (options.n_pes, options.pes_per_gpu, options.timeout);
-    let status = nvshmem_launch::relaunch_current_program(args, n, k, timeout);
-    ExitCode::from(status.clamp(0, 255) as u8)
 }
 
 fn run_pe(
@@ -754,7 +709,7 @@ fn check_against_gpu(
     let schedule = NormSchedule::new(options.iters, options.norm_every).expect("both ≥ 1");
     let norms = NormBuffers::new(nvshmem, schedule)?;
     initialize(nvshmem, common, &grids, options.ny)?;
-    let config = stencil_config(options.tiling, options.tiling.grid(&whole));
+    let config = stencil_config(options.tiling(), options.tiling().grid(&whole));
     for k in 0..schedule.iterations {
         let slots = norm_slots(&norms, k);
         // SAFETY: jacobi_put_block(a, a_new, patch, tiling, norm_slots) on a whole-problem patch
@@ -766,7 +721,7 @@ fn check_against_gpu(
                     &grids.current(),
                     &grids.next(),
                     &whole,
-                    &options.tiling,
+                    &options.tiling(),
                     &slots,
                 ],
             )?;
@@ -921,7 +876,7 @@ fn print_results(
     let grid = decomposition.grid();
     let registers = stencil.registers();
     let (_, blocks_per_sm, _) =
-        stencil.max_cooperative_blocks(LaunchConfig::linear(1, options.tiling.block_x))?;
+        stencil.max_cooperative_blocks(LaunchConfig::linear(1, options.block_x))?;
     println!(
         "{}: variant {} on {n_pes} PE(s) as a {} x {} process grid, {nx} x {ny} cells, {} \
          iterations, norm every {}; patches of up to {} x {} cells; blocks of {} threads x {} \
@@ -935,9 +890,9 @@ fn print_results(
         options.norm_every,
         decomposition.columns().max_len(),
         decomposition.rows().max_len(),
-        options.tiling.block_x,
-        options.tiling.vector,
-        options.tiling.rows_per_band,
+        options.block_x,
+        options.tiling().vector,
+        options.rows_per_band,
         stencil.name()
     );
     println!(
@@ -1062,6 +1017,8 @@ pub mod tests {
     use proptest::prelude::*;
     use proptest::sample::select;
     use proptest::test_runner::{Config, TestCaseError, TestRunner};
+    use std::num::NonZeroUsize;
+    use std::time::Duration;
 
     /// Splits a command line.
     pub fn args(text: &str) -> Vec<String> {
@@ -1084,9 +1041,45 @@ pub mod tests {
         }
     }
 
+    /// [`parse`] with the runner's parser `A`; a refusal as the text clap prints.
+    pub fn parse_with<A: Parser + Into<Options>>(
+        program: &Program,
+        args: &[String],
+    ) -> Result<Options, String> {
+        parse::<A>(program, args).map_err(|error| {
+            assert_eq!(error.exit_code(), 2, "{error}");
+            error.to_string()
+        })
+    }
+
+    /// The names `A`'s `--variant` takes, the default first.
+    fn variants<A: CommandFactory>() -> Vec<String> {
+        let command = A::command();
+        let variant = command
+            .get_arguments()
+            .find(|arg| arg.get_id() == "variant")
+            .expect("every runner takes --variant");
+        let names: Vec<String> = variant
+            .get_possible_values()
+            .iter()
+            .map(|value| value.get_name().to_string())
+            .collect();
+        let default = variant.get_default_values()[0].to_string_lossy();
+        assert_eq!(names[0], default, "the default variant comes first");
+        names
+    }
+
+    /// Whether `A` takes `--grid`.
+    fn takes_grid<A: CommandFactory>() -> bool {
+        A::command()
+            .get_arguments()
+            .any(|arg| arg.get_id() == "grid")
+    }
+
     /// Every flag either runner takes.
-    const FLAGS: [&str; 14] = [
+    const FLAGS: [&str; 15] = [
         "-n",
+        "--n-pes",
         "--pes-per-gpu",
         "--timeout",
         "--variant",
@@ -1115,16 +1108,36 @@ pub mod tests {
         "--rows-per-thread",
     ];
 
-    /// Whether a usage error starts with the argument it is about and says what to pass instead.
+    /// Whether a usage error, as clap prints it, names what it is about (one of `args`: a flag, by
+    /// its long name too, or a value) and says what to pass instead: the values expected, the
+    /// usage, or a flag to use.
     pub fn names_the_flag_and_the_fix(message: &str, args: &[String]) -> bool {
         let names = args.iter().any(|arg| {
-            message.starts_with(&format!("{arg} "))
-                || message.starts_with(&format!("unknown argument `{arg}`"))
+            let spellings = match arg.as_str() {
+                "-n" | "--n-pes" => vec!["-n", "--n-pes"],
+                _ => vec![arg.as_str()],
+            };
+            spellings.iter().any(|flag| {
+                message.contains(&format!("'{flag}"))
+                    || message.starts_with(&format!("error: {flag} "))
+            })
         });
-        let fix = ["takes ", "; see the usage", "; use "]
-            .iter()
-            .any(|fix| message.contains(fix));
-        names && fix
+        // Clap reads `-inf` as the short flags `-i`, `-n`, `-f` and names the first it lacks.
+        let unexpected = message
+            .strip_prefix("error: unexpected argument '")
+            .and_then(|rest| rest.split_once('\''))
+            .is_some_and(|(part, _)| args.iter().any(|arg| arg.contains(part)));
+        let fix = [
+            "expected ",
+            " is not in ",
+            "[possible values: ",
+            "Usage: ",
+            "; use ",
+            "a value is required",
+        ]
+        .iter()
+        .any(|fix| message.contains(fix));
+        (names || unexpected) && fix && message.contains("try '--help'")
     }
 
     /// Values at the edges of what the flags take: zero, signs, overflow, infinities, NaN, junk.
@@ -1149,36 +1162,38 @@ pub mod tests {
     ];
 
     /// A flag's value: numbers of every size and sign, variants, grids and junk.
-    fn value(program: &Program) -> impl Strategy<Value = String> + use<> {
+    fn value(variants: Vec<String>) -> impl Strategy<Value = String> + use<> {
         prop_oneof![
             3 => (1u32..70_000).prop_map(|v| v.to_string()),
             1 => any::<i64>().prop_map(|v| v.to_string()),
             1 => any::<u64>().prop_map(|v| v.to_string()),
             1 => any::<f64>().prop_map(|v| v.to_string()),
             1 => select(EDGE_VALUES.to_vec()).prop_map(String::from),
-            1 => select(program.variants).prop_map(String::from),
+            1 => select(variants),
             1 => "[0-9]{1,5}x[0-9]{1,5}",
-            1 => ".{0,8}",
+            // Junk without control characters, which clap leaves out of its messages (escape
+            // sequences whole) so that they cannot drive the terminal.
+            1 => "[^\\p{Cc}]{0,8}",
         ]
     }
 
     /// A command line: mostly flags with values, so that parsing gets past the first few, and some
     /// stray words.
-    fn command_line(program: &Program) -> impl Strategy<Value = Vec<String>> + use<> {
+    fn command_line(variants: Vec<String>) -> impl Strategy<Value = Vec<String>> + use<> {
         let item = prop_oneof![
-            6 => (select(FLAGS.to_vec()), value(program))
+            6 => (select(FLAGS.to_vec()), value(variants.clone()))
                 .prop_map(|(flag, value)| vec![flag.to_string(), value]),
             1 => select(FLAGS.to_vec()).prop_map(|flag| vec![flag.to_string()]),
-            1 => value(program).prop_map(|word| vec![word]),
+            1 => value(variants).prop_map(|word| vec![word]),
         ];
         proptest::collection::vec(item, 0..8).prop_map(|items| items.concat())
     }
 
-    /// Arbitrary command lines never panic, and every one refused is explained: the message starts
-    /// with the flag (or unknown argument) and says what to pass. Every flag is also tried with
-    /// every edge value.
-    pub fn any_command_line_parses_or_is_explained(program: &Program) {
-        let explained = |args: &[String]| match parse(program, args) {
+    /// Arbitrary command lines never panic, and every one refused is explained: the message names
+    /// the flag (or the value, or the unknown argument) and says what to pass. Every flag is also
+    /// tried with every edge value.
+    pub fn any_command_line_parses_or_is_explained<A: Parser + Into<Options>>(program: &Program) {
+        let explained = |args: &[String]| match parse_with::<A>(program, args) {
             Err(message) if !names_the_flag_and_the_fix(&message, args) => {
                 Err(TestCaseError::fail(format!("{message:?} for {args:?}")))
             }
@@ -1189,12 +1204,14 @@ pub mod tests {
                 explained(&[flag.to_string(), value.to_string()]).unwrap();
             }
         }
-        property(command_line(program), |args| explained(&args));
+        property(command_line(variants::<A>()), |args| explained(&args));
     }
 
-    /// Valid options, for `program`, and the flags that ask for them, in any order.
-    fn valid_options(program: &Program) -> impl Strategy<Value = (Options, Vec<String>)> + use<> {
-        let grid = if program.takes_grid {
+    /// Valid options, for `A`, and the flags that ask for them, in any order.
+    fn valid_options<A: CommandFactory>(
+        program: &Program,
+    ) -> impl Strategy<Value = (Options, Vec<String>)> + use<A> {
+        let grid = if takes_grid::<A>() {
             proptest::option::of((1usize..=3, 1usize..=3)).boxed()
         } else {
             Just(None).boxed()
@@ -1207,7 +1224,7 @@ pub mod tests {
             proptest::option::of("[a-zA-Z0-9./_-]{1,20}"),
         );
         let problem = (
-            select(program.variants),
+            select(variants::<A>()),
             0usize..=4096,
             0usize..=4096,
             1u32..=100_000,
@@ -1230,12 +1247,14 @@ pub mod tests {
                 let stale_halo = stale
                     && check
                     && iters >= 2
-                    && !single_launch.contains(&variant)
+                    && !single_launch.contains(&variant.as_str())
                     && n_pes.is_none_or(|n| n.get() >= 2);
                 let options = Options {
-                    n_pes,
-                    pes_per_gpu: pes_per_gpu.and_then(NonZeroUsize::new),
-                    timeout: timeout.map(Duration::from_secs),
+                    job: JobArgs {
+                        n_pes,
+                        pes_per_gpu: pes_per_gpu.and_then(NonZeroUsize::new),
+                        timeout: timeout.map(Duration::from_secs),
+                    },
                     variant,
                     nx: 11 + nx,
                     ny: 11 + ny,
@@ -1243,11 +1262,8 @@ pub mod tests {
                     norm_every,
                     check,
                     stale_halo,
-                    tiling: Tiling {
-                        block_x: 32 * warps,
-                        rows_per_band,
-                        vector: 4,
-                    },
+                    block_x: 32 * warps,
+                    rows_per_band,
                     grid: grid.map(|(px, py)| ProcessGrid { px, py }),
                     append_result,
                 };
@@ -1261,26 +1277,22 @@ pub mod tests {
     fn flags_of(options: &Options) -> Vec<Vec<String>> {
         let pair = |flag: &str, value: String| vec![flag.to_string(), value];
         let mut flags = vec![
-            pair("--variant", options.variant.to_string()),
+            pair("--variant", options.variant.clone()),
             pair("--nx", options.nx.to_string()),
             pair("--ny", options.ny.to_string()),
             pair("--iters", options.iters.to_string()),
             pair("--norm-every", options.norm_every.to_string()),
-            pair("--block-x", options.tiling.block_x.to_string()),
-            pair(
-                "--rows-per-thread",
-                options.tiling.rows_per_band.to_string(),
-            ),
+            pair("--block-x", options.block_x.to_string()),
+            pair("--rows-per-thread", options.rows_per_band.to_string()),
         ];
-        flags.extend(options.n_pes.map(|n| pair("-n", n.to_string())));
+        let job = &options.job;
+        flags.extend(job.n_pes.map(|n| pair("-n", n.to_string())));
         flags.extend(
-            options
-                .pes_per_gpu
+            job.pes_per_gpu
                 .map(|k| pair("--pes-per-gpu", k.to_string())),
         );
         flags.extend(
-            options
-                .timeout
+            job.timeout
                 .map(|t| pair("--timeout", t.as_secs().to_string())),
         );
         flags.extend(
@@ -1304,18 +1316,20 @@ pub mod tests {
     }
 
     /// Valid options written as flags, in any order, parse back to the same options.
-    pub fn valid_flags_round_trip(program: &Program) {
-        property(valid_options(program), |(options, flags)| {
-            prop_assert_eq!(parse(program, &flags), Ok(options));
+    pub fn valid_flags_round_trip<A: Parser + Into<Options>>(program: &Program) {
+        property(valid_options::<A>(program), |(options, flags)| {
+            prop_assert_eq!(parse_with::<A>(program, &flags), Ok(options));
             Ok(())
         });
     }
 
     /// Zero and negative counts and sizes (and sides below 3), more PEs than interior cells, and
     /// unknown variants are refused, naming the flag and the fix.
-    pub fn bad_sizes_pe_counts_and_variants_are_refused(program: &Program) {
+    pub fn bad_sizes_pe_counts_and_variants_are_refused<A: Parser + Into<Options>>(
+        program: &Program,
+    ) {
         let refused = |args: &[String]| -> Result<String, TestCaseError> {
-            let message = parse(program, args)
+            let message = parse_with::<A>(program, args)
                 .err()
                 .ok_or_else(|| TestCaseError::fail(format!("{args:?} was accepted")))?;
             prop_assert!(names_the_flag_and_the_fix(&message, args), "{message:?}");
@@ -1339,63 +1353,101 @@ pub mod tests {
         });
         property(too_many_pes, |(nx, ny, n)| {
             let message = refused(&args(&format!("--nx {nx} --ny {ny} -n {n}")))?;
-            prop_assert!(message.starts_with(&format!("-n {n}: ")), "{message:?}");
+            prop_assert!(
+                message.starts_with(&format!("error: -n {n}: ")),
+                "{message:?}"
+            );
             Ok(())
         });
         property(MAX_PES + 1..=usize::MAX, |n| {
             refused(&args(&format!("-n {n}")))?;
             Ok(())
         });
-        let unknown =
-            "[a-z-]{0,12}".prop_filter("a variant", |v| !program.variants.contains(&v.as_str()));
+        let known = variants::<A>();
+        let unknown = "[a-z-]{0,12}".prop_filter("a variant", move |v| !known.contains(v));
         property(unknown, |variant| {
             let message = refused(&["--variant".to_string(), variant])?;
-            prop_assert!(
-                message.contains(&program.variants.join(", ")),
-                "{message:?}"
-            );
+            let list = format!("[possible values: {}]", variants::<A>().join(", "));
+            prop_assert!(message.contains(&list), "{message:?}");
             Ok(())
         });
     }
 
+    /// `--help` exits 0 and names every flag; `--version` exits 0.
+    pub fn help_names_every_flag_and_version_exits_0<A: Parser + Into<Options>>(program: &Program) {
+        nvshmem_launch::cli::assert_help_and_version::<A>();
+        let text = parse::<A>(program, ["--help"]).unwrap_err().to_string();
+        for flag in FLAGS {
+            let taken = flag != "--grid" || takes_grid::<A>();
+            assert_eq!(text.contains(flag), taken, "{flag} in\n{text}");
+        }
+    }
+
     /// The `#[test]` functions every runner shares, written into the calling test module for
-    /// `$program` (a `&Program`).
+    /// `$args` (the runner's parser) and `$program` (a `&Program`).
     macro_rules! shared_flag_tests {
-        ($program:expr) => {
+        ($args:ty, $program:expr) => {
             #[test]
             fn any_command_line_parses_or_is_explained() {
-                $crate::solver::tests::any_command_line_parses_or_is_explained($program);
+                $crate::solver::tests::any_command_line_parses_or_is_explained::<$args>($program);
             }
 
             #[test]
             fn valid_flags_round_trip() {
-                $crate::solver::tests::valid_flags_round_trip($program);
+                $crate::solver::tests::valid_flags_round_trip::<$args>($program);
             }
 
             #[test]
             fn bad_sizes_pe_counts_and_variants_are_refused() {
-                $crate::solver::tests::bad_sizes_pe_counts_and_variants_are_refused($program);
+                $crate::solver::tests::bad_sizes_pe_counts_and_variants_are_refused::<$args>(
+                    $program,
+                );
+            }
+
+            #[test]
+            fn help_names_every_flag_and_version_exits_0() {
+                $crate::solver::tests::help_names_every_flag_and_version_exits_0::<$args>($program);
+            }
+
+            #[test]
+            fn shared_flags_parse_and_bad_ones_are_usage_errors() {
+                $crate::solver::tests::shared_flags_parse_and_bad_ones_are_usage_errors::<$args>(
+                    $program,
+                );
             }
         };
     }
     pub(crate) use shared_flag_tests;
 
     /// Checks the flags every runner shares against `program`.
-    pub fn shared_flags_parse_and_bad_ones_are_usage_errors(program: &Program) {
-        let variant = program.variants[program.variants.len() - 1];
-        let o = parse(
-            program,
-            &args(&format!(
-                "--variant {variant} --nx 64 --ny 40 --iters 7 --norm-every 3 --check"
-            )),
-        )
+    pub fn shared_flags_parse_and_bad_ones_are_usage_errors<A: Parser + Into<Options>>(
+        program: &Program,
+    ) {
+        let parse = |line: &str| parse_with::<A>(program, &args(line));
+        let variants = variants::<A>();
+        let variant = &variants[variants.len() - 1];
+        let o = parse(&format!(
+            "--variant {variant} --nx 64 --ny 40 --iters 7 --norm-every 3 --check"
+        ))
         .unwrap();
-        assert_eq!(o.variant, variant);
+        assert_eq!(&o.variant, variant);
         assert_eq!(
             (o.nx, o.ny, o.iters, o.norm_every, o.check),
             (64, 40, 7, 3, true)
         );
-        assert_eq!(parse(program, &[]).unwrap().variant, program.variants[0]);
+        let defaults = parse("").unwrap();
+        assert_eq!(defaults.variant, variants[0]);
+        assert_eq!(
+            (
+                defaults.nx,
+                defaults.ny,
+                defaults.iters,
+                defaults.norm_every
+            ),
+            (16384, 16384, 1000, 1)
+        );
+        assert_eq!(defaults.tiling().block_x, 128);
+        assert_eq!(defaults.tiling().rows_per_band, 8);
         for bad in [
             "--nx 0",
             "--ny -5",
@@ -1408,12 +1460,12 @@ pub mod tests {
             "--frobnicate",
             "--nx",
         ] {
-            assert!(parse(program, &args(bad)).is_err(), "{bad} was accepted");
+            assert!(parse(bad).is_err(), "{bad} was accepted");
         }
-        let error = parse(program, &args("--variant nope")).unwrap_err();
-        assert!(error.contains(&program.variants.join(", ")), "{error}");
-        let stale = |flags: &str| parse(program, &args(&format!("--stale-halo {flags}")));
-        let plantable = program.variants[0];
+        let error = parse("--variant nope").unwrap_err();
+        assert!(error.contains(&variants.join(", ")), "{error}");
+        let stale = |flags: &str| parse(&format!("--stale-halo {flags}"));
+        let plantable = &variants[0];
         assert!(stale(&format!("--check --iters 2 -n 2 --variant {plantable}")).is_ok());
         for (flags, fix) in [
             ("--iters 5", "use it with --check"),
@@ -1422,7 +1474,7 @@ pub mod tests {
         ] {
             let error = stale(flags).unwrap_err();
             assert!(
-                error.starts_with("--stale-halo ") && error.contains(fix),
+                error.starts_with("error: --stale-halo ") && error.contains(fix),
                 "{error}"
             );
         }
@@ -1533,16 +1585,23 @@ pub mod tests {
 
     #[test]
     fn the_heap_fits_the_arrays() {
+        /// The shared flags alone.
+        #[derive(Parser)]
+        struct Shared {
+            #[command(flatten)]
+            options: Options,
+        }
+        impl From<Shared> for Options {
+            fn from(shared: Shared) -> Options {
+                shared.options
+            }
+        }
         let program = Program {
-            name: "test",
-            usage: "",
-            variants: &["a"],
-            takes_grid: false,
             single_launch: &[],
             decompose: |_, _| unreachable!(),
             run: |_, _, _| unreachable!(),
         };
-        let o = parse(&program, &args("--nx 16384 --ny 16384 --check")).unwrap();
+        let o = parse_with::<Shared>(&program, &args("--nx 16384 --ny 16384 --check")).unwrap();
         let whole = Patch::whole(16382, 16382);
         let bytes = symmetric_heap_bytes(&o, &whole);
         assert!(bytes >= 4 * whole.len() * 4, "{bytes}");

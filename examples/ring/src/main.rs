@@ -4,77 +4,47 @@
 //!
 //! ```text
 //! cargo run --release -p ring -- [-n PES] [--pes-per-gpu K] [--timeout S] [--count N]
+//! cargo run --release -p ring -- --help
 //! ```
 //!
 //! Started directly, it relaunches itself on `PES` processes through `nvshmem-launch` (default: one
 //! per visible GPU). Started by `nvshmemrun`, `mpirun` or `srun`, it is one PE. Exits non-zero on any
 //! mismatch or error.
 
+use clap::Parser;
 use nvshmem_host::{Bootstrap, LaunchConfig, Nvshmem};
-use std::num::NonZeroUsize;
+use nvshmem_launch::cli::JobArgs;
+use std::ffi::OsString;
 use std::process::ExitCode;
-use std::time::Duration;
 
 const PTX: &str = include_str!(env!("RING_KERNELS_PTX"));
 const KERNELS: [&str; 2] = ["ring_block", "ring_elementwise"];
-const USAGE: &str = "usage: ring [-n PES] [--pes-per-gpu K] [--timeout SECONDS] [--count ELEMENTS]";
-
-struct Options {
-    n_pes: Option<NonZeroUsize>,
-    pes_per_gpu: Option<NonZeroUsize>,
-    timeout: Option<Duration>,
-    count: usize,
-}
-
-fn parse(args: &[String]) -> Result<Options, String> {
-    let mut options = Options {
-        n_pes: None,
-        pes_per_gpu: None,
-        timeout: None,
-        count: 1 << 20,
-    };
-    let mut args = args.iter();
-    while let Some(flag) = args.next() {
-        let mut value = || args.next().ok_or(format!("{flag} needs a value"));
-        let positive = |text: &String| -> Result<NonZeroUsize, String> {
-            text.parse()
-                .map_err(|_| format!("{flag} takes a whole number ≥ 1, not `{text}`"))
-        };
-        match flag.as_str() {
-            "-n" => options.n_pes = Some(positive(value()?)?),
-            "--pes-per-gpu" => options.pes_per_gpu = Some(positive(value()?)?),
-            "--count" => options.count = positive(value()?)?.get(),
-            "--timeout" => {
-                let text = value()?;
-                let seconds: f64 = text.parse().ok().filter(|s: &f64| *s > 0.0).ok_or(format!(
-                    "--timeout takes a number of seconds > 0, not `{text}`"
-                ))?;
-                options.timeout = Some(Duration::from_secs_f64(seconds));
-            }
-            other => return Err(format!("unknown argument `{other}`")),
-        }
-    }
-    if options.count >= 1 << 24 {
-        return Err(format!(
-            "--count {} is too large: values must stay exact in f32 (< 16777216)",
-            options.count
-        ));
-    }
-    Ok(options)
+/// The ring: every PE puts a block of `f32` into the next PE and gets it back, for both kernels.
+///
+/// Started directly, it relaunches itself on -n PEs through the launcher; started by nvshmemrun,
+/// mpirun or srun, it is one PE. Exits non-zero on any mismatch or error. RUST_LOG=nvshmem_host=debug
+/// shows what NVSHMEM found and chose.
+#[derive(Parser, Debug, PartialEq)]
+#[command(name = "ring", version)]
+struct Args {
+    #[command(flatten)]
+    job: JobArgs,
+    /// Elements of f32 each PE moves; below 2^24, so that every value stays exact in f32
+    #[arg(allow_hyphen_values = true, long, value_name = "ELEMENTS", default_value_t = 1 << 20,
+          value_parser = clap::value_parser!(u32).range(1..1 << 24))]
+    count: u32,
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let options = match parse(&args) {
-        Ok(options) => options,
-        Err(problem) => {
-            eprintln!("ring: {problem}\n{USAGE}");
-            return ExitCode::from(2);
-        }
-    };
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+    let options = Args::parse();
     match Bootstrap::detect() {
-        Ok(Bootstrap::SinglePe) => relaunch(&args, &options),
-        Ok(bootstrap) => match run_pe(bootstrap, options.count) {
+        Ok(Bootstrap::SinglePe) => {
+            let status = nvshmem_launch::relaunch_current_program(&args, &options.job);
+            ExitCode::from(status.clamp(0, 255) as u8)
+        }
+        Ok(bootstrap) => match run_pe(bootstrap, options.count as usize) {
             Ok(()) => ExitCode::SUCCESS,
             Err(error) => {
                 eprintln!("ring: {error}");
@@ -86,13 +56,6 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-/// Starts this program once per PE through the launcher and returns the job's exit status.
-fn relaunch(args: &[String], options: &Options) -> ExitCode {
-    let (n, k, timeout) = (options.n_pes, options.pes_per_gpu, options.timeout);
-    let status = nvshmem_launch::relaunch_current_program(args, n, k, timeout);
-    ExitCode::from(status.clamp(0, 255) as u8)
 }
 
 /// The value PE `pe` stores at index `i`.
@@ -175,4 +138,40 @@ fn mismatches(got: &[f32], expected: &[f32]) -> Vec<(usize, f32, f32)> {
         .filter(|(_, (g, e))| g != e)
         .map(|(i, (g, e))| (i, *g, *e))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nvshmem_launch::cli::{assert_help_and_version, assert_usage_errors};
+    use std::num::NonZeroUsize;
+    use std::time::Duration;
+
+    fn parse(line: &str) -> Result<Args, clap::Error> {
+        Args::try_parse_from(std::iter::once("ring").chain(line.split_whitespace()))
+    }
+
+    #[test]
+    fn flags_round_trip_and_bad_values_name_the_flag() {
+        let args = parse("-n 3 --pes-per-gpu 2 --timeout 1.5 --count 7").unwrap();
+        let job = JobArgs {
+            n_pes: NonZeroUsize::new(3),
+            pes_per_gpu: NonZeroUsize::new(2),
+            timeout: Some(Duration::from_millis(1500)),
+        };
+        assert_eq!(args, Args { job, count: 7 });
+        assert_eq!(parse("").unwrap().count, 1 << 20);
+        assert_usage_errors::<Args>(&[
+            ("--count 0", "'0' for '--count <ELEMENTS>'"),
+            ("--count 16777216", "'16777216' for '--count <ELEMENTS>'"),
+            ("--count -1", "'-1' for '--count <ELEMENTS>'"),
+            ("-n 0", "'0' for '--n-pes <N>'"),
+            ("--frobnicate", "'--frobnicate'"),
+        ]);
+    }
+
+    #[test]
+    fn help_and_version_exit_0_and_help_names_every_flag() {
+        assert_help_and_version::<Args>();
+    }
 }

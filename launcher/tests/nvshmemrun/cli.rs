@@ -7,39 +7,48 @@ fn usage_errors_exit_2_and_say_what_to_do() {
     let cases: &[(&[&str], &str)] = &[
         (
             &["-n", "0", "true"],
-            "`-n 0`: the PE count must be a whole number of at least 1",
+            "invalid value '0' for '--n-pes <N>': expected a whole number of at least 1",
         ),
         (
             &["-n", "abc", "true"],
-            "`-n abc`: the PE count must be a whole number of at least 1",
+            "invalid value 'abc' for '--n-pes <N>': expected a whole number of at least 1",
         ),
-        (&["-n", "-3", "true"], "`-n -3`"),
+        (&["-n", "-3", "true"], "'-3' for '--n-pes <N>'"),
         (
             &["--pes-per-gpu", "0", "true"],
-            "the PEs per GPU must be a whole number",
+            "'0' for '--pes-per-gpu <K>': expected a whole number",
         ),
         (
             &["--timeout", "never", "true"],
-            "the timeout must be a positive number of seconds",
+            "'never' for '--timeout <S>': expected a positive number of seconds",
         ),
-        (&["-n", "2"], "no program given"),
-        (&[], "no program given"),
-        (&["--frobnicate", "true"], "unknown flag `--frobnicate`"),
+        (&["-n", "2"], "required arguments were not provided"),
+        (&[], "<PROGRAM [ARGS]>"),
+        (
+            &["--frobnicate", "true"],
+            "unexpected argument '--frobnicate'",
+        ),
     ];
     for (args, needle) in cases {
         let done = run(args, Some("0,1"));
         assert_eq!(done.code, Some(2), "{args:?}");
         assert!(done.stderr.contains(needle), "{args:?}: {}", done.stderr);
-        assert!(done.stderr.contains("nvshmemrun --help"), "{args:?}");
+        assert!(done.stderr.contains("try '--help'"), "{args:?}");
         assert!(done.stdout.is_empty());
     }
 }
 
 #[test]
-fn help_prints_usage() {
+fn help_and_version_print_to_stdout_and_exit_0() {
     let done = run(&["--help"], None);
     assert_eq!(done.code, Some(0));
-    assert!(done.stdout.contains("usage: nvshmemrun"));
+    assert!(done.stdout.contains("Usage: nvshmemrun"), "{}", done.stdout);
+    let done = run(&["--version"], None);
+    assert_eq!(done.code, Some(0));
+    assert_eq!(
+        done.stdout,
+        format!("nvshmemrun {}\n", env!("CARGO_PKG_VERSION"))
+    );
 }
 
 #[test]

@@ -25,9 +25,10 @@
 #[path = "../solver.rs"]
 mod solver;
 
+use clap::{Parser, ValueEnum};
 use nvshmem_halo::host::{HaloGrids, NormBuffers};
 use nvshmem_halo::packing::ColumnPacking;
-use nvshmem_halo::{Boundary, Decomposition2d, DecompositionError, Tiling};
+use nvshmem_halo::{Boundary, Decomposition2d, DecompositionError, ProcessGrid, Tiling};
 use nvshmem_host::{Kernel, LaunchConfig, Nvshmem, SymmetricBuffer};
 use solver::{CommonKernels, Iterations, Meeting, Options, Program, Verdict};
 use std::error::Error;
@@ -35,20 +36,68 @@ use std::process::ExitCode;
 
 const PTX: &str = include_str!(env!("JACOBI2D_GRID_KERNELS_PTX"));
 
+/// The 2-D Jacobi of `jacobi` on a 2-D process grid: the interior split into rectangles, halos
+/// exchanged with up to four neighbours.
+///
+/// Started directly, it relaunches itself on -n PEs through the launcher; started by nvshmemrun,
+/// mpirun or srun, it is one PE. The last line, from PE 0, is the machine-readable `result:` line.
+/// RUST_LOG=nvshmem_host=debug shows what NVSHMEM found and chose.
+#[derive(Parser, Debug)]
+#[command(name = "jacobi2d-grid", version)]
+struct Args {
+    /// How halos travel
+    #[arg(long, value_enum, allow_hyphen_values = true, default_value_t = Variant::GridPack)]
+    variant: Variant,
+    /// PEs along x and y, PX times PY of them [default: chosen for -n]
+    #[arg(allow_hyphen_values = true, long, value_name = "PXxPY", value_parser = process_grid)]
+    grid: Option<ProcessGrid>,
+    #[command(flatten)]
+    options: Options,
+}
+
+impl From<Args> for Options {
+    fn from(args: Args) -> Options {
+        Options {
+            grid: args.grid,
+            ..args.options.with_variant(args.variant)
+        }
+    }
+}
+
+/// `--grid PXxPY`: PEs along x and y.
+fn process_grid(text: &str) -> Result<ProcessGrid, String> {
+    text.split_once('x')
+        .and_then(|(px, py)| Some((px.parse().ok()?, py.parse().ok()?)))
+        .filter(|&(px, py): &(usize, usize)| {
+            px > 0 && py > 0 && px.checked_mul(py).is_some_and(|n| n <= solver::MAX_PES)
+        })
+        .map(|(px, py)| ProcessGrid { px, py })
+        .ok_or_else(|| {
+            format!(
+                "expected PXxPY, PEs along x and y, at most {} in all (e.g. 2x3)",
+                solver::MAX_PES
+            )
+        })
+}
+
+/// The variants, as `--variant` names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Variant {
+    /// Rows by `put_nbi_block`; columns packed, one `put_nbi_block` per side, unpacked after the
+    /// barrier
+    GridPack,
+    /// `nvshmem_float_p` per edge cell
+    GridP,
+}
+
 const PROGRAM: Program = Program {
-    name: "jacobi2d-grid",
-    usage: "usage: jacobi2d-grid [-n PES] [--pes-per-gpu K] [--timeout SECONDS] \
-            [--variant grid-pack|grid-p] [--grid PXxPY] [--nx N] [--ny N] [--iters K] [--norm-every M] \
-            [--check] [--stale-halo] [--block-x THREADS] [--rows-per-thread R] [--append-result FILE]",
-    variants: &["grid-pack", "grid-p"],
     single_launch: &[],
-    takes_grid: true,
     decompose,
     run,
 };
 
 fn main() -> ExitCode {
-    solver::main(&PROGRAM)
+    solver::main::<Args>(&PROGRAM)
 }
 
 /// The interior split over `n_pes` PEs on `--grid` or the chosen process grid.
@@ -88,13 +137,13 @@ fn run(
     let module = nvshmem.load_module(PTX)?;
     let common = CommonKernels::load(&module, options)?;
     let patch = decomposition.patch(nvshmem.my_pe() as usize);
-    let pack = options.variant == "grid-pack";
+    let pack = Variant::from_str(&options.variant, false)? == Variant::GridPack;
     let mut iterations = GridIterations {
         pack,
         stencil: module.kernel(if pack { "grid_pack" } else { "grid_p" })?,
         push_columns: module.kernel("push_columns")?,
         unpack_columns: module.kernel("unpack_columns")?,
-        tiling: options.tiling,
+        tiling: options.tiling(),
         packed: nvshmem.alloc_zeroed(ColumnPacking::new(&patch).len())?,
     };
     solver::solve(nvshmem, &common, options, decomposition, &mut iterations)
@@ -174,30 +223,33 @@ impl Iterations for GridIterations<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use solver::tests::args;
+    use solver::tests::{args, parse_with};
+
+    fn parse(line: &str) -> Result<Options, String> {
+        parse_with::<Args>(&PROGRAM, &args(line))
+    }
 
     #[test]
     fn flags_parse_and_bad_ones_are_usage_errors() {
-        solver::tests::shared_flags_parse_and_bad_ones_are_usage_errors(&PROGRAM);
-        let options = solver::parse(&PROGRAM, &args("--grid 2x3")).unwrap();
+        let options = parse("--grid 2x3").unwrap();
         assert_eq!(options.grid.map(|g| (g.px, g.py)), Some((2, 3)));
         for bad in ["--grid 2", "--grid 0x2", "--grid axb", "-n 5 --grid 2x2"] {
-            assert!(solver::parse(&PROGRAM, &args(bad)).is_err(), "{bad}");
+            assert!(parse(bad).is_err(), "{bad}");
         }
-        let error = solver::parse(&PROGRAM, &args("-n 3 --grid 2x2")).unwrap_err();
+        let error = parse("-n 3 --grid 2x2").unwrap_err();
         assert!(
             error.contains("2 x 2 process grid does not hold 3 PEs"),
             "{error}"
         );
     }
 
-    solver::tests::shared_flag_tests!(&PROGRAM);
+    solver::tests::shared_flag_tests!(Args, &PROGRAM);
 
     #[test]
     fn the_grid_flag_takes_two_positive_counts_and_nothing_else() {
-        use nvshmem_halo::ProcessGrid;
         use proptest::prelude::*;
-        let grid = |text: &str| solver::parse(&PROGRAM, &["--grid".to_string(), text.to_string()]);
+        let grid =
+            |text: &str| parse_with::<Args>(&PROGRAM, &["--grid".to_string(), text.to_string()]);
         solver::tests::property((1usize..=32, 1usize..=32), |(px, py)| {
             let options = grid(&format!("{px}x{py}")).map_err(TestCaseError::fail)?;
             prop_assert_eq!(options.grid, Some(ProcessGrid { px, py }));
@@ -216,7 +268,12 @@ mod tests {
             let message = grid(&text)
                 .err()
                 .ok_or_else(|| TestCaseError::fail(format!("--grid {text} was accepted")))?;
-            prop_assert!(message.starts_with("--grid takes PXxPY"), "{message}");
+            prop_assert!(
+                message.contains(&format!(
+                    "invalid value '{text}' for '--grid <PXxPY>': expected PXxPY"
+                )),
+                "{message}"
+            );
             Ok(())
         });
         // With -n, the grid must hold exactly that many PEs.
@@ -224,8 +281,11 @@ mod tests {
             .prop_filter("a match", |(px, py, n)| px * py != *n);
         solver::tests::property(mismatched, |(px, py, n)| {
             let args = args(&format!("--grid {px}x{py} -n {n} --nx 100 --ny 100"));
-            let message = solver::parse(&PROGRAM, &args).unwrap_err();
-            prop_assert!(message.starts_with(&format!("-n {n}: ")), "{message}");
+            let message = parse_with::<Args>(&PROGRAM, &args).unwrap_err();
+            prop_assert!(
+                message.starts_with(&format!("error: -n {n}: ")),
+                "{message}"
+            );
             prop_assert!(
                 message.contains(&format!("use a --grid of {n} PEs")),
                 "{message}"
@@ -236,7 +296,7 @@ mod tests {
 
     #[test]
     fn four_pes_make_a_two_by_two_grid() {
-        let options = solver::parse(&PROGRAM, &args("--nx 1026 --ny 1026")).unwrap();
+        let options = parse("--nx 1026 --ny 1026").unwrap();
         let grid = decompose(&options, 4).unwrap();
         assert_eq!((grid.grid().px, grid.grid().py), (2, 2));
         let patch = grid.patch(3);
@@ -248,7 +308,7 @@ mod tests {
             (patch.left, patch.up, patch.right, patch.down),
             (2, 1, -1, -1)
         );
-        let options = solver::parse(&PROGRAM, &args("--nx 1026 --ny 1026 --grid 4x1")).unwrap();
+        let options = parse("--nx 1026 --ny 1026 --grid 4x1").unwrap();
         assert_eq!(decompose(&options, 4).unwrap().grid().px, 4);
     }
 }
