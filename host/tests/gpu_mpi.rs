@@ -21,7 +21,9 @@ fn ring_over(
     communicator: &SimpleCommunicator,
     world_ranks: &[i32],
 ) {
+    // ANCHOR: mpi_init
     let nvshmem = Nvshmem::init_with_mpi(started_on).expect("NVSHMEM initialises over MPI");
+    // ANCHOR_END: mpi_init
     let (pe, n_pes) = (nvshmem.my_pe(), nvshmem.n_pes());
     assert_eq!(
         n_pes,
@@ -84,9 +86,11 @@ fn half_of(world: &SimpleCommunicator) -> SimpleCommunicator {
 #[test]
 #[ignore = "needs a GPU, NVSHMEM and Open MPI's mpirun with an even rank count: gpu-suite/cases/52-mpi.sh runs it"]
 fn halves_of_mpi_comm_world_are_two_nvshmem_jobs() {
+    // ANCHOR: mpi_halves
     let universe = mpi::initialize().expect("MPI initialises");
     let world = universe.world();
     let half = half_of(&world);
+    // ANCHOR_END: mpi_halves
     let ranks = world_ranks_of(&world, &half);
     assert!(
         ranks.iter().all(|rank| rank % 2 == world.rank() % 2),
