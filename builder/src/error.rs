@@ -166,12 +166,28 @@ impl fmt::Display for BuildError {
                  (the kernels are: {})",
                 kernels.join(", ")
             ),
-            BuildError::PtxasRejected { ptx, arch, output } => write!(
-                f,
-                "ptxas -arch={arch} rejected {}:\n{output}\nThis is a bug in nvshmem-builder or \
-                 LLVM's PTX backend; please report it with the file",
-                ptx.display()
-            ),
+            BuildError::PtxasRejected { ptx, arch, output } => {
+                write!(
+                    f,
+                    "ptxas -arch={arch} rejected {}:\n{output}\n",
+                    ptx.display()
+                )?;
+                if output.contains("Unresolved extern function") {
+                    write!(
+                        f,
+                        "A kernel calls a function that neither its crate nor NVSHMEM's device \
+                         library defines: an `extern \"C\"` declaration with a misspelt name, or a \
+                         function of a newer NVSHMEM than the one linked; fix the name or the \
+                         NVSHMEM version"
+                    )
+                } else {
+                    write!(
+                        f,
+                        "Kernels that compile should assemble: this is a bug in nvshmem-builder or \
+                         LLVM's PTX backend; please report it with the file"
+                    )
+                }
+            }
             BuildError::Io { path, error } => write!(f, "{}: {error}", path.display()),
         }
     }
@@ -188,5 +204,28 @@ impl From<nvshmem_locate::NotFound> for BuildError {
 impl From<nvshmem_locate::VersionError> for BuildError {
     fn from(error: nvshmem_locate::VersionError) -> Self {
         BuildError::NvshmemVersion(error)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rejected(output: &str) -> String {
+        BuildError::PtxasRejected {
+            ptx: PathBuf::from("k.ptx"),
+            arch: "sm_90".into(),
+            output: output.into(),
+        }
+        .to_string()
+    }
+
+    #[test]
+    fn an_unresolved_function_is_blamed_on_the_kernel_not_the_builder() {
+        let message = rejected("ptxas fatal   : Unresolved extern function 'nvshmem_no_such'");
+        assert!(message.contains("misspelt name"), "{message}");
+        assert!(!message.contains("bug in nvshmem-builder"), "{message}");
+        let message = rejected("ptxas error   : something else");
+        assert!(message.contains("bug in nvshmem-builder"), "{message}");
     }
 }
