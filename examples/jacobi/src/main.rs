@@ -6,7 +6,7 @@
 //! cargo run --release -p jacobi -- [-n PES] [--pes-per-gpu K] [--timeout S]
 //!     [--variant put-block|p|signal|overlap|persistent] [--nx N] [--ny N] [--iters K]
 //!     [--norm-every M] [--check] [--stale-halo] [--block-x T] [--rows-per-thread R]
-//!     [--append-result FILE]
+//!     [--graph K] [--append-result FILE]
 //! ```
 //!
 //! The variants differ in how halos travel and how PEs synchronise (the kernels are in
@@ -39,7 +39,10 @@
 //! `--stale-halo` (with `--check`, at least 2 PEs, any variant but `persistent`) plants a defect
 //! for the check to find: after the first iteration, the last PE's upper halo goes back to its
 //! initial cells, so the second iteration reads its neighbour's cells one iteration late, as a halo
-//! whose data landed after its signal would be read; the check must fail. Started directly, it relaunches itself on `PES` processes through `nvshmem-launch`, as the ring
+//! whose data landed after its signal would be read; the check must fail. `--graph K` (`put-block`
+//! and `p`) captures K iterations into two CUDA graphs, for even and odd chunks, and replays them
+//! in turn instead of launching each piece; K divides `--iters` and is a multiple of
+//! `--norm-every`. Started directly, it relaunches itself on `PES` processes through `nvshmem-launch`, as the ring
 //! example does. Shared with `jacobi2d-grid`: `solver.rs`.
 
 mod solver;
