@@ -199,6 +199,10 @@ pub enum Error {
         /// The GPU of NVSHMEM's context.
         nvshmem_gpu: usize,
     },
+    /// A graph capture was asked of the legacy default stream, which CUDA cannot capture.
+    CaptureOnLegacyStream,
+    /// A capture ended without a graph.
+    EmptyCapture,
 }
 
 impl fmt::Display for Error {
@@ -227,7 +231,7 @@ impl fmt::Display for Error {
             ),
             Error::Cuda { action, error } => {
                 write!(f, "CUDA failed while {action}: {error}")?;
-                match after_kernel_failure(error.0) {
+                match after_kernel_failure(error.0).or(inside_capture(error.0)) {
                     Some(hint) => write!(f, "; {hint}"),
                     None => Ok(()),
                 }
@@ -397,6 +401,17 @@ impl fmt::Display for Error {
                  {nvshmem_gpu}); create it from Nvshmem::context(), or start NVSHMEM on your \
                  context with Nvshmem::init_on"
             ),
+            Error::CaptureOnLegacyStream => write!(
+                f,
+                "CUDA cannot capture the legacy default stream (the handle's own, \
+                 Nvshmem::stream) into a graph; capture a stream of NVSHMEM's context made with \
+                 nvshmem.context().new_stream(), and enqueue the work there (Nvshmem::on)"
+            ),
+            Error::EmptyCapture => write!(
+                f,
+                "the capture ended without a graph; enqueue the work on the stream passed to \
+                 Nvshmem::capture, through the OnStream it hands the body"
+            ),
             Error::Deferred(errors) => {
                 write!(f, "{} error(s) while releasing resources:", errors.len())?;
                 errors
@@ -450,6 +465,32 @@ fn after_kernel_failure(code: CUresult) -> Option<&'static str> {
     }
 }
 
+/// What went wrong in a graph capture ([`crate::Nvshmem::capture`]) that fails with `code`.
+fn inside_capture(code: CUresult) -> Option<&'static str> {
+    use CUresult::*;
+    match code {
+        CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED | CUDA_ERROR_STREAM_CAPTURE_INVALIDATED => Some(
+            "a call inside a graph capture cannot be captured (a host-synchronising call: \
+             synchronize, a copy to or from host memory, an allocation), and it spoils the \
+             capture; move it before or after Nvshmem::capture",
+        ),
+        CUDA_ERROR_STREAM_CAPTURE_IMPLICIT => Some(
+            "work on the legacy default stream (the handle's own, used by Kernel::launch and the \
+             methods of Nvshmem) joined a stream being captured; enqueue it through the OnStream \
+             that Nvshmem::capture hands the body",
+        ),
+        CUDA_ERROR_STREAM_CAPTURE_ISOLATION | CUDA_ERROR_STREAM_CAPTURE_UNJOINED => Some(
+            "captured work depends on, or forked to, a stream outside the capture; keep the \
+             captured work on the captured stream",
+        ),
+        CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD => Some(
+            "a capture must end on the thread that began it; keep Nvshmem::capture's body on \
+             its thread",
+        ),
+        _ => None,
+    }
+}
+
 /// Attaches what was being done to a CUDA driver error, making it an [`Error::Cuda`]: for code
 /// that calls cudarc directly beside this crate (`result.doing("zeroing the counters")?`).
 pub trait CudaContext<T> {
@@ -486,6 +527,26 @@ mod tests {
              block, or, where its registers are the limit, cap them in build.rs with \
              `PtxBuilder::max_registers(\"reduce_latency_block\", N)`"
         );
+    }
+
+    #[test]
+    fn a_spoiled_capture_names_the_call_to_move() {
+        // The driver's own text of the error needs the driver; the hint beside it does not.
+        for code in [
+            CUresult::CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+            CUresult::CUDA_ERROR_STREAM_CAPTURE_INVALIDATED,
+        ] {
+            let hint = inside_capture(code).unwrap();
+            assert!(
+                hint.contains("move it before or after Nvshmem::capture"),
+                "{hint}"
+            );
+        }
+        let hint = inside_capture(CUresult::CUDA_ERROR_STREAM_CAPTURE_IMPLICIT).unwrap();
+        assert!(hint.contains("OnStream"), "{hint}");
+        assert_eq!(inside_capture(CUresult::CUDA_ERROR_LAUNCH_FAILED), None);
+        let message = Error::CaptureOnLegacyStream.to_string();
+        assert!(message.contains("new_stream()"), "{message}");
     }
 
     #[test]

@@ -44,6 +44,7 @@ mod bootstrap;
 mod buffer;
 mod device_memory;
 mod error;
+mod graph;
 mod launch;
 mod module;
 #[cfg(feature = "mpi")]
@@ -60,6 +61,7 @@ mod unique_id;
 pub use bootstrap::{Bootstrap, Plugin};
 pub use buffer::SymmetricBuffer;
 pub use error::{AllocationRequest, CudaContext, Error};
+pub use graph::Graph;
 pub use launch::{KernelArg, LaunchConfig};
 pub use module::{Kernel, Module};
 pub use nvshmem_gpu::SymmetricPtr;

@@ -146,6 +146,13 @@ pub struct OnStream<'a> {
     pub(crate) stream: &'a CudaStream,
 }
 
+impl<'a> OnStream<'a> {
+    /// The handle whose operations these are.
+    pub fn nvshmem(&self) -> &'a Nvshmem {
+        self.nvshmem
+    }
+}
+
 impl Nvshmem {
     /// NVSHMEM's operations and launches on `stream`, which must belong to NVSHMEM's context
     /// ([`Nvshmem::context`]); the handle's own stream ([`Nvshmem::stream`]) stays the default of

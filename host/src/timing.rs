@@ -22,6 +22,13 @@ pub struct StreamTimer {
 impl StreamTimer {
     /// Creates both events, for `nvshmem`'s stream.
     pub fn new(nvshmem: &Nvshmem) -> Result<StreamTimer, Error> {
+        StreamTimer::on(nvshmem, nvshmem.stream())
+    }
+
+    /// Creates both events, for `stream`, a stream of `nvshmem`'s context (one that replays a
+    /// [`crate::Graph`], say).
+    pub fn on(nvshmem: &Nvshmem, stream: &Arc<CudaStream>) -> Result<StreamTimer, Error> {
+        nvshmem.on(stream)?;
         // cudarc's default (`None`) makes events that cannot time.
         let create = || {
             nvshmem
@@ -32,7 +39,7 @@ impl StreamTimer {
         Ok(StreamTimer {
             start: create()?,
             stop: create()?,
-            stream: nvshmem.stream().clone(),
+            stream: stream.clone(),
         })
     }
 

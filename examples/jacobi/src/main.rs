@@ -6,7 +6,7 @@
 //! cargo run --release -p jacobi -- [-n PES] [--pes-per-gpu K] [--timeout S]
 //!     [--variant put-block|p|signal|overlap|persistent] [--nx N] [--ny N] [--iters K]
 //!     [--norm-every M] [--check] [--stale-halo] [--block-x T] [--rows-per-thread R]
-//!     [--append-result FILE]
+//!     [--graph K] [--append-result FILE]
 //! ```
 //!
 //! The variants differ in how halos travel and how PEs synchronise (the kernels are in
@@ -39,7 +39,10 @@
 //! `--stale-halo` (with `--check`, at least 2 PEs, any variant but `persistent`) plants a defect
 //! for the check to find: after the first iteration, the last PE's upper halo goes back to its
 //! initial cells, so the second iteration reads its neighbour's cells one iteration late, as a halo
-//! whose data landed after its signal would be read; the check must fail. Started directly, it relaunches itself on `PES` processes through `nvshmem-launch`, as the ring
+//! whose data landed after its signal would be read; the check must fail. `--graph K` (`put-block`
+//! and `p`) captures K iterations into two CUDA graphs, for even and odd chunks, and replays them
+//! in turn instead of launching each piece; K divides `--iters` and is a multiple of
+//! `--norm-every`. Started directly, it relaunches itself on `PES` processes through `nvshmem-launch`, as the ring
 //! example does. Shared with `jacobi2d-grid`: `solver.rs`.
 
 mod solver;
@@ -48,7 +51,7 @@ use clap::{Parser, ValueEnum};
 use cudarc::driver::{CudaSlice, DevicePtr};
 use nvshmem_halo::host::{HaloGrids, HaloSignals, NormBuffers, resident_blocks};
 use nvshmem_halo::{Boundary, Decomposition1d, Decomposition2d, DecompositionError, Tiling};
-use nvshmem_host::{Kernel, LaunchConfig, Nvshmem};
+use nvshmem_host::{Kernel, LaunchConfig, Nvshmem, OnStream};
 use solver::{CommonKernels, Iterations, Meeting, Options, Program, Verdict};
 use std::error::Error;
 use std::process::ExitCode;
@@ -79,9 +82,22 @@ impl From<Args> for Options {
 
 const PROGRAM: Program = Program {
     single_launch: &["persistent"],
+    no_graph: &[
+        ("signal", NUMBERED_SIGNALS),
+        ("overlap", NUMBERED_SIGNALS),
+        (
+            "persistent",
+            "it runs every iteration in one cooperative launch, which loops on the GPU already",
+        ),
+    ],
+    graphable: "put-block or p",
     decompose,
     run,
 };
+
+/// Why `--graph` refuses the signalled variants.
+const NUMBERED_SIGNALS: &str = "its kernels wait for signals numbered by iteration, and a replayed \
+    graph would repeat the numbers of the iterations it captured";
 
 fn main() -> ExitCode {
     solver::main::<Args>(&PROGRAM)
@@ -177,44 +193,65 @@ impl Iterations for JacobiIterations<'_, '_> {
         let patch = *grids.patch();
         let tiling = self.tiling;
         let schedule = norms.schedule();
-        if self.variant == Variant::Persistent {
-            let pes_per_gpu = std::env::var(nvshmem_launch::pe_env::PES_PER_GPU)
-                .ok()
-                .and_then(|k| k.parse().ok())
-                .unwrap_or(1);
-            let blocks = resident_blocks(&self.stencil, tiling.block_x, pes_per_gpu)?;
-            let (grid_counter, _record) = self.grid_counter.device_ptr(nvshmem.stream());
-            let config = LaunchConfig {
-                grid: (blocks, 1, 1),
-                block: (tiling.block_x, 1, 1),
-                shared_mem_bytes: 0,
-            };
-            // SAFETY: jacobi_persistent's parameters, in order; the arrays are symmetric and laid
-            // out as `patch` says; two slot sets, `schedule.count()` totals and norms; a counter
-            // and the signals reset before the run; the grid is within the cooperative limit,
-            // shared among the PEs of a GPU.
-            unsafe {
-                self.stencil.launch_cooperative(
-                    config,
-                    &[
-                        &grids.current(),
-                        &grids.next(),
-                        &patch,
-                        &tiling,
-                        &schedule,
-                        &norms.all_slots(),
-                        &norms.totals(),
-                        &norms.norms_squared(),
-                        &self.signals.words(),
-                        &(grid_counter as *mut u32),
-                    ],
-                )?;
-            }
-            for _ in 0..schedule.iterations {
-                grids.swap();
-            }
-            return Ok(());
+        if self.variant != Variant::Persistent {
+            let on = nvshmem.on(nvshmem.stream())?;
+            let ks = 0..schedule.iterations;
+            return solver::each_iteration(self, on, common, grids, norms, ks);
         }
+        let pes_per_gpu = std::env::var(nvshmem_launch::pe_env::PES_PER_GPU)
+            .ok()
+            .and_then(|k| k.parse().ok())
+            .unwrap_or(1);
+        let blocks = resident_blocks(&self.stencil, tiling.block_x, pes_per_gpu)?;
+        let (grid_counter, _record) = self.grid_counter.device_ptr(nvshmem.stream());
+        let config = LaunchConfig {
+            grid: (blocks, 1, 1),
+            block: (tiling.block_x, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        // SAFETY: jacobi_persistent's parameters, in order; the arrays are symmetric and laid
+        // out as `patch` says; two slot sets, `schedule.count()` totals and norms; a counter
+        // and the signals reset before the run; the grid is within the cooperative limit,
+        // shared among the PEs of a GPU.
+        unsafe {
+            self.stencil.launch_cooperative(
+                config,
+                &[
+                    &grids.current(),
+                    &grids.next(),
+                    &patch,
+                    &tiling,
+                    &schedule,
+                    &norms.all_slots(),
+                    &norms.totals(),
+                    &norms.norms_squared(),
+                    &self.signals.words(),
+                    &(grid_counter as *mut u32),
+                ],
+            )?;
+        }
+        for _ in 0..schedule.iterations {
+            grids.swap();
+        }
+        Ok(())
+    }
+
+    fn iteration(
+        &self,
+        on: OnStream<'_>,
+        common: &CommonKernels<'_>,
+        grids: &HaloGrids<'_, f32>,
+        norms: &NormBuffers<'_>,
+        k: u32,
+    ) -> Result<(), Box<dyn Error>> {
+        if self.variant == Variant::Persistent {
+            return Err(
+                "the persistent variant runs every iteration in one launch, not one by \
+                        one; use another --variant"
+                    .into(),
+            );
+        }
+        let (patch, tiling) = (*grids.patch(), self.tiling);
         let grid = if self.variant == Variant::Overlap {
             tiling.boundary_first_grid(&patch)
         } else {
@@ -227,36 +264,36 @@ impl Iterations for JacobiIterations<'_, '_> {
         } else {
             Meeting::Barrier
         };
-        for k in 0..schedule.iterations {
-            let slots = solver::norm_slots(norms, k);
-            let (current, next) = (grids.current(), grids.next());
-            // SAFETY: the stencil kernels take (a, a_new, patch, tiling, norm_slots), the
-            // signalled ones (signals, iteration) after them; the arrays are symmetric and laid
-            // out as `patch` says; the grid is the tiling's for the kernel's band order; `slots`
-            // is null or a slot set; iterations count from 0 since the signals were reset.
-            unsafe {
-                if signalled {
-                    self.stencil.launch(
-                        config,
-                        &[
-                            &current,
-                            &next,
-                            &patch,
-                            &tiling,
-                            &slots,
-                            &self.signals.words(),
-                            &k,
-                        ],
-                    )?;
-                } else {
-                    self.stencil
-                        .launch(config, &[&current, &next, &patch, &tiling, &slots])?;
-                }
+        let slots = solver::norm_slots(norms, k);
+        let (current, next) = (grids.current(), grids.next());
+        // SAFETY: the stencil kernels take (a, a_new, patch, tiling, norm_slots), the signalled
+        // ones (signals, iteration) after them; the arrays are symmetric and laid out as `patch`
+        // says; the grid is the tiling's for the kernel's band order; `slots` is null or a slot
+        // set; iterations count from 0 since the signals were reset.
+        unsafe {
+            if signalled {
+                on.launch(
+                    &self.stencil,
+                    config,
+                    &[
+                        &current,
+                        &next,
+                        &patch,
+                        &tiling,
+                        &slots,
+                        &self.signals.words(),
+                        &k,
+                    ],
+                )?;
+            } else {
+                on.launch(
+                    &self.stencil,
+                    config,
+                    &[&current, &next, &patch, &tiling, &slots],
+                )?;
             }
-            solver::end_iteration(nvshmem, common, norms, grids, k, meeting, || Ok(()))?;
-            grids.swap();
         }
-        Ok(())
+        solver::end_iteration(on, common, norms, grids, k, meeting, || Ok(()))
     }
 
     fn stencil(&self) -> &Kernel<'_> {

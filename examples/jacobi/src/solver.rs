@@ -20,11 +20,12 @@ mod problem;
 use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser, ValueEnum};
 use cudarc::driver::DevicePtr;
-use nvshmem_halo::host::{HaloGrids, NormBuffers, barrier_all_on_stream};
+use nvshmem_halo::host::{HaloGrids, NormBuffers};
 use nvshmem_halo::{Decomposition2d, NormSchedule, Patch, ProcessGrid, Tiling};
 use nvshmem_host::timing::StreamTimer;
 use nvshmem_host::{
-    Bootstrap, CudaContext as _, Kernel, KernelArg, LaunchConfig, Module, Nvshmem, SymmetricBuffer,
+    Bootstrap, CudaContext as _, Graph, Kernel, KernelArg, LaunchConfig, Module, Nvshmem, OnStream,
+    StreamOperations as _, SymmetricBuffer,
 };
 use nvshmem_launch::cli::JobArgs;
 use std::error::Error;
@@ -80,6 +81,11 @@ pub struct Options {
     /// --iters 2 or more, and a variant that launches each iteration)
     #[arg(long)]
     pub stale_halo: bool,
+    /// Capture K iterations into a CUDA graph (two graphs, for alternate chunks of K) and replay
+    /// them; K divides --iters and is a multiple of --norm-every, for a variant that launches each
+    /// iteration
+    #[arg(allow_hyphen_values = true, long, value_name = "K", value_parser = positive)]
+    pub graph: Option<u32>,
     /// Threads per block: a multiple of 32 up to 1024
     #[arg(allow_hyphen_values = true, long, value_name = "THREADS", default_value_t = 128, value_parser = block_x)]
     pub block_x: u32,
@@ -124,6 +130,10 @@ pub type RunPe = fn(&Nvshmem, &Options, &Decomposition2d) -> Result<Verdict, Box
 pub struct Program {
     /// Its variants that run every iteration in one launch, into which `--stale-halo` cannot plant.
     pub single_launch: &'static [&'static str],
+    /// Its variants that `--graph` cannot capture, each with the reason.
+    pub no_graph: &'static [(&'static str, &'static str)],
+    /// The variants `--graph` captures, as a refusal suggests them (`put-block or p`).
+    pub graphable: &'static str,
     /// Splits the interior over `n_pes` PEs.
     pub decompose: fn(&Options, usize) -> Result<Decomposition2d, String>,
     /// Runs one PE: the runner's part of [`solve`].
@@ -215,6 +225,42 @@ fn check_across_flags(program: &Program, options: &Options) -> Result<(), String
         if let Some(problem) = problem {
             return Err(format!("--stale-halo {problem}"));
         }
+    }
+    if let Some(k) = options.graph {
+        check_graph(program, options, k).map_err(|problem| format!("--graph {k} {problem}"))?;
+    }
+    Ok(())
+}
+
+/// What `--graph K` needs: a variant whose iterations are launches and on-stream operations that
+/// repeat alike, so that two graphs replayed in turn are the same work as the loop; `K` dividing
+/// `--iters`, so that the run is whole graphs; and `K` a multiple of `--norm-every`, so that every
+/// graph computes the norm at the same places, its last iteration among them.
+fn check_graph(program: &Program, options: &Options, k: u32) -> Result<(), String> {
+    let variant = options.variant.as_str();
+    if let Some((_, why)) = program.no_graph.iter().find(|(name, _)| *name == variant) {
+        return Err(format!(
+            "cannot capture --variant {variant}: {why}; use --variant {}, or leave out --graph",
+            program.graphable
+        ));
+    }
+    if !options.iters.is_multiple_of(k) {
+        let more = options.iters.div_ceil(k).saturating_mul(k);
+        return Err(format!(
+            "does not divide --iters {} (the run replays whole graphs of K iterations); use \
+             --iters {more}, or a K that divides {}",
+            options.iters, options.iters
+        ));
+    }
+    if !k.is_multiple_of(options.norm_every) {
+        return Err(format!(
+            "is not a multiple of --norm-every {} (every graph computes the norm at the same \
+             iterations, its last among them); use --graph {} and --iters a multiple of it, or \
+             --norm-every a divisor of {k}",
+            options.norm_every,
+            k.div_ceil(options.norm_every)
+                .saturating_mul(options.norm_every)
+        ));
     }
     Ok(())
 }
@@ -399,18 +445,51 @@ pub trait Iterations {
     /// then makes every PE pass a barrier.
     fn reset(&mut self) -> Result<(), Box<dyn Error>>;
 
-    /// Launches the iterations (returns without waiting for them).
+    /// Enqueues iteration `k` of `norms.schedule()` on `on`'s stream (returns without waiting
+    /// for it): from `grids.current()` into `grids.next()`, which the caller then swaps.
+    fn iteration(
+        &self,
+        on: OnStream<'_>,
+        common: &CommonKernels<'_>,
+        grids: &HaloGrids<'_, f32>,
+        norms: &NormBuffers<'_>,
+        k: u32,
+    ) -> Result<(), Box<dyn Error>>;
+
+    /// Launches the iterations on the handle's stream (returns without waiting for them): by
+    /// default [`each_iteration`].
     fn run(
         &self,
         nvshmem: &Nvshmem,
         common: &CommonKernels<'_>,
         grids: &mut HaloGrids<'_, f32>,
         norms: &NormBuffers<'_>,
-    ) -> Result<(), Box<dyn Error>>;
+    ) -> Result<(), Box<dyn Error>> {
+        let on = nvshmem.on(nvshmem.stream())?;
+        let ks = 0..norms.schedule().iterations;
+        each_iteration(self, on, common, grids, norms, ks)
+    }
 
     /// The kernel that computes the stencil: the report names it with its registers per thread
     /// and its resident blocks per multiprocessor, as loaded.
     fn stencil(&self) -> &Kernel<'_>;
+}
+
+/// Enqueues iterations `ks` of `iterations` on `on`'s stream, one after the other, swapping
+/// `grids` after each.
+pub fn each_iteration<I: Iterations + ?Sized>(
+    iterations: &I,
+    on: OnStream<'_>,
+    common: &CommonKernels<'_>,
+    grids: &mut HaloGrids<'_, f32>,
+    norms: &NormBuffers<'_>,
+    ks: std::ops::Range<u32>,
+) -> Result<(), Box<dyn Error>> {
+    for k in ks {
+        iterations.iteration(on, common, grids, norms, k)?;
+        grids.swap();
+    }
+    Ok(())
 }
 
 /// How the PEs meet at the end of an iteration.
@@ -432,8 +511,8 @@ pub fn norm_slots(norms: &NormBuffers<'_>, k: u32) -> *mut f64 {
     }
 }
 
-/// The end of iteration `k` after its stencil kernel, which wrote `grids.next()`: this PE's norm
-/// total, the meeting, then every PE's totals summed. `between` runs after the barrier, before the
+/// The end of iteration `k` after its stencil kernel, which wrote `grids.next()`, on `on`'s
+/// stream: this PE's norm total, the meeting, then every PE's totals summed. `between` runs after the barrier, before the
 /// norm is summed (the unpacking of received columns).
 ///
 /// With `--stale-halo`, after iteration [`STALE_ITERATION`] the PEs meet in a barrier whatever the
@@ -441,7 +520,7 @@ pub fn norm_slots(norms: &NormBuffers<'_>, k: u32) -> *mut f64 {
 /// initial cells (the `stale_halo` kernel): the next iteration reads the neighbour's cells of one
 /// iteration before, as it would if their data landed after the signal it waited for.
 pub fn end_iteration(
-    nvshmem: &Nvshmem,
+    on: OnStream<'_>,
     common: &CommonKernels<'_>,
     norms: &NormBuffers<'_>,
     grids: &HaloGrids<'_, f32>,
@@ -457,29 +536,31 @@ pub fn end_iteration(
         let slots = norms.slots(j);
         // SAFETY: norm_local(slots, totals, j): the slot set the stencil just added to, and
         // `j < schedule.count()`.
-        unsafe { launch_one(&common.norm_local, &[&slots, &norms.totals(), &j])? };
+        unsafe { launch_one(on, &common.norm_local, &[&slots, &norms.totals(), &j])? };
     }
+    let (my_pe, n_pes) = (on.nvshmem().my_pe(), on.nvshmem().n_pes());
     // ANCHOR: host_barrier
     let meets = meeting == Meeting::Barrier || computes_norm || stale_halo.is_some();
-    if nvshmem.n_pes() > 1 && meets {
-        barrier_all_on_stream(nvshmem)?;
+    if n_pes > 1 && meets {
+        on.barrier_all_on_stream();
     }
     // ANCHOR_END: host_barrier
     between()?;
     if let Some(kernel) = stale_halo
-        && nvshmem.my_pe() + 1 == nvshmem.n_pes()
+        && my_pe + 1 == n_pes
     {
         let (next, patch) = (grids.next(), *grids.patch());
         // SAFETY: stale_halo(a, patch) on the array this iteration wrote, laid out as `patch`
         // says; every PE's pushes into it completed before the barrier above, and the next ones
         // come after this PE's next iteration, later on this stream.
-        unsafe { kernel.launch(LaunchConfig::linear(64, 256), &[&next, &patch])? };
+        unsafe { on.launch(kernel, LaunchConfig::linear(64, 256), &[&next, &patch])? };
     }
     if computes_norm {
         // SAFETY: norm_global(totals, norms, j), after the barrier that follows every PE's
         // norm_local for `j` (with one PE, its own norm_local is earlier on the stream).
         unsafe {
             launch_one(
+                on,
                 &common.norm_global,
                 &[&norms.totals(), &norms.norms_squared(), &j],
             )?
@@ -488,16 +569,17 @@ pub fn end_iteration(
     Ok(())
 }
 
-/// Launches `kernel` as one block of 32 threads (the norm bookkeeping).
+/// Launches `kernel` as one block of 32 threads (the norm bookkeeping) on `on`'s stream.
 ///
 /// # Safety
 /// `args` match the kernel's parameters and the pointers are valid.
 pub unsafe fn launch_one(
+    on: OnStream<'_>,
     kernel: &Kernel<'_>,
     args: &[&dyn KernelArg],
 ) -> Result<(), Box<dyn Error>> {
     // SAFETY: the caller's contract.
-    unsafe { kernel.launch(LaunchConfig::linear(1, 32), args)? };
+    unsafe { on.launch(kernel, LaunchConfig::linear(1, 32), args)? };
     Ok(())
 }
 
@@ -624,19 +706,36 @@ pub fn solve(
         nvshmem.synchronize()?;
         nvshmem.barrier_all();
     }
+    let graphs = match options.graph {
+        Some(k) => Some(Graphs::capture(
+            nvshmem,
+            common,
+            &*iterations,
+            &mut grids,
+            k,
+            options,
+        )?),
+        None => None,
+    };
     initialize(nvshmem, common, &grids, options.ny)?;
     iterations.reset()?;
     norms.reset()?;
     nvshmem.barrier_all();
 
-    let timer = StreamTimer::new(nvshmem)?;
-    timer.start()?;
-    iterations.run(nvshmem, common, &mut grids, &norms)?;
-    timer.stop()?;
-    let seconds = timer.seconds()?;
-    nvshmem.synchronize()?;
-    nvshmem.barrier_all();
-    let final_norm = *norms.norms(nvshmem)?.last().expect("at least one norm");
+    let (seconds, final_norm) = match graphs {
+        Some(mut graphs) => graphs.replay(nvshmem, &mut grids, options.iters)?,
+        None => {
+            let timer = StreamTimer::new(nvshmem)?;
+            timer.start()?;
+            iterations.run(nvshmem, common, &mut grids, &norms)?;
+            timer.stop()?;
+            let seconds = timer.seconds()?;
+            nvshmem.synchronize()?;
+            nvshmem.barrier_all();
+            let final_norm = *norms.norms(nvshmem)?.last().expect("at least one norm");
+            (seconds, final_norm)
+        }
+    };
     let mine = grids.owned_cells()?;
 
     let mut report = PeReport {
@@ -694,6 +793,96 @@ pub fn solve(
     Ok(if failed { Verdict::Fail } else { Verdict::Pass })
 }
 
+/// `--graph K`: the iterations as two CUDA graphs of `K` each, captured once on a stream of their
+/// own and replayed in turn, the first for chunks 0, 2, 4… of the run, the second for 1, 3, 5….
+///
+/// Replays repeat their captured arguments, so each graph holds what its chunks have in common:
+/// the grids' parity (`K` iterations from the first graph's start, `2K` back to it), the
+/// packed-column parity, and the norm slots. The norms go to buffers of a two-chunk schedule
+/// (`2K` iterations, every `--norm-every`), the first graph's into the first half, the second's
+/// into the other; so a PE never overwrites a total that a slower PE may still read, because
+/// between two chunks of one graph lies the other's barrier. The replays leave the last chunk's
+/// norms there; the final norm is its last.
+struct Graphs<'nv> {
+    stream: std::sync::Arc<cudarc::driver::CudaStream>,
+    pair: [Graph<'nv>; 2],
+    norms: NormBuffers<'nv>,
+    k: u32,
+}
+
+impl<'nv> Graphs<'nv> {
+    /// Captures both graphs on a new stream, uploads them and replays each once (a warm-up, like
+    /// the plain loop's; the caller initialises the grids again).
+    fn capture(
+        nvshmem: &'nv Nvshmem,
+        common: &CommonKernels<'_>,
+        iterations: &dyn Iterations,
+        grids: &mut HaloGrids<'_, f32>,
+        k: u32,
+        options: &Options,
+    ) -> Result<Graphs<'nv>, Box<dyn Error>> {
+        let stream = nvshmem.context().new_stream()?;
+        let schedule = NormSchedule::new(2 * k, options.norm_every).expect("both ≥ 1");
+        let norms = NormBuffers::new(nvshmem, schedule)?;
+        let mut chunk = |first: u32| {
+            nvshmem.capture(&stream, |on| {
+                each_iteration(iterations, on, common, grids, &norms, first..first + k)
+            })
+        };
+        let pair = [chunk(0)?, chunk(k)?];
+        for graph in &pair {
+            graph.upload()?;
+            // SAFETY: the grids, norm buffers and the variant's buffers the graph uses outlive
+            // `Graphs` (they are the caller's, or held here); every PE replays the same graphs in
+            // the same order.
+            unsafe { graph.replay()? };
+        }
+        stream.synchronize()?;
+        nvshmem.barrier_all();
+        Ok(Graphs {
+            stream,
+            pair,
+            norms,
+            k,
+        })
+    }
+
+    /// The timed run of `iters` iterations (whole chunks) from the grids' current state: the
+    /// seconds the replays took on the GPU and the final norm. Leaves the result in
+    /// `grids.current()`.
+    fn replay(
+        &mut self,
+        nvshmem: &Nvshmem,
+        grids: &mut HaloGrids<'_, f32>,
+        iters: u32,
+    ) -> Result<(f64, f64), Box<dyn Error>> {
+        self.norms.reset()?;
+        // The replays run on their own stream, which does not wait for the handle's: the initial
+        // state and the zeroed norms must be in place first, on every PE.
+        nvshmem.synchronize()?;
+        nvshmem.barrier_all();
+        let chunks = iters / self.k;
+        let timer = StreamTimer::on(nvshmem, &self.stream)?;
+        timer.start()?;
+        for c in 0..chunks {
+            // SAFETY: as in `capture`.
+            unsafe { self.pair[c as usize % 2].replay()? };
+        }
+        timer.stop()?;
+        let seconds = timer.seconds()?;
+        self.stream.synchronize()?;
+        nvshmem.barrier_all();
+        if iters % 2 == 1 {
+            grids.swap();
+        }
+        let last = self
+            .norms
+            .schedule()
+            .index((chunks - 1) % 2 * self.k + self.k - 1);
+        Ok((seconds, self.norms.norms(nvshmem)?[last as usize]))
+    }
+}
+
 /// Runs the whole problem on this PE's GPU alone (the plain stencil kernel, no neighbours) and
 /// compares.
 fn check_against_gpu(
@@ -730,6 +919,7 @@ fn check_against_gpu(
             // SAFETY: norm_local(slots, totals, j) for this iteration's slot set.
             unsafe {
                 launch_one(
+                    nvshmem.on(nvshmem.stream())?,
                     &common.norm_local,
                     &[&slots, &norms.totals(), &schedule.index(k)],
                 )?
@@ -896,10 +1086,14 @@ fn print_results(
         stencil.name()
     );
     println!(
-        "{}: {:.3} ms per iteration (slowest PE); {:.3} GB to move per iteration (+{halo_bytes} \
+        "{}: {:.3} ms ({:.1} µs) per iteration (slowest PE{}); {:.3} GB to move per iteration (+{halo_bytes} \
          halo bytes) = {:.1} GB/s; device-to-device copy {:.1} GB/s; {:.1} % of the memory floor",
         program_name(),
         per_iter * 1e3,
+        per_iter * 1e6,
+        options.graph.map_or(String::new(), |k| format!(
+            ", replaying graphs of {k} iterations"
+        )),
         bytes as f64 / 1e9,
         rate / 1e9,
         copy / 1e9,
@@ -949,6 +1143,10 @@ fn print_results(
         rate / 1e9,
         copy / 1e9,
     );
+    let line = match options.graph {
+        Some(k) => format!("{line} graph={k}"),
+        None => line,
+    };
     println!("{line}");
     if let Some(path) = &options.append_result {
         let mut file = std::fs::OpenOptions::new()
@@ -1077,7 +1275,7 @@ pub mod tests {
     }
 
     /// Every flag either runner takes.
-    const FLAGS: [&str; 15] = [
+    const FLAGS: [&str; 16] = [
         "-n",
         "--n-pes",
         "--pes-per-gpu",
@@ -1093,10 +1291,11 @@ pub mod tests {
         "--rows-per-thread",
         "--append-result",
         "--grid",
+        "--graph",
     ];
 
     /// The flags that take a count or a size, none of which may be zero or negative.
-    const SIZE_FLAGS: [&str; 9] = [
+    const SIZE_FLAGS: [&str; 10] = [
         "-n",
         "--pes-per-gpu",
         "--timeout",
@@ -1106,6 +1305,7 @@ pub mod tests {
         "--norm-every",
         "--block-x",
         "--rows-per-thread",
+        "--graph",
     ];
 
     /// Whether a usage error, as clap prints it, names what it is about (one of `args`: a flag, by
@@ -1234,11 +1434,18 @@ pub mod tests {
             1u32..=64,
         );
         let single_launch = program.single_launch;
-        (jobs, problem)
-            .prop_flat_map(move |(jobs, problem)| {
+        let no_graph = program.no_graph;
+        // A graph of `norm_every × m` iterations, replayed `c` times.
+        let graph_request = proptest::option::of((1u32..=4, 1u32..=50));
+        (jobs, problem, graph_request)
+            .prop_flat_map(move |(jobs, problem, graph_request)| {
                 let (n, pes_per_gpu, timeout, grid, append_result) = jobs;
                 let (variant, nx, ny, iters, norm_every, (check, stale), warps, rows_per_band) =
                     problem;
+                let graph = graph_request
+                    .filter(|_| no_graph.iter().all(|(name, _)| *name != variant))
+                    .map(|(m, c)| (norm_every * m, c));
+                let iters = graph.map_or(iters, |(k, c)| k * c);
                 // With a grid, `-n` must be its size; every grid fits 11 x 11 cells and up.
                 let n_pes = grid
                     .map_or(n, |(px, py)| n.map(|_| px * py))
@@ -1256,6 +1463,7 @@ pub mod tests {
                         timeout: timeout.map(Duration::from_secs),
                     },
                     variant,
+                    graph: graph.map(|(k, _)| k),
                     nx: 11 + nx,
                     ny: 11 + ny,
                     iters,
@@ -1300,6 +1508,7 @@ pub mod tests {
                 .grid
                 .map(|g| pair("--grid", format!("{}x{}", g.px, g.py))),
         );
+        flags.extend(options.graph.map(|k| pair("--graph", k.to_string())));
         flags.extend(
             options
                 .append_result
@@ -1482,6 +1691,25 @@ pub mod tests {
             let error = stale(&format!("--check --variant {variant}")).unwrap_err();
             assert!(error.contains("use another --variant"), "{error}");
         }
+        let graph = |flags: &str| parse(&format!("--graph {flags}"));
+        let o = graph("10 --iters 200 --norm-every 5").unwrap();
+        assert_eq!((o.graph, o.iters), (Some(10), 200));
+        for (flags, fix) in [
+            ("7 --iters 20", "use --iters 21, or a K that divides 20"),
+            (
+                "6 --iters 24 --norm-every 4",
+                "use --graph 8 and --iters a multiple of it",
+            ),
+        ] {
+            let error = graph(flags).unwrap_err();
+            assert!(error.starts_with("error: --graph "), "{error}");
+            assert!(error.contains(fix), "{error}");
+        }
+        for (variant, why) in program.no_graph {
+            let error = graph(&format!("1 --variant {variant}")).unwrap_err();
+            let use_instead = format!("{why}; use --variant {}", program.graphable);
+            assert!(error.contains(&use_instead), "{error}");
+        }
     }
 
     #[test]
@@ -1598,6 +1826,8 @@ pub mod tests {
         }
         let program = Program {
             single_launch: &[],
+            no_graph: &[],
+            graphable: "",
             decompose: |_, _| unreachable!(),
             run: |_, _, _| unreachable!(),
         };

@@ -29,7 +29,7 @@ use clap::{Parser, ValueEnum};
 use nvshmem_halo::host::{HaloGrids, NormBuffers};
 use nvshmem_halo::packing::ColumnPacking;
 use nvshmem_halo::{Boundary, Decomposition2d, DecompositionError, ProcessGrid, Tiling};
-use nvshmem_host::{Kernel, LaunchConfig, Nvshmem, SymmetricBuffer};
+use nvshmem_host::{Kernel, KernelArg, LaunchConfig, Nvshmem, OnStream, SymmetricBuffer};
 use solver::{CommonKernels, Iterations, Meeting, Options, Program, Verdict};
 use std::error::Error;
 use std::process::ExitCode;
@@ -92,6 +92,8 @@ enum Variant {
 
 const PROGRAM: Program = Program {
     single_launch: &[],
+    no_graph: &[],
+    graphable: "grid-pack or grid-p",
     decompose,
     run,
 };
@@ -164,55 +166,54 @@ impl Iterations for GridIterations<'_, '_> {
         Ok(())
     }
 
-    fn run(
+    fn iteration(
         &self,
-        nvshmem: &Nvshmem,
+        on: OnStream<'_>,
         common: &CommonKernels<'_>,
-        grids: &mut HaloGrids<'_, f32>,
+        grids: &HaloGrids<'_, f32>,
         norms: &NormBuffers<'_>,
+        k: u32,
     ) -> Result<(), Box<dyn Error>> {
         let patch = *grids.patch();
         let tiling = self.tiling;
         let config = solver::stencil_config(tiling, tiling.grid(&patch));
         let packed = self.packed.as_symmetric_ptr();
-        for k in 0..norms.schedule().iterations {
-            let slots = solver::norm_slots(norms, k);
-            let (current, next) = (grids.current(), grids.next());
-            let parity = k % 2;
-            // SAFETY: grid_p(a, a_new, patch, tiling, norm_slots) and grid_pack(…, packed) on
-            // symmetric arrays laid out as `patch` says, with the tiling's grid; push_columns(patch,
-            // packed, parity) as 2 blocks after it.
-            unsafe {
-                if self.pack {
-                    self.stencil
-                        .launch(config, &[&current, &next, &patch, &tiling, &slots, &packed])?;
-                    self.push_columns.launch(
-                        LaunchConfig::linear(2, tiling.block_x),
-                        &[&patch, &packed, &parity],
-                    )?;
-                } else {
-                    self.stencil
-                        .launch(config, &[&current, &next, &patch, &tiling, &slots])?;
-                }
+        let slots = solver::norm_slots(norms, k);
+        let (current, next) = (grids.current(), grids.next());
+        let parity = k % 2;
+        // SAFETY: grid_p(a, a_new, patch, tiling, norm_slots) and grid_pack(…, packed) on
+        // symmetric arrays laid out as `patch` says, with the tiling's grid; push_columns(patch,
+        // packed, parity) as 2 blocks after it.
+        unsafe {
+            if self.pack {
+                let args: [&dyn KernelArg; 6] = [&current, &next, &patch, &tiling, &slots, &packed];
+                on.launch(&self.stencil, config, &args)?;
+                on.launch(
+                    &self.push_columns,
+                    LaunchConfig::linear(2, tiling.block_x),
+                    &[&patch, &packed, &parity],
+                )?;
+            } else {
+                let args: [&dyn KernelArg; 5] = [&current, &next, &patch, &tiling, &slots];
+                on.launch(&self.stencil, config, &args)?;
             }
-            let unpack = || -> Result<(), Box<dyn Error>> {
-                if self.pack && (patch.left >= 0 || patch.right >= 0) {
-                    let blocks = (patch.ny + 1).div_ceil(128);
-                    // SAFETY: unpack_columns(a_new, patch, packed, parity), after the barrier
-                    // that follows every PE's push_columns of this iteration.
-                    unsafe {
-                        self.unpack_columns.launch(
-                            LaunchConfig::linear(blocks, 128),
-                            &[&next, &patch, &packed, &parity],
-                        )?
-                    };
-                }
-                Ok(())
-            };
-            solver::end_iteration(nvshmem, common, norms, grids, k, Meeting::Barrier, unpack)?;
-            grids.swap();
         }
-        Ok(())
+        let unpack = || -> Result<(), Box<dyn Error>> {
+            if self.pack && (patch.left >= 0 || patch.right >= 0) {
+                let blocks = (patch.ny + 1).div_ceil(128);
+                // SAFETY: unpack_columns(a_new, patch, packed, parity), after the barrier that
+                // follows every PE's push_columns of this iteration.
+                unsafe {
+                    on.launch(
+                        &self.unpack_columns,
+                        LaunchConfig::linear(blocks, 128),
+                        &[&next, &patch, &packed, &parity],
+                    )?
+                };
+            }
+            Ok(())
+        };
+        solver::end_iteration(on, common, norms, grids, k, Meeting::Barrier, unpack)
     }
 
     fn stencil(&self) -> &Kernel<'_> {
