@@ -16,7 +16,7 @@
 # own process (`run_test`: it passes only when libtest counts it passed), after `expect_tests` has
 # checked the binary's list against dist/BINARY.tests, the tests its source declares.
 # When MPS cannot be started, the MPS pass runs nothing: each of its cases is a FAIL row.
-# SUITE_CASES='gpu-suite/cases/10-*.sh ...' runs a subset.
+# SUITE_CASES='gpu-suite/cases/10-*.sh ...' runs a subset; SUITE_MPS=off (or on) runs one pass.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 DIST=dist
@@ -215,7 +215,7 @@ gpu_tests() {
     done
 }
 
-for MPS in off on; do
+for MPS in ${SUITE_MPS:-off on}; do
     if [[ $MPS == on ]]; then
         if start_mps >"$LOG/mps.log" 2>&1; then
             record "MPS control daemon" - - "PASS (started, answering on $CUDA_MPS_PIPE_DIRECTORY)" "$LOG/mps.log"

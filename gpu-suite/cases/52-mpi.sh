@@ -1,7 +1,8 @@
 # nvshmem-host's init_with_mpi (host/tests/gpu_mpi.rs, the `mpi` feature) under Open MPI's mpirun:
 # MPI_COMM_WORLD as one NVSHMEM job at 2 and 4 ranks, its two halves (even and odd ranks) as two jobs
 # at 4 ranks, and the planted defect (NVSHMEM started on the world where the half was meant), which
-# passes only when the checks catch it. Once, in the MPS-off pass.
+# must fail with the check's message (mpirun exits with the failing test's status, libtest's 101).
+# Once, in the MPS-off pass.
 if [[ $MPS == off ]]; then
     if ! command -v mpirun >/dev/null; then
         skip "gpu_mpi (every test)" 4 "no mpirun on this machine"
@@ -13,6 +14,8 @@ if [[ $MPS == off ]]; then
         }
         for pes in 2 4; do mpi_test $pes mpi_comm_world_is_one_nvshmem_job; done
         mpi_test 4 halves_of_mpi_comm_world_are_two_nvshmem_jobs
-        mpi_test 4 planted_world_started_for_a_half_is_caught
+        run_expect_text "gpu_mpi planted_world_started_for_a_half_is_caught: the check fails" 4 101 60 \
+            "NVSHMEM's PEs are the communicator's ranks" $(mpirun_prefix 4) \
+            "$DIST"/gpu_mpi --ignored --exact planted_world_started_for_a_half_is_caught --nocapture --test-threads 1
     fi
 fi

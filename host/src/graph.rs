@@ -80,10 +80,11 @@ impl Nvshmem {
         if stream.cu_stream().is_null() {
             return Err(Error::CaptureOnLegacyStream.into());
         }
-        // Thread-local: a host-synchronising call of this thread inside the capture fails at once,
-        // naming itself, while other threads' CUDA work goes on.
+        // Relaxed: NVSHMEM's on-stream collectives make CUDA calls of their own while enqueuing
+        // (queries of its internal state) that the stricter modes refuse during a capture; a call
+        // that really synchronises with the capturing stream still fails, naming itself.
         stream
-            .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
+            .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED)
             .doing("beginning to capture a CUDA graph")?;
         let capturing = Capturing {
             nvshmem: self,
