@@ -228,6 +228,9 @@ fn check_across_flags(program: &Program, options: &Options) -> Result<(), String
     }
     if let Some(k) = options.graph {
         check_graph(program, options, k).map_err(|problem| format!("--graph {k} {problem}"))?;
+        if options.job.n_pes.is_some_and(|n| n.get() > 1) {
+            return Err(format!("--graph {k} {GRAPH_NEEDS_ONE_PE}"));
+        }
     }
     Ok(())
 }
@@ -267,6 +270,13 @@ fn check_graph(program: &Program, options: &Options, k: u32) -> Result<(), Strin
 
 /// Why `--stale-halo` on one PE is refused.
 const STALE_HALO_NEEDS_PES: &str = "needs a neighbour whose halo to spoil; use -n 2 or more";
+
+/// Why `--graph` runs on one PE only: measured with NVSHMEM 3.4.5, its on-stream barrier between
+/// PEs refuses stream capture and ends the process (exit 255) with "operation not permitted when
+/// stream is capturing"; on one PE it has nothing to wait for and captures.
+const GRAPH_NEEDS_ONE_PE: &str = "needs one PE: NVSHMEM's on-stream barrier between PEs cannot be \
+     captured into a CUDA graph (NVSHMEM 3.4.5 ends the process with \"operation not permitted when \
+     stream is capturing\"); use -n 1, or leave out --graph";
 
 /// How a PE's run ended.
 pub enum Verdict {
@@ -321,6 +331,9 @@ fn run_pe(
         return Ok(Verdict::Usage(format!(
             "--stale-halo {STALE_HALO_NEEDS_PES}"
         )));
+    }
+    if let (Some(k), 2..) = (options.graph, nvshmem.n_pes()) {
+        return Ok(Verdict::Usage(format!("--graph {k} {GRAPH_NEEDS_ONE_PE}")));
     }
     let verdict = (program.run)(&nvshmem, options, &decomposition)?;
     nvshmem.finalize()?;
@@ -1442,14 +1455,16 @@ pub mod tests {
                 let (n, pes_per_gpu, timeout, grid, append_result) = jobs;
                 let (variant, nx, ny, iters, norm_every, (check, stale), warps, rows_per_band) =
                     problem;
-                let graph = graph_request
-                    .filter(|_| no_graph.iter().all(|(name, _)| *name != variant))
-                    .map(|(m, c)| (norm_every * m, c));
-                let iters = graph.map_or(iters, |(k, c)| k * c);
                 // With a grid, `-n` must be its size; every grid fits 11 x 11 cells and up.
                 let n_pes = grid
                     .map_or(n, |(px, py)| n.map(|_| px * py))
                     .and_then(NonZeroUsize::new);
+                // Graphs only where accepted: a capturable variant on one PE (or PEs not given).
+                let graph = graph_request
+                    .filter(|_| no_graph.iter().all(|(name, _)| *name != variant))
+                    .filter(|_| n_pes.is_none_or(|n| n.get() == 1))
+                    .map(|(m, c)| (norm_every * m, c));
+                let iters = graph.map_or(iters, |(k, c)| k * c);
                 // Asked for only where it is accepted.
                 let stale_halo = stale
                     && check
@@ -1705,6 +1720,8 @@ pub mod tests {
             assert!(error.starts_with("error: --graph "), "{error}");
             assert!(error.contains(fix), "{error}");
         }
+        let error = graph("10 --iters 200 --norm-every 5 -n 2").unwrap_err();
+        assert!(error.contains("needs one PE"), "{error}");
         for (variant, why) in program.no_graph {
             let error = graph(&format!("1 --variant {variant}")).unwrap_err();
             let use_instead = format!("{why}; use --variant {}", program.graphable);
