@@ -3,10 +3,14 @@
 //! instantiated once; [`Graph::replay`] runs all of it again with one call, sparing the host the
 //! launch of each piece.
 //!
-//! NVSHMEM's `nvshmemx_*_on_stream` calls are capturable: each enqueues kernels or stream
-//! operations, which the capture records like any other work. What a capture cannot hold is work
-//! that waits on the host: synchronising, copying to or from host memory, allocating. Such a call
-//! inside the capture fails (or spoils the capture, which then fails to end); the error says so.
+//! Kernel launches capture like any other work, NVSHMEM device calls inside them included. NVSHMEM's
+//! own `nvshmemx_*_on_stream` calls are another matter: measured on one H200 with NVSHMEM 3.4.5,
+//! `nvshmemx_barrier_all_on_stream` between two or more PEs refuses the capture and ends the process
+//! (status 255, "operation not permitted when stream is capturing"); on one PE it captures. So that
+//! PEs can meet inside a graph, launch a kernel that calls `nvshmem_gpu::sync::barrier_all` from
+//! one thread (the Jacobi runners' `--graph` does). What no capture can hold is work that waits on
+//! the host: synchronising, copying to or from host memory, allocating. Such a call inside the
+//! capture fails (or spoils the capture, which then fails to end); the error says so.
 //!
 //! Capture needs a stream of its own: CUDA cannot capture the legacy default stream, which is the
 //! handle's own ([`Nvshmem::stream`]). Make one with `nvshmem.context().new_stream()`.
@@ -17,12 +21,14 @@
 //! let nvshmem = Nvshmem::init()?;
 //! let module = nvshmem.load_module(PTX)?;
 //! let step = module.kernel("step")?;
+//! let meet = module.kernel("barrier_all")?;
 //! let data = nvshmem.alloc_zeroed::<f32>(1024)?;
 //! let stream = nvshmem.context().new_stream().expect("a stream");
 //! let graph = nvshmem.capture(&stream, |on| {
 //!     // SAFETY: `step(data, n)` touches `n` elements of `data`.
 //!     unsafe { on.launch(&step, LaunchConfig::linear(4, 256), &[&data.as_symmetric_ptr(), &1024usize])? };
-//!     on.barrier_all_on_stream();
+//!     // SAFETY: a kernel that calls `sync::barrier_all` from one thread; every PE launches it.
+//!     unsafe { on.launch(&meet, LaunchConfig::linear(1, 1), &[])? };
 //!     Ok::<(), nvshmem_host::Error>(())
 //! })?;
 //! for _ in 0..100 {

@@ -228,9 +228,6 @@ fn check_across_flags(program: &Program, options: &Options) -> Result<(), String
     }
     if let Some(k) = options.graph {
         check_graph(program, options, k).map_err(|problem| format!("--graph {k} {problem}"))?;
-        if options.job.n_pes.is_some_and(|n| n.get() > 1) {
-            return Err(format!("--graph {k} {GRAPH_NEEDS_ONE_PE}"));
-        }
     }
     Ok(())
 }
@@ -270,13 +267,6 @@ fn check_graph(program: &Program, options: &Options, k: u32) -> Result<(), Strin
 
 /// Why `--stale-halo` on one PE is refused.
 const STALE_HALO_NEEDS_PES: &str = "needs a neighbour whose halo to spoil; use -n 2 or more";
-
-/// Why `--graph` runs on one PE only: measured with NVSHMEM 3.4.5, its on-stream barrier between
-/// PEs refuses stream capture and ends the process (exit 255) with "operation not permitted when
-/// stream is capturing"; on one PE it has nothing to wait for and captures.
-const GRAPH_NEEDS_ONE_PE: &str = "needs one PE: NVSHMEM's on-stream barrier between PEs cannot be \
-     captured into a CUDA graph (NVSHMEM 3.4.5 ends the process with \"operation not permitted when \
-     stream is capturing\"); use -n 1, or leave out --graph";
 
 /// How a PE's run ended.
 pub enum Verdict {
@@ -332,9 +322,6 @@ fn run_pe(
             "--stale-halo {STALE_HALO_NEEDS_PES}"
         )));
     }
-    if let (Some(k), 2..) = (options.graph, nvshmem.n_pes()) {
-        return Ok(Verdict::Usage(format!("--graph {k} {GRAPH_NEEDS_ONE_PE}")));
-    }
     let verdict = (program.run)(&nvshmem, options, &decomposition)?;
     nvshmem.finalize()?;
     Ok(verdict)
@@ -376,6 +363,9 @@ pub struct CommonKernels<'m> {
     gather: Kernel<'m>,
     /// With `--stale-halo`: the kernel that spoils a halo.
     stale_halo: Option<Kernel<'m>>,
+    /// With `--graph`: the PEs meet in this kernel instead of NVSHMEM's on-stream barrier, which
+    /// NVSHMEM 3.4.5 refuses to have captured between PEs.
+    device_barrier: Option<Kernel<'m>>,
 }
 
 impl<'m> CommonKernels<'m> {
@@ -392,6 +382,11 @@ impl<'m> CommonKernels<'m> {
             gather: module.kernel("gather")?,
             stale_halo: if options.stale_halo {
                 Some(module.kernel("stale_halo")?)
+            } else {
+                None
+            },
+            device_barrier: if options.graph.is_some() {
+                Some(module.kernel("barrier_all")?)
             } else {
                 None
             },
@@ -555,7 +550,11 @@ pub fn end_iteration(
     // ANCHOR: host_barrier
     let meets = meeting == Meeting::Barrier || computes_norm || stale_halo.is_some();
     if n_pes > 1 && meets {
-        on.barrier_all_on_stream();
+        match &common.device_barrier {
+            // SAFETY: barrier_all(), which every PE launches at this meeting.
+            Some(barrier) => unsafe { launch_one(on, barrier, &[])? },
+            None => on.barrier_all_on_stream(),
+        }
     }
     // ANCHOR_END: host_barrier
     between()?;
@@ -1459,10 +1458,8 @@ pub mod tests {
                 let n_pes = grid
                     .map_or(n, |(px, py)| n.map(|_| px * py))
                     .and_then(NonZeroUsize::new);
-                // Graphs only where accepted: a capturable variant on one PE (or PEs not given).
                 let graph = graph_request
                     .filter(|_| no_graph.iter().all(|(name, _)| *name != variant))
-                    .filter(|_| n_pes.is_none_or(|n| n.get() == 1))
                     .map(|(m, c)| (norm_every * m, c));
                 let iters = graph.map_or(iters, |(k, c)| k * c);
                 // Asked for only where it is accepted.
@@ -1720,8 +1717,6 @@ pub mod tests {
             assert!(error.starts_with("error: --graph "), "{error}");
             assert!(error.contains(fix), "{error}");
         }
-        let error = graph("10 --iters 200 --norm-every 5 -n 2").unwrap_err();
-        assert!(error.contains("needs one PE"), "{error}");
         for (variant, why) in program.no_graph {
             let error = graph(&format!("1 --variant {variant}")).unwrap_err();
             let use_instead = format!("{why}; use --variant {}", program.graphable);

@@ -6,7 +6,7 @@
 use core::ops::Range;
 #[cfg(target_arch = "nvptx64")]
 use nvshmem_gpu::thread;
-use nvshmem_gpu::{SymmetricPtr, kernel, pe, rma};
+use nvshmem_gpu::{SymmetricPtr, kernel, pe, rma, sync};
 #[cfg(target_arch = "nvptx64")]
 use nvshmem_halo::device;
 use nvshmem_halo::{Direction, Patch, Tiling};
@@ -392,6 +392,21 @@ pub unsafe fn jacobi_put_block(
         );
         push_edges(a_new, &patch, &tiling, column_block, &rows);
         add_norm(norm_slots, residual);
+    }
+}
+
+/// Every PE meets here (`nvshmem_barrier_all` from one thread): the iteration's puts are complete
+/// everywhere before the next launch on the stream. The same meeting as the host's on-stream
+/// barrier, but a plain kernel launch, which CUDA graph capture accepts where NVSHMEM's on-stream
+/// barrier between PEs is refused.
+///
+/// # Safety
+/// Every PE launches it, once per meeting.
+#[kernel]
+pub unsafe fn barrier_all() {
+    if thread::global_index_x() == 0 {
+        // SAFETY: one thread per PE, every PE reaches it (the caller's contract).
+        unsafe { sync::barrier_all() };
     }
 }
 
