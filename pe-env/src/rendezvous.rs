@@ -23,8 +23,8 @@
 
 use std::fmt;
 use std::fs;
-use std::io::{self, Write};
-use std::os::unix::fs::DirBuilderExt;
+use std::io::{self, Read, Write};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -45,10 +45,17 @@ pub fn publish_unique_id(rendezvous: &Path, bytes: &[u8]) -> io::Result<()> {
 
 /// [`publish_unique_id`] to the file `path` of the caller's choice (a shared file between
 /// programs that start their PEs themselves), through a temporary file beside it.
+///
+/// The file is private (mode 0600), and the temporary one is created new: a file or link someone
+/// placed at its name is an error, never followed or overwritten.
 pub fn publish_unique_id_at(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let name = path.file_name().unwrap_or_default().to_string_lossy();
     let temporary = path.with_file_name(format!(".{name}.{}.partial", std::process::id()));
-    let mut file = fs::File::create(&temporary)?;
+    let mut file = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&temporary)?;
     file.write_all(bytes)?;
     file.sync_all()?;
     drop(file);
@@ -82,7 +89,7 @@ pub fn wait_for_unique_id_at(
         .unwrap_or(Path::new("."));
     let start = Instant::now();
     loop {
-        match fs::read(&path) {
+        match read_private(&path) {
             Ok(bytes) if bytes.len() == len => return Ok(bytes),
             Ok(bytes) => {
                 return Err(RendezvousError::WrongLength {
@@ -91,20 +98,64 @@ pub fn wait_for_unique_id_at(
                     found: bytes.len(),
                 });
             }
-            Err(error) if error.kind() == io::ErrorKind::NotFound => {
+            Err(Unreadable::NotPrivate(why)) => {
+                return Err(RendezvousError::NotPrivate { path, why });
+            }
+            Err(Unreadable::Io(error)) if error.kind() == io::ErrorKind::NotFound => {
                 if !rendezvous.is_dir() {
                     return Err(RendezvousError::FolderGone {
                         folder: rendezvous.to_path_buf(),
                     });
                 }
             }
-            Err(source) => return Err(RendezvousError::Io { path, source }),
+            Err(Unreadable::Io(source)) => return Err(RendezvousError::Io { path, source }),
         }
         if start.elapsed() >= timeout {
             return Err(RendezvousError::TimedOut { path, timeout });
         }
         std::thread::sleep(POLL);
     }
+}
+
+/// Why [`read_private`] gave no bytes.
+enum Unreadable {
+    /// The file is not a private file of this user.
+    NotPrivate(String),
+    /// It could not be opened or read (`NotFound` while PE 0 has not published yet).
+    Io(io::Error),
+}
+
+/// The bytes of `path` if it is a private file of this user: a regular file, opened without
+/// following a link, owned by this user, that nobody else may read or write. Another user's file,
+/// or one others can read, is refused rather than trusted with the job's id.
+fn read_private(path: &Path) -> Result<Vec<u8>, Unreadable> {
+    let opened = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path);
+    let mut file = match opened {
+        Ok(file) => file,
+        Err(error) if error.raw_os_error() == Some(libc::ELOOP) => {
+            return Err(Unreadable::NotPrivate("it is a symbolic link".into()));
+        }
+        Err(error) => return Err(Unreadable::Io(error)),
+    };
+    let metadata = file.metadata().map_err(Unreadable::Io)?;
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    let mode = metadata.mode() & 0o7777;
+    if !metadata.is_file() {
+        return Err(Unreadable::NotPrivate("it is not a regular file".into()));
+    }
+    if metadata.uid() != me || mode & 0o077 != 0 {
+        return Err(Unreadable::NotPrivate(format!(
+            "owner uid {}, mode {mode:o}; this PE runs as uid {me} and needs mode 600",
+            metadata.uid()
+        )));
+    }
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes).map_err(Unreadable::Io)?;
+    Ok(bytes)
 }
 
 /// The unique id could not be received.
@@ -130,6 +181,14 @@ pub enum RendezvousError {
     FolderGone {
         /// The folder.
         folder: PathBuf,
+    },
+    /// The file is not a private file of this user: another user could have planted it or can
+    /// read it.
+    NotPrivate {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        why: String,
     },
     /// The file exists but could not be read.
     Io {
@@ -165,6 +224,13 @@ impl fmt::Display for RendezvousError {
                 "the rendezvous folder {} does not exist; the launcher removes it when the job \
                  ends, so the job has probably ended: start the program through nvshmemrun",
                 folder.display()
+            ),
+            RendezvousError::NotPrivate { path, why } => write!(
+                f,
+                "{} is not a private file of this user ({why}), so its unique id is not trusted; \
+                 remove it and publish the id again from rank 0 (publish_unique_id_at writes mode \
+                 600), or use a fresh path in a folder only you can write",
+                path.display()
             ),
             RendezvousError::Io { path, source } => {
                 write!(f, "could not read {}: {source}", path.display())
@@ -305,6 +371,50 @@ mod tests {
         assert!(
             matches!(error, RendezvousError::FolderGone { .. }),
             "{error}"
+        );
+    }
+
+    #[test]
+    fn the_published_id_is_private_and_nothing_placed_at_its_name_is_followed() {
+        use std::os::unix::fs::PermissionsExt;
+        let folder = JobFolder::create().unwrap();
+        let path = folder.path().join("id");
+        publish_unique_id_at(&path, b"0123").unwrap();
+        let mode = fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        // A link planted at the temporary file's name is neither followed nor replaced.
+        let victim = folder.path().join("victim");
+        fs::write(&victim, b"keep").unwrap();
+        let temporary = folder
+            .path()
+            .join(format!(".id.{}.partial", std::process::id()));
+        std::os::unix::fs::symlink(&victim, &temporary).unwrap();
+        assert!(publish_unique_id_at(&path, b"4567").is_err());
+        assert_eq!(fs::read(&victim).unwrap(), b"keep");
+    }
+
+    #[test]
+    fn an_id_others_can_read_or_a_link_to_one_is_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let folder = JobFolder::create().unwrap();
+        let readable = folder.path().join("readable");
+        fs::write(&readable, b"0123").unwrap();
+        fs::set_permissions(&readable, fs::Permissions::from_mode(0o644)).unwrap();
+        let error = wait_for_unique_id_at(&readable, 4, Duration::from_secs(1)).unwrap_err();
+        assert!(
+            matches!(error, RendezvousError::NotPrivate { .. }),
+            "{error}"
+        );
+        assert!(error.to_string().contains("mode 644"), "{error}");
+        let private = folder.path().join("private");
+        publish_unique_id_at(&private, b"0123").unwrap();
+        let link = folder.path().join("link");
+        std::os::unix::fs::symlink(&private, &link).unwrap();
+        let error = wait_for_unique_id_at(&link, 4, Duration::from_secs(1)).unwrap_err();
+        assert!(error.to_string().contains("symbolic link"), "{error}");
+        assert_eq!(
+            wait_for_unique_id_at(&private, 4, Duration::from_secs(1)).unwrap(),
+            b"0123"
         );
     }
 }
