@@ -356,15 +356,20 @@ fn start_with_unique_id(
 }
 
 /// How many PEs share a GPU: the launcher's figure, else `NVSHMEMRS_PES_PER_GPU` (default 1).
-pub(crate) fn pes_per_gpu(bootstrap: &Bootstrap) -> usize {
+fn pes_per_gpu(bootstrap: &Bootstrap) -> usize {
     match bootstrap {
         Bootstrap::Launcher(identity) => identity.pes_per_gpu,
-        _ => std::env::var(nvshmem_pe_env::PES_PER_GPU)
-            .ok()
-            .and_then(|value| value.parse().ok())
-            .filter(|&k: &usize| k > 0)
-            .unwrap_or(1),
+        _ => pes_per_gpu_from_environment(),
     }
+}
+
+/// `NVSHMEMRS_PES_PER_GPU`, as a process manager's PEs learn it (default 1).
+pub(crate) fn pes_per_gpu_from_environment() -> usize {
+    std::env::var(nvshmem_pe_env::PES_PER_GPU)
+        .ok()
+        .and_then(|value| value.parse().ok())
+        .filter(|&k: &usize| k > 0)
+        .unwrap_or(1)
 }
 
 /// Opens GPU `local_rank / pes_per_gpu` and makes its primary context current.
