@@ -1,5 +1,6 @@
-//! The host side (feature `host`): symmetric grids with halos, signal words, norm bookkeeping, the
-//! on-stream barrier, and the persistent kernel's grid size.
+//! The host side (feature `host`): symmetric grids with halos, signal words, norm bookkeeping, and
+//! the persistent kernel's grid size. PEs meet between iterations with nvshmem-host's
+//! on-stream barrier (`StreamOperations::barrier_all_on_stream`).
 //!
 //! Plain (not symmetric) device memory is cudarc's [`CudaSlice`], allocated on the handle's stream;
 //! cudarc keeps an error raised while freeing it and reports it from the next call that checks the
@@ -7,12 +8,13 @@
 //!
 //! ```no_run
 //! use nvshmem_halo::{Boundary, Decomposition1d, host};
+//! use nvshmem_host::StreamOperations;
 //! let nvshmem = nvshmem_host::Nvshmem::init()?;
 //! let rows = Decomposition1d::new(4094, 4094, nvshmem.n_pes() as usize, Boundary::Open)?;
 //! let patch = rows.patch(nvshmem.my_pe() as usize);
 //! let mut grids = host::HaloGrids::<f32>::new(&nvshmem, patch)?;
 //! // … launch a stencil kernel with grids.current(), grids.next(), patch …
-//! host::barrier_all_on_stream(&nvshmem)?;
+//! nvshmem.barrier_all_on_stream();
 //! grids.swap();
 //! let mine: Vec<f32> = grids.owned_cells()?; // ny × nx, row by row
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -21,10 +23,7 @@
 use crate::{NORM_SLOTS_LEN, NormSchedule, Patch, SignalWords, Tiling};
 use bytemuck::Pod;
 use cudarc::driver::{CudaSlice, DevicePtr};
-use nvshmem_host::{
-    CudaContext as _, Error, KernelArg, Nvshmem, StreamOperations as _, SymmetricBuffer,
-    SymmetricPtr,
-};
+use nvshmem_host::{CudaContext as _, Error, KernelArg, Nvshmem, SymmetricBuffer, SymmetricPtr};
 
 // SAFETY: `#[repr(C)]` plain integers, declared once in this crate for host and kernels alike.
 unsafe impl KernelArg for Patch {}
@@ -62,17 +61,6 @@ fn zero<T: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
 fn device_address<T>(slice: &CudaSlice<T>) -> *mut T {
     let (address, _record) = slice.device_ptr(slice.stream());
     address as *mut T
-}
-
-/// Completes this PE's outstanding NVSHMEM operations and waits for every PE, in stream order
-/// (`nvshmemx_barrier_all_on_stream` on the handle's stream, through
-/// [`Nvshmem::barrier_all_on_stream`]): kernels launched after it start once every PE's kernels
-/// launched before it have finished. Every PE must call it. Returns at once.
-///
-/// Works with several PEs per GPU without MPS (NVSHMEM then implements it as quiet, sync, quiet).
-pub fn barrier_all_on_stream(nvshmem: &Nvshmem) -> Result<(), Error> {
-    nvshmem.barrier_all_on_stream();
-    Ok(())
 }
 
 /// The two symmetric arrays of a stencil with halos, `current` (read) and `next` (written), each
