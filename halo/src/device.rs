@@ -23,9 +23,9 @@
 //! PE wrote: [`nvshmem_gpu::grid::GridBarrier`] provides it.
 
 use crate::packing::ColumnPacking;
-use crate::{Direction, NORM_SLOT_STRIDE, NORM_SLOTS, Patch, Sides, SignalWords};
+use crate::{Direction, NORM_SLOT_STRIDE, NORM_SLOTS, NormTarget, Patch, Sides, SignalWords};
 use nvshmem_gpu::signal::{self, SignalOp};
-use nvshmem_gpu::{Cmp, Element, SymmetricPtr, memory, p2p, rma, sync, thread, warp};
+use nvshmem_gpu::{Cmp, Element, SymmetricPtr, memory, p2p, pe, rma, sync, thread, warp};
 
 /// Sends `value`, this PE's cell at position `along` of its edge towards `direction`, into the
 /// neighbour's halo in `grid` (`nvshmem_<T>_p`); does nothing where there is no neighbour.
@@ -182,6 +182,89 @@ pub unsafe fn arrive_block(
     }
 }
 
+/// Adds every calling thread's `residual` to the norm of `target` (nothing when it is
+/// [`NormTarget::NONE`]): the warps' sums go into the slots, and the last block of the grid to
+/// finish adding puts this PE's total into its place in `target.totals` on every PE, so no launch
+/// and no barrier of the norm's own is needed. The puts are complete after `quiet` or a barrier.
+///
+/// # Safety
+/// Every thread of every block of the grid calls it once, with the same `target` (warps converged;
+/// block size a multiple of 32); `target` is `NONE` or points at a slot set, its zeroed counter and
+/// a row of one symmetric `f64` per PE, used by no other kernel running meanwhile.
+#[inline]
+pub unsafe fn add_norm(target: &NormTarget, residual: f32) {
+    if !target.is_some() {
+        return;
+    }
+    // SAFETY: the caller's contract.
+    unsafe {
+        add_to_norm_slots(target.slots, residual);
+        thread::sync_threads();
+    }
+    if thread::rank_in_block() == 0 {
+        let blocks = thread::grid_dim_x() * thread::grid_dim_y() * thread::grid_dim_z();
+        // SAFETY: the counter is a local u32 only touched atomically here; the barrier above
+        // ordered the block's additions before this release (cumulative).
+        let before = unsafe { memory::atomic_add_acq_rel_gpu(target.ticket, 1) };
+        if before + 1 == blocks {
+            // SAFETY: every block's additions were released before its increment, which this
+            // one acquired; nothing else touches the slots until the next norm on this set.
+            unsafe { put_total(target) };
+        }
+    }
+}
+
+/// The last block's part of [`add_norm`]: sums and zeroes the slots, zeroes the counter and puts
+/// the total to every PE. Kept out of line: it runs once per norm on one thread, and inlined it
+/// would cost the stencil loop registers.
+///
+/// # Safety
+/// As for [`add_norm`], called by one thread after every block's additions.
+#[inline(never)]
+unsafe fn put_total(target: &NormTarget) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        let total = sum_norm_slots(target.slots);
+        target.ticket.write_volatile(0);
+        let me = pe::my_pe();
+        let row = target.totals.add(me as usize);
+        for other in 0..pe::n_pes() {
+            rma::p(row, total, other);
+        }
+    }
+}
+
+/// The end of an iteration that meets every PE inside its kernel: each block completes its pushes
+/// (`quiet`), and the last block of this PE to finish meets the other PEs in
+/// `nvshmem_barrier_all`, so the kernel ends only after every PE's pushes of the iteration have
+/// arrived. This saves the launch of a barrier after the kernel.
+///
+/// # Safety
+/// Every thread of every block calls it once, last; `meeting` is a local `u32`, zero when the
+/// kernel starts, used by nothing else; every PE launches such a kernel in the same iteration.
+#[inline]
+pub unsafe fn meet_at_end(meeting: *mut u32) {
+    // Alone, a PE pushes nothing and meets nobody: the kernel's end orders the next launch.
+    if pe::n_pes() == 1 {
+        return;
+    }
+    // SAFETY: the whole block calls it (the caller's contract).
+    unsafe { thread::sync_threads() };
+    if thread::rank_in_block() == 0 {
+        let blocks = thread::grid_dim_x() * thread::grid_dim_y() * thread::grid_dim_z();
+        // SAFETY: completes this block's pushes (ordered after its other threads' by the barrier
+        // above, the fence being cumulative), then counts the block in; `meeting` is the
+        // caller's zeroed counter.
+        unsafe {
+            sync::quiet();
+            if memory::atomic_add_acq_rel_gpu(meeting, 1) + 1 == blocks {
+                meeting.write_volatile(0);
+                sync::barrier_all();
+            }
+        }
+    }
+}
+
 /// Adds every calling thread's `value` into one of the [`NORM_SLOTS`] slots of `slots`: each warp
 /// sums its lanes and lane 0 adds the sum to the slot its warp number picks. [`sum_norm_slots`]
 /// gives the total.
@@ -190,7 +273,7 @@ pub unsafe fn arrive_block(
 /// Every thread of the block calls it (warps converged; block size a multiple of 32); `slots`
 /// holds [`crate::NORM_SLOTS_LEN`] `f64`.
 #[inline]
-pub unsafe fn add_to_norm_slots(slots: *mut f64, value: f32) {
+unsafe fn add_to_norm_slots(slots: *mut f64, value: f32) {
     // SAFETY: converged warps (the caller's contract).
     let sum = unsafe { warp::sum(value) };
     let rank = thread::rank_in_block();
@@ -205,12 +288,12 @@ pub unsafe fn add_to_norm_slots(slots: *mut f64, value: f32) {
 }
 
 /// The total of the norm slots, which it also sets back to zero. Called by one thread, after every
-/// block that added to them has finished (a later kernel, or after a grid barrier).
+/// block's additions are visible to it ([`add_norm`]'s last block).
 ///
 /// # Safety
 /// `slots` holds [`crate::NORM_SLOTS_LEN`] `f64` that nothing else touches meanwhile.
 #[inline]
-pub unsafe fn sum_norm_slots(slots: *mut f64) -> f64 {
+unsafe fn sum_norm_slots(slots: *mut f64) -> f64 {
     let mut total = 0.0;
     for slot in 0..NORM_SLOTS {
         // SAFETY: inside `slots` (the caller's contract).

@@ -1,6 +1,5 @@
 //! The host side (feature `host`): symmetric grids with halos, signal words, norm bookkeeping, and
-//! the persistent kernel's grid size. PEs meet between iterations with nvshmem-host's
-//! on-stream barrier (`StreamOperations::barrier_all_on_stream`).
+//! the persistent kernel's grid size.
 //!
 //! Plain (not symmetric) device memory is cudarc's [`CudaSlice`], allocated on the handle's stream;
 //! cudarc keeps an error raised while freeing it and reports it from the next call that checks the
@@ -20,7 +19,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use crate::{NORM_SLOTS_LEN, NormSchedule, Patch, SignalWords, Tiling};
+use crate::{NORM_SLOTS_LEN, NormSchedule, NormTarget, Patch, SignalWords, Tiling};
 use bytemuck::Pod;
 use cudarc::driver::{CudaSlice, DevicePtr};
 use nvshmem_host::{CudaContext as _, Error, KernelArg, Nvshmem, SymmetricBuffer, SymmetricPtr};
@@ -33,6 +32,8 @@ unsafe impl KernelArg for Tiling {}
 unsafe impl KernelArg for NormSchedule {}
 // SAFETY: `#[repr(C)]` pair of device addresses, shared with the kernels.
 unsafe impl KernelArg for SignalWords {}
+// SAFETY: `#[repr(C)]` three device addresses, shared with the kernels.
+unsafe impl KernelArg for NormTarget {}
 
 /// `len` zeroed values of `T` on `nvshmem`'s stream.
 fn zeroed<T: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
@@ -165,27 +166,41 @@ impl<'nv> HaloSignals<'nv> {
     }
 }
 
-/// The buffers of the residual norm: two sets of [`crate::NORM_SLOTS`] partial sums (local; one set
-/// is added to while the other is summed), one per-PE total per scheduled norm (symmetric, so that
-/// every PE can sum the others'), and the global norms squared (local).
+/// The buffers of the residual norm, as [`NormTarget`] describes them: two sets of
+/// [`crate::NORM_SLOTS`] partial sums and two counters (local; norm `j` uses set `j % 2`), every
+/// PE's total of each scheduled norm (symmetric: `count × n_pes`, each PE's last block puts its
+/// total into every PE's row), and the global norms squared (local), which the program sums from
+/// the rows once the run is over.
 #[derive(Debug)]
 pub struct NormBuffers<'nv> {
     slots: CudaSlice<f64>,
+    tickets: CudaSlice<u32>,
     totals: SymmetricBuffer<'nv, f64>,
     norms: CudaSlice<f64>,
     schedule: NormSchedule,
+    n_pes: u32,
+    my_pe: u32,
 }
 
 impl<'nv> NormBuffers<'nv> {
     /// Allocates them, zeroed, for `schedule` (collective).
     pub fn new(nvshmem: &'nv Nvshmem, schedule: NormSchedule) -> Result<NormBuffers<'nv>, Error> {
         let count = schedule.count() as usize;
+        let n_pes = nvshmem.n_pes() as u32;
         Ok(NormBuffers {
             slots: zeroed(nvshmem, 2 * NORM_SLOTS_LEN)?,
-            totals: nvshmem.alloc_zeroed(count)?,
+            tickets: zeroed(nvshmem, 2)?,
+            totals: nvshmem.alloc_zeroed(count * n_pes as usize)?,
             norms: zeroed(nvshmem, count)?,
             schedule,
+            n_pes,
+            my_pe: nvshmem.my_pe() as u32,
         })
+    }
+
+    /// The symmetric bytes [`new`](Self::new) allocates for `schedule` on `n_pes` PEs.
+    pub fn symmetric_bytes(schedule: NormSchedule, n_pes: usize) -> usize {
+        schedule.count() as usize * n_pes * std::mem::size_of::<f64>()
     }
 
     /// The schedule.
@@ -193,18 +208,28 @@ impl<'nv> NormBuffers<'nv> {
         self.schedule
     }
 
-    /// The slot set that norm number `j` is added to: `NORM_SLOTS_LEN` `f64`.
-    pub fn slots(&self, j: u32) -> *mut f64 {
-        // SAFETY: the buffer holds two sets.
-        unsafe { device_address(&self.slots).add((j as usize % 2) * NORM_SLOTS_LEN) }
+    /// The start of the buffers, for kernels that pick each norm's target themselves
+    /// ([`NormTarget::norm`] with the number of PEs).
+    pub fn base(&self) -> NormTarget {
+        NormTarget {
+            slots: device_address(&self.slots),
+            ticket: device_address(&self.tickets),
+            totals: self.totals.as_symmetric_ptr(),
+        }
     }
 
-    /// Both slot sets (for kernels that pick the set themselves).
-    pub fn all_slots(&self) -> *mut f64 {
-        device_address(&self.slots)
+    /// Where iteration `k` of the schedule leaves its norm ([`NormTarget::NONE`] when it computes
+    /// none).
+    pub fn target(&self, k: u32) -> NormTarget {
+        if !self.schedule.computes(k) {
+            return NormTarget::NONE;
+        }
+        // SAFETY: two slot sets, two counters and `count` rows of `n_pes` totals, and
+        // `index(k) < count`.
+        unsafe { self.base().norm(self.schedule.index(k), self.n_pes) }
     }
 
-    /// This PE's totals, one per norm (symmetric).
+    /// Every PE's totals, `count` rows of `n_pes` (symmetric).
     pub fn totals(&self) -> SymmetricPtr<f64> {
         self.totals.as_symmetric_ptr()
     }
@@ -224,14 +249,19 @@ impl<'nv> NormBuffers<'nv> {
         Ok(squares.into_iter().map(f64::sqrt).collect())
     }
 
-    /// This PE's own sums of squares, one per norm; waits for the stream.
-    pub fn local_totals(&self) -> Result<Vec<f64>, Error> {
-        self.totals.to_vec()
+    /// This PE's own sums of squares, one per norm (its column of the rows); waits for the stream.
+    pub fn own_totals(&self) -> Result<Vec<f64>, Error> {
+        let rows = self.totals.to_vec()?;
+        Ok(rows
+            .chunks(self.n_pes as usize)
+            .map(|row| row[self.my_pe as usize])
+            .collect())
     }
 
     /// Zeroes everything again, for a new run.
     pub fn reset(&mut self) -> Result<(), Error> {
         zero(&mut self.slots)?;
+        zero(&mut self.tickets)?;
         zero(&mut self.norms)?;
         let zeros = vec![0.0; self.totals.len()];
         self.totals.copy_from_host(&zeros)

@@ -61,6 +61,57 @@ pub const NORM_SLOT_STRIDE: usize = 16;
 /// The `f64` elements of one set of norm slots.
 pub const NORM_SLOTS_LEN: usize = NORM_SLOTS * NORM_SLOT_STRIDE;
 
+/// Where a stencil kernel leaves one residual norm, as a kernel parameter: the slot set its blocks
+/// add their partial sums to, the counter of blocks done, and this norm's row of every PE's totals.
+///
+/// The last block of a PE to add sums the slots (zeroing them and the counter for the norm after
+/// next) and puts the PE's total into `totals[my_pe]` on every PE; once every PE's kernel has
+/// finished and the PEs have met, each PE sums its row in PE order, so every PE gets the same
+/// norm without a barrier on the norm's iteration. `slots` null means the iteration computes none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(C)]
+pub struct NormTarget {
+    /// [`NORM_SLOTS_LEN`] local `f64` partial sums (null: no norm in this iteration).
+    pub slots: *mut f64,
+    /// A local `u32` counting the blocks that have added to `slots`.
+    pub ticket: *mut u32,
+    /// This norm's row: one symmetric `f64` per PE.
+    pub totals: SymmetricPtr<f64>,
+}
+
+impl NormTarget {
+    /// The target of no norm.
+    pub const NONE: NormTarget = NormTarget {
+        slots: core::ptr::null_mut(),
+        ticket: core::ptr::null_mut(),
+        // SAFETY: never dereferenced: a target without slots adds nothing.
+        totals: unsafe { SymmetricPtr::from_raw(core::ptr::null_mut()) },
+    };
+
+    /// Whether the iteration computes a norm.
+    pub fn is_some(&self) -> bool {
+        !self.slots.is_null()
+    }
+
+    /// The target of norm `j` in buffers laid out as `host::NormBuffers` lays them out, `self`
+    /// being their start: two slot sets and two counters used in turn (norm `j` while norm `j - 1`
+    /// may still be summed), and `n_pes` totals per norm.
+    ///
+    /// # Safety
+    /// `self` holds two slot sets, two counters and more than `j` rows of `n_pes` totals.
+    pub unsafe fn norm(&self, j: u32, n_pes: u32) -> NormTarget {
+        let set = (j % 2) as usize;
+        // SAFETY: inside the buffers (the caller's contract).
+        unsafe {
+            NormTarget {
+                slots: self.slots.add(set * NORM_SLOTS_LEN),
+                ticket: self.ticket.add(set),
+                totals: self.totals.add(j as usize * n_pes as usize),
+            }
+        }
+    }
+}
+
 /// The signal words and arrival counters of one PE's halo exchange, as a kernel parameter.
 ///
 /// `words` holds four symmetric `u64`, one per [`Direction`] (in the order of their numbers): word

@@ -14,21 +14,23 @@
 //!
 //! | variant | halo rows travel by | PEs meet by |
 //! |---|---|---|
-//! | `put-block` | `nvshmemx_float_put_nbi_block`, one piece per block | `nvshmemx_barrier_all_on_stream` each iteration |
-//! | `p` | `nvshmem_float_p`, one per edge cell, as it is computed | `nvshmemx_barrier_all_on_stream` each iteration |
+//! | `put-block` | `nvshmemx_float_put_nbi_block`, one piece per block | `nvshmem_barrier_all` at the stencil kernel's end, each iteration |
+//! | `p` | `nvshmem_float_p`, one per edge cell, as it is computed | `nvshmem_barrier_all` at the stencil kernel's end, each iteration |
 //! | `signal` | `put_nbi_block` | neighbour signals: `quiet`, `signal_op` SET, `wait_until_all` |
 //! | `overlap` | `put_nbi_block`, edge rows computed first, interior while halos fly | neighbour signals |
 //! | `persistent` | as `overlap`, all iterations in one cooperative launch | neighbour signals, a grid barrier inside |
 //!
-//! The norm's PE totals meet in a barrier on norm iterations only. The run prints the time per
+//! The norm costs no launch and no barrier of its own: the stencil kernel's last block puts the
+//! PE's total to every PE, and each PE sums the totals once the run is over. The run prints the time per
 //! iteration, the bytes a bandwidth-bound solver must move per iteration (`2 · nx · ny · 4`: each
 //! cell read once and written once), the rate achieved, the GPU's device-to-device copy rate
 //! (measured in the same run), the fraction of that memory floor reached, and the stencil kernel's
-//! registers per thread and resident blocks per multiprocessor as loaded; its last line, from PE 0,
-//! is machine-readable:
+//! registers per thread and resident blocks per multiprocessor as loaded, and the floors' yardsticks
+//! measured in the same run (the copy rate of a working set of one grid, one launch, one meeting of
+//! every PE); its last line, from PE 0, is machine-readable:
 //!
 //! ```text
-//! result: variant=put-block pes=2 nx=16384 ny=16384 iters=200 norm_every=10 seconds_per_iter=… bytes_per_iter=… gbps=… copy_gbps=… floor_fraction=… check=pass norm=… registers=… blocks_per_sm=…
+//! result: variant=put-block pes=2 nx=16384 ny=16384 iters=200 norm_every=10 seconds_per_iter=… bytes_per_iter=… gbps=… copy_gbps=… floor_fraction=… check=pass norm=… registers=… blocks_per_sm=… fit_copy_gbps=… launch_us=… barrier_us=… [graph=K]
 //! ```
 //!
 //! `--check` runs the whole problem again on each PE's GPU alone and compares every PE's cells with
@@ -134,6 +136,7 @@ fn run(
         tiling: options.tiling(),
         signals: HaloSignals::new(nvshmem)?,
         grid_counter: nvshmem.stream().alloc_zeros(1)?,
+        meeting: nvshmem.stream().alloc_zeros(1)?,
     };
     solver::solve(nvshmem, &common, options, decomposition, &mut iterations)
 }
@@ -172,6 +175,8 @@ struct JacobiIterations<'m, 'nv> {
     tiling: Tiling,
     signals: HaloSignals<'nv>,
     grid_counter: CudaSlice<u32>,
+    /// The blocks of the current launch that have reached the in-kernel meeting.
+    meeting: CudaSlice<u32>,
 }
 
 impl Iterations for JacobiIterations<'_, '_> {
@@ -202,7 +207,9 @@ impl Iterations for JacobiIterations<'_, '_> {
             .ok()
             .and_then(|k| k.parse().ok())
             .unwrap_or(1);
-        let blocks = resident_blocks(&self.stencil, tiling.block_x, pes_per_gpu)?;
+        // Blocks beyond the work items would only slow every grid barrier.
+        let items = tiling.column_blocks(&patch) * tiling.boundary_first_bands(&patch);
+        let blocks = resident_blocks(&self.stencil, tiling.block_x, pes_per_gpu)?.min(items);
         let (grid_counter, _record) = self.grid_counter.device_ptr(nvshmem.stream());
         let config = LaunchConfig {
             grid: (blocks, 1, 1),
@@ -210,9 +217,9 @@ impl Iterations for JacobiIterations<'_, '_> {
             shared_mem_bytes: 0,
         };
         // SAFETY: jacobi_persistent's parameters, in order; the arrays are symmetric and laid
-        // out as `patch` says; two slot sets, `schedule.count()` totals and norms; a counter
-        // and the signals reset before the run; the grid is within the cooperative limit,
-        // shared among the PEs of a GPU.
+        // out as `patch` says; the norm buffers of `schedule`; a counter and the signals reset
+        // before the run; the grid is within the cooperative limit, shared among the PEs of a
+        // GPU.
         unsafe {
             self.stencil.launch_cooperative(
                 config,
@@ -222,9 +229,7 @@ impl Iterations for JacobiIterations<'_, '_> {
                     &patch,
                     &tiling,
                     &schedule,
-                    &norms.all_slots(),
-                    &norms.totals(),
-                    &norms.norms_squared(),
+                    &norms.base(),
                     &self.signals.words(),
                     &(grid_counter as *mut u32),
                 ],
@@ -260,16 +265,19 @@ impl Iterations for JacobiIterations<'_, '_> {
         let config = solver::stencil_config(tiling, grid);
         let signalled = matches!(self.variant, Variant::Signal | Variant::Overlap);
         let meeting = if signalled {
-            Meeting::NormOnly
+            Meeting::Signals
         } else {
-            Meeting::Barrier
+            Meeting::InKernel
         };
-        let slots = solver::norm_slots(norms, k);
+        let norm = norms.target(k);
         let (current, next) = (grids.current(), grids.next());
-        // SAFETY: the stencil kernels take (a, a_new, patch, tiling, norm_slots), the signalled
-        // ones (signals, iteration) after them; the arrays are symmetric and laid out as `patch`
-        // says; the grid is the tiling's for the kernel's band order; `slots` is null or a slot
-        // set; iterations count from 0 since the signals were reset.
+        let (meeting_counter, _record) = self.meeting.device_ptr(self.meeting.stream());
+        let meeting_counter = meeting_counter as *mut u32;
+        // SAFETY: the stencil kernels take (a, a_new, patch, tiling, norm), then the signalled
+        // ones (signals, iteration) and the others (meeting); the arrays are symmetric and laid
+        // out as `patch` says; the grid is the tiling's for the kernel's band order; `norm` is
+        // NONE or this iteration's target; iterations count from 0 since the signals were reset;
+        // the meeting counter is zero between launches (the last block resets it).
         unsafe {
             if signalled {
                 on.launch(
@@ -280,7 +288,7 @@ impl Iterations for JacobiIterations<'_, '_> {
                         &next,
                         &patch,
                         &tiling,
-                        &slots,
+                        &norm,
                         &self.signals.words(),
                         &k,
                     ],
@@ -289,11 +297,11 @@ impl Iterations for JacobiIterations<'_, '_> {
                 on.launch(
                     &self.stencil,
                     config,
-                    &[&current, &next, &patch, &tiling, &slots],
+                    &[&current, &next, &patch, &tiling, &norm, &meeting_counter],
                 )?;
             }
         }
-        solver::end_iteration(on, common, norms, grids, k, meeting, || Ok(()))
+        solver::end_iteration(on, common, grids, k, meeting, || Ok(()))
     }
 
     fn stencil(&self) -> &Kernel<'_> {

@@ -25,7 +25,7 @@ use nvshmem_halo::{Decomposition2d, NormSchedule, Patch, ProcessGrid, Tiling};
 use nvshmem_host::timing::StreamTimer;
 use nvshmem_host::{
     Bootstrap, CudaContext as _, Graph, Kernel, KernelArg, LaunchConfig, Module, Nvshmem, OnStream,
-    StreamOperations as _, SymmetricBuffer,
+    SymmetricBuffer,
 };
 use nvshmem_launch::cli::JobArgs;
 use std::error::Error;
@@ -358,14 +358,16 @@ fn size_symmetric_heap(program: &Program, options: &Options, bootstrap: &Bootstr
 pub struct CommonKernels<'m> {
     initialize: Kernel<'m>,
     reference: Kernel<'m>,
-    norm_local: Kernel<'m>,
-    norm_global: Kernel<'m>,
+    norm_sum: Kernel<'m>,
     gather: Kernel<'m>,
+    nothing: Kernel<'m>,
+    copy_trips: Kernel<'m>,
     /// With `--stale-halo`: the kernel that spoils a halo.
     stale_halo: Option<Kernel<'m>>,
-    /// With `--graph`: the PEs meet in this kernel instead of NVSHMEM's on-stream barrier, which
-    /// NVSHMEM 3.4.5 refuses to have captured between PEs.
-    device_barrier: Option<Kernel<'m>>,
+    /// Where the PEs meet between kernels: a launch of one thread calling `nvshmem_barrier_all`.
+    /// NVSHMEM's on-stream barrier costs several times as much between PEs sharing a GPU, and
+    /// NVSHMEM 3.4.5 refuses to have it captured into a graph between PEs.
+    barrier: Kernel<'m>,
 }
 
 impl<'m> CommonKernels<'m> {
@@ -377,19 +379,16 @@ impl<'m> CommonKernels<'m> {
         Ok(CommonKernels {
             initialize: module.kernel("initialize")?,
             reference: module.kernel("jacobi_put_block")?,
-            norm_local: module.kernel("norm_local")?,
-            norm_global: module.kernel("norm_global")?,
+            norm_sum: module.kernel("norm_sum")?,
             gather: module.kernel("gather")?,
+            nothing: module.kernel("nothing")?,
+            copy_trips: module.kernel("copy_trips")?,
             stale_halo: if options.stale_halo {
                 Some(module.kernel("stale_halo")?)
             } else {
                 None
             },
-            device_barrier: if options.graph.is_some() {
-                Some(module.kernel("barrier_all")?)
-            } else {
-                None
-            },
+            barrier: module.kernel("barrier_all")?,
         })
     }
 }
@@ -503,58 +502,38 @@ pub fn each_iteration<I: Iterations + ?Sized>(
 /// How the PEs meet at the end of an iteration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Meeting {
-    /// `nvshmemx_barrier_all_on_stream` every iteration (skipped on one PE).
+    /// Inside the stencil kernel, whose last block meets the other PEs.
+    InKernel,
+    /// In the barrier kernel, launched after the iteration's kernels (skipped on one PE).
     Barrier,
-    /// Only on norm iterations (the halos are synchronised by signals).
-    NormOnly,
-}
-
-/// The norm slots iteration `k` adds to (null when it computes no norm).
-pub fn norm_slots(norms: &NormBuffers<'_>, k: u32) -> *mut f64 {
-    let schedule = norms.schedule();
-    if schedule.computes(k) {
-        norms.slots(schedule.index(k))
-    } else {
-        std::ptr::null_mut()
-    }
+    /// Not at all: the halos are synchronised by neighbour signals.
+    Signals,
 }
 
 /// The end of iteration `k` after its stencil kernel, which wrote `grids.next()`, on `on`'s
-/// stream: this PE's norm total, the meeting, then every PE's totals summed. `between` runs after the barrier, before the
-/// norm is summed (the unpacking of received columns).
+/// stream: the meeting, then `between` (the unpacking of received columns). The norm needs no
+/// launch: the stencil kernel put this PE's total to every PE.
 ///
-/// With `--stale-halo`, after iteration [`STALE_ITERATION`] the PEs meet in a barrier whatever the
-/// variant, so that every halo has arrived, and the last PE then sets one of its halos back to its
-/// initial cells (the `stale_halo` kernel): the next iteration reads the neighbour's cells of one
+/// With `--stale-halo`, after iteration [`STALE_ITERATION`] the PEs meet whatever the variant, so
+/// that every halo has arrived, and the last PE then sets one of its halos back to its initial
+/// cells (the `stale_halo` kernel): the next iteration reads the neighbour's cells of one
 /// iteration before, as it would if their data landed after the signal it waited for.
 pub fn end_iteration(
     on: OnStream<'_>,
     common: &CommonKernels<'_>,
-    norms: &NormBuffers<'_>,
     grids: &HaloGrids<'_, f32>,
     k: u32,
     meeting: Meeting,
     between: impl FnOnce() -> Result<(), Box<dyn Error>>,
 ) -> Result<(), Box<dyn Error>> {
-    let schedule = norms.schedule();
-    let computes_norm = schedule.computes(k);
-    let j = schedule.index(k);
     let stale_halo = common.stale_halo.as_ref().filter(|_| k == STALE_ITERATION);
-    if computes_norm {
-        let slots = norms.slots(j);
-        // SAFETY: norm_local(slots, totals, j): the slot set the stencil just added to, and
-        // `j < schedule.count()`.
-        unsafe { launch_one(on, &common.norm_local, &[&slots, &norms.totals(), &j])? };
-    }
     let (my_pe, n_pes) = (on.nvshmem().my_pe(), on.nvshmem().n_pes());
     // ANCHOR: host_barrier
-    let meets = meeting == Meeting::Barrier || computes_norm || stale_halo.is_some();
-    if n_pes > 1 && meets {
-        match &common.device_barrier {
-            // SAFETY: barrier_all(), which every PE launches at this meeting.
-            Some(barrier) => unsafe { launch_one(on, barrier, &[])? },
-            None => on.barrier_all_on_stream(),
-        }
+    let launches_barrier =
+        meeting == Meeting::Barrier || (meeting == Meeting::Signals && stale_halo.is_some());
+    if n_pes > 1 && launches_barrier {
+        // SAFETY: barrier_all(), which every PE launches at this meeting.
+        unsafe { launch_one(on, &common.barrier, &[])? };
     }
     // ANCHOR_END: host_barrier
     between()?;
@@ -563,25 +542,34 @@ pub fn end_iteration(
     {
         let (next, patch) = (grids.next(), *grids.patch());
         // SAFETY: stale_halo(a, patch) on the array this iteration wrote, laid out as `patch`
-        // says; every PE's pushes into it completed before the barrier above, and the next ones
+        // says; every PE's pushes into it completed before the meeting above, and the next ones
         // come after this PE's next iteration, later on this stream.
         unsafe { on.launch(kernel, LaunchConfig::linear(64, 256), &[&next, &patch])? };
-    }
-    if computes_norm {
-        // SAFETY: norm_global(totals, norms, j), after the barrier that follows every PE's
-        // norm_local for `j` (with one PE, its own norm_local is earlier on the stream).
-        unsafe {
-            launch_one(
-                on,
-                &common.norm_global,
-                &[&norms.totals(), &norms.norms_squared(), &j],
-            )?
-        };
     }
     Ok(())
 }
 
-/// Launches `kernel` as one block of 32 threads (the norm bookkeeping) on `on`'s stream.
+/// Sums each norm's row of every PE's totals into the norms, once the PEs' runs are over and they
+/// have met (their puts of totals are complete), and returns the norms.
+pub fn sum_norms(
+    nvshmem: &Nvshmem,
+    common: &CommonKernels<'_>,
+    norms: &NormBuffers<'_>,
+) -> Result<Vec<f64>, Box<dyn Error>> {
+    let count = norms.schedule().count();
+    // SAFETY: norm_sum(totals, norms, count) on buffers of `count` norms, after the caller's
+    // meeting.
+    unsafe {
+        nvshmem.on(nvshmem.stream())?.launch(
+            &common.norm_sum,
+            LaunchConfig::linear(count.div_ceil(128), 128),
+            &[&norms.totals(), &norms.norms_squared(), &count],
+        )?
+    };
+    Ok(norms.norms(nvshmem)?)
+}
+
+/// Launches `kernel` as one block of 32 threads (the meeting) on `on`'s stream.
 ///
 /// # Safety
 /// `args` match the kernel's parameters and the pointers are valid.
@@ -695,11 +683,23 @@ pub fn solve(
     let patch = decomposition.patch(me);
     let schedule = NormSchedule::new(options.iters, options.norm_every).expect("both ≥ 1");
 
-    // The floor's yardstick, measured by PE 0 while the others wait.
-    let copy = if me == 0 {
-        copy_rate(nvshmem, COPY_BYTES, 10, 3)?
+    // The floors' yardsticks: the copy rates measured by PE 0 while the others wait, then the
+    // launch and the meeting, every PE at once as in the run.
+    let (copy, fit_copy) = if me == 0 {
+        let bytes = options.nx * options.ny * 4;
+        (copy_rate(nvshmem, COPY_BYTES, 10, 3)?, fit_copy_rate(nvshmem, common, bytes)?)
     } else {
-        0.0
+        (0.0, 0.0)
+    };
+    nvshmem.barrier_all();
+    let floors = Floors {
+        fit_copy,
+        launch: time_launches(nvshmem, &common.nothing)?,
+        barrier: if n_pes > 1 {
+            time_launches(nvshmem, &common.barrier)?
+        } else {
+            0.0
+        },
     };
     nvshmem.barrier_all();
 
@@ -735,7 +735,7 @@ pub fn solve(
     nvshmem.barrier_all();
 
     let (seconds, final_norm) = match graphs {
-        Some(mut graphs) => graphs.replay(nvshmem, &mut grids, options.iters)?,
+        Some(mut graphs) => graphs.replay(nvshmem, common, &mut grids, options.iters)?,
         None => {
             let timer = StreamTimer::new(nvshmem)?;
             timer.start()?;
@@ -744,7 +744,9 @@ pub fn solve(
             let seconds = timer.seconds()?;
             nvshmem.synchronize()?;
             nvshmem.barrier_all();
-            let final_norm = *norms.norms(nvshmem)?.last().expect("at least one norm");
+            let final_norm = *sum_norms(nvshmem, common, &norms)?
+                .last()
+                .expect("at least one norm");
             (seconds, final_norm)
         }
     };
@@ -796,6 +798,7 @@ pub fn solve(
             decomposition,
             iterations.stencil(),
             copy,
+            &floors,
             final_norm,
             &reports,
             failed,
@@ -810,11 +813,10 @@ pub fn solve(
 ///
 /// Replays repeat their captured arguments, so each graph holds what its chunks have in common:
 /// the grids' parity (`K` iterations from the first graph's start, `2K` back to it), the
-/// packed-column parity, and the norm slots. The norms go to buffers of a two-chunk schedule
+/// packed-column parity, and the norms' places. The norms go to buffers of a two-chunk schedule
 /// (`2K` iterations, every `--norm-every`), the first graph's into the first half, the second's
-/// into the other; so a PE never overwrites a total that a slower PE may still read, because
-/// between two chunks of one graph lies the other's barrier. The replays leave the last chunk's
-/// norms there; the final norm is its last.
+/// into the other, so consecutive norms use alternate slot sets across replays too. The replays
+/// leave the last chunk's totals there; the final norm is the last of its norms.
 struct Graphs<'nv> {
     stream: std::sync::Arc<cudarc::driver::CudaStream>,
     pair: [Graph<'nv>; 2],
@@ -865,6 +867,7 @@ impl<'nv> Graphs<'nv> {
     fn replay(
         &mut self,
         nvshmem: &Nvshmem,
+        common: &CommonKernels<'_>,
         grids: &mut HaloGrids<'_, f32>,
         iters: u32,
     ) -> Result<(f64, f64), Box<dyn Error>> {
@@ -891,7 +894,7 @@ impl<'nv> Graphs<'nv> {
             .norms
             .schedule()
             .index((chunks - 1) % 2 * self.k + self.k - 1);
-        Ok((seconds, self.norms.norms(nvshmem)?[last as usize]))
+        Ok((seconds, sum_norms(nvshmem, common, &self.norms)?[last as usize]))
     }
 }
 
@@ -912,9 +915,9 @@ fn check_against_gpu(
     initialize(nvshmem, common, &grids, options.ny)?;
     let config = stencil_config(options.tiling(), options.tiling().grid(&whole));
     for k in 0..schedule.iterations {
-        let slots = norm_slots(&norms, k);
-        // SAFETY: jacobi_put_block(a, a_new, patch, tiling, norm_slots) on a whole-problem patch
-        // (no neighbours: no NVSHMEM transfers), with the tiling's grid.
+        let (norm, no_meeting) = (norms.target(k), std::ptr::null_mut::<u32>());
+        // SAFETY: jacobi_put_block(a, a_new, patch, tiling, norm, meeting) on a whole-problem
+        // patch (no neighbours: no halo transfers, no meeting), with the tiling's grid.
         unsafe {
             common.reference.launch(
                 config,
@@ -923,26 +926,17 @@ fn check_against_gpu(
                     &grids.next(),
                     &whole,
                     &options.tiling(),
-                    &slots,
+                    &norm,
+                    &no_meeting,
                 ],
             )?;
-        }
-        if schedule.computes(k) {
-            // SAFETY: norm_local(slots, totals, j) for this iteration's slot set.
-            unsafe {
-                launch_one(
-                    nvshmem.on(nvshmem.stream())?,
-                    &common.norm_local,
-                    &[&slots, &norms.totals(), &schedule.index(k)],
-                )?
-            };
         }
         grids.swap();
     }
     nvshmem.synchronize()?;
     let reference = grids.owned_cells()?;
     let reference_norm = norms
-        .local_totals()?
+        .own_totals()?
         .last()
         .expect("at least one norm")
         .sqrt();
@@ -1063,6 +1057,7 @@ fn print_results(
     decomposition: &Decomposition2d,
     stencil: &Kernel<'_>,
     copy: f64,
+    floors: &Floors,
     final_norm: f64,
     reports: &[PeReport],
     failed: bool,
@@ -1148,12 +1143,15 @@ fn print_results(
         "result: variant={} pes={n_pes} nx={nx} ny={ny} iters={} norm_every={} \
          seconds_per_iter={per_iter:.9} bytes_per_iter={bytes} gbps={:.1} copy_gbps={:.1} \
          floor_fraction={fraction:.3} check={check} norm={final_norm:.6e} registers={registers} \
-         blocks_per_sm={blocks_per_sm}",
+         blocks_per_sm={blocks_per_sm} fit_copy_gbps={:.1} launch_us={:.3} barrier_us={:.3}",
         options.variant,
         options.iters,
         options.norm_every,
         rate / 1e9,
         copy / 1e9,
+        floors.fit_copy / 1e9,
+        floors.launch * 1e6,
+        floors.barrier * 1e6,
     );
     let line = match options.graph {
         Some(k) => format!("{line} graph={k}"),
@@ -1183,6 +1181,75 @@ fn program_name() -> String {
 }
 
 /// The shared part of both runners' tests.
+/// What an iteration cannot beat, measured in the run beside it: the copy rate of a working set
+/// the size of one grid (in L2 when it fits), and the time of one launch and of one meeting of
+/// every PE. The benchmark report builds each cell's floor from them.
+pub struct Floors {
+    /// Bytes moved per second copying `nx × ny × 4` bytes back and forth in one launch (PE 0).
+    pub fit_copy: f64,
+    /// Seconds per launch of an empty kernel, launched back to back.
+    pub launch: f64,
+    /// Seconds per launch of the barrier kernel, every PE launching it (0 on one PE).
+    pub barrier: f64,
+}
+
+/// Launches of a kernel that the floors time.
+const FLOOR_LAUNCHES: u32 = 1000;
+
+/// Seconds per launch of `kernel` (no parameters, one block of 32 threads), launched
+/// [`FLOOR_LAUNCHES`] times back to back on the handle's stream, after one untimed launch.
+fn time_launches(nvshmem: &Nvshmem, kernel: &Kernel<'_>) -> Result<f64, Box<dyn Error>> {
+    let on = nvshmem.on(nvshmem.stream())?;
+    // SAFETY: `nothing` and `barrier_all` take no parameters; every PE times the same kernels.
+    unsafe { launch_one(on, kernel, &[])? };
+    let timer = StreamTimer::new(nvshmem)?;
+    timer.start()?;
+    for _ in 0..FLOOR_LAUNCHES {
+        // SAFETY: as above.
+        unsafe { launch_one(on, kernel, &[])? };
+    }
+    timer.stop()?;
+    Ok(timer.seconds()? / f64::from(FLOOR_LAUNCHES))
+}
+
+/// The copy rate of a working set of two arrays of `bytes` each, in bytes moved per second: the
+/// best of three launches of `copy_trips`, each copying back and forth enough times to take well
+/// over a launch.
+fn fit_copy_rate(
+    nvshmem: &Nvshmem,
+    common: &CommonKernels<'_>,
+    bytes: usize,
+) -> Result<f64, Box<dyn Error>> {
+    let stream = nvshmem.stream();
+    let words = bytes.div_ceil(16).max(1);
+    let a = stream.alloc_zeros::<u8>(words * 16)?;
+    let b = stream.alloc_zeros::<u8>(words * 16)?;
+    let ((a_address, _a), (b_address, _b)) = (a.device_ptr(stream), b.device_ptr(stream));
+    let trips: u32 = (((1u64 << 30) / words as u64 / 16) as u32).clamp(4, 1000);
+    let on = nvshmem.on(stream)?;
+    let timer = StreamTimer::new(nvshmem)?;
+    let mut best = f64::INFINITY;
+    for _ in 0..4 {
+        timer.start()?;
+        // SAFETY: copy_trips(a, b, len, trips) on two buffers of `words` 16-byte words.
+        unsafe {
+            on.launch(
+                &common.copy_trips,
+                LaunchConfig::linear(1024, 256),
+                &[
+                    &(a_address as *mut [f32; 4]),
+                    &(b_address as *mut [f32; 4]),
+                    &words,
+                    &trips,
+                ],
+            )?
+        };
+        timer.stop()?;
+        best = best.min(timer.seconds()?);
+    }
+    Ok(2.0 * (words * 16) as f64 * f64::from(trips) / best)
+}
+
 /// The GPU's device-to-device copy rate, in bytes moved per second (each copied byte is read once
 /// and written once, so a copy of `n` bytes moves `2n`): the best of `rounds` timings of
 /// `copies` back-to-back copies of `bytes` bytes on the handle's stream, after one untimed copy.

@@ -8,7 +8,7 @@
 //! | [`grid_p`] | `nvshmem_float_p` per edge cell | `nvshmem_float_p` per edge cell, straight into the neighbour's halo column |
 //! | [`grid_pack`] + [`push_columns`] + [`unpack_columns`] | `put_nbi_block` per block | packed: edge cells into a contiguous send column, one `put_nbi_block` per side into the neighbour's receive column, unpacked into the halo column after the barrier |
 //!
-//! Both are synchronised by `nvshmemx_barrier_all_on_stream` between iterations.
+//! Both are synchronised by a barrier kernel (`barrier_all`) between iterations.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, stdarch_nvptx))]
 // On the host (`cargo test` of the plain stencil code) the kernels do not exist, and with them
@@ -29,7 +29,7 @@ use nvshmem_gpu::{SymmetricPtr, kernel};
 #[cfg(target_arch = "nvptx64")]
 use nvshmem_halo::device;
 use nvshmem_halo::packing::ColumnPacking;
-use nvshmem_halo::{Direction, Patch, Tiling};
+use nvshmem_halo::{Direction, NormTarget, Patch, Tiling};
 
 /// One iteration; every edge cell goes to its neighbour with its own `nvshmem_float_p` (a corner
 /// cell to two neighbours): after computing its vector of the band, each thread puts the edge
@@ -39,14 +39,14 @@ use nvshmem_halo::{Direction, Patch, Tiling};
 /// # Safety
 /// `a`, `a_new` are symmetric arrays laid out as `patch` says (every PE's patch of one
 /// decomposition); the block size is `tiling.block_x` (a multiple of 32), the grid
-/// `tiling.grid(&patch)`; `norm_slots` is null or one set of norm slots.
+/// `tiling.grid(&patch)`; `norm` is [`NormTarget::NONE`] or one norm's target.
 #[kernel]
 pub unsafe fn grid_p(
     a: SymmetricPtr<f32>,
     a_new: SymmetricPtr<f32>,
     patch: Patch,
     tiling: Tiling,
-    norm_slots: *mut f64,
+    norm: NormTarget,
 ) {
     check_vector(&tiling);
     let first = first_column(&tiling, thread::block_idx_x());
@@ -83,7 +83,7 @@ pub unsafe fn grid_p(
                 put_column(Direction::Right);
             }
         });
-        add_norm(norm_slots, residual);
+        device::add_norm(&norm, residual);
     }
 }
 
@@ -100,7 +100,7 @@ pub unsafe fn grid_pack(
     a_new: SymmetricPtr<f32>,
     patch: Patch,
     tiling: Tiling,
-    norm_slots: *mut f64,
+    norm: NormTarget,
     packed: SymmetricPtr<f32>,
 ) {
     check_vector(&tiling);
@@ -130,7 +130,7 @@ pub unsafe fn grid_pack(
             }
         });
         push_edges(a_new, &patch, &tiling, column_block, &rows);
-        add_norm(norm_slots, residual);
+        device::add_norm(&norm, residual);
     }
 }
 

@@ -6,8 +6,8 @@
 //!
 //! | kernel | halo push | synchronisation (by the host or in the kernel) |
 //! |---|---|---|
-//! | [`jacobi_p`] | every thread that computed edge cells stores each into the neighbour with `p` | host: `barrier_all_on_stream` |
-//! | [`jacobi_put_block`] | each block that computed a piece of an edge row puts it with `put_nbi_block` | host: `barrier_all_on_stream` |
+//! | [`jacobi_p`] | every thread that computed edge cells stores each into the neighbour with `p` | the last block meets the other PEs in `barrier_all` |
+//! | [`jacobi_put_block`] | each block that computed a piece of an edge row puts it with `put_nbi_block` | the last block meets the other PEs in `barrier_all` |
 //! | [`jacobi_signal`] | as `put_block` | neighbour signals: quiet + `signal_op` SET, `wait_until_all` |
 //! | [`jacobi_overlap`] | as `signal`, but the edge rows are their own bands, scheduled first | as `signal` |
 //! | [`jacobi_persistent`] | as `overlap`, every iteration in one cooperative launch | signals between PEs, a grid barrier inside |
@@ -15,9 +15,10 @@
 //! A block of `block_x` threads covers `block_x × VECTOR` columns of a band of rows ([`Tiling`]);
 //! each thread walks down its [`VECTOR`] columns with 16-byte loads and stores, loading [`BATCH`]
 //! rows before it stores any, so that several loads are in flight per thread (a bandwidth-bound
-//! kernel needs them). No NVSHMEM call sits in that loop: edge cells are sent after it. The norm's partial sums go through warp
-//! shuffles into spread-out slots ([`nvshmem_halo::NORM_SLOTS`]), then [`norm_local`] and
-//! [`norm_global`] add them up.
+//! kernel needs them). No NVSHMEM call sits in that loop: edge cells are sent after it. The norm's
+//! partial sums go through warp shuffles into spread-out slots ([`nvshmem_halo::NORM_SLOTS`]); the
+//! last block of each PE puts the PE's total to every PE ([`nvshmem_halo::device::add_norm`]), and
+//! [`norm_sum`] adds up each norm's row once the run is over: no norm costs a launch or a barrier.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, stdarch_nvptx))]
 // On the host (`cargo test` of the plain stencil code) the kernels do not exist, and with them
@@ -33,10 +34,10 @@ pub use stencil::*;
 use core::ops::Range;
 #[cfg(target_arch = "nvptx64")]
 use nvshmem_gpu::thread;
-use nvshmem_gpu::{SymmetricPtr, grid, kernel, pe, rma, sync};
+use nvshmem_gpu::{SymmetricPtr, grid, kernel};
 #[cfg(target_arch = "nvptx64")]
 use nvshmem_halo::device;
-use nvshmem_halo::{Direction, NORM_SLOTS_LEN, NormSchedule, Patch, Sides, SignalWords, Tiling};
+use nvshmem_halo::{Direction, NormSchedule, NormTarget, Patch, Sides, SignalWords, Tiling};
 
 /// One band of one column block with the signal handshake: waits for the halos the band reads,
 /// computes it, pushes its edge rows and signals the neighbours once every block of an edge row has
@@ -89,27 +90,26 @@ unsafe fn signalled_band(
 
 /// One iteration; every edge cell goes to the neighbour with its own `nvshmem_float_p`: after
 /// computing its column of the band, each thread of a band holding an edge row puts its new edge
-/// value (read back from its own store, so the stencil loop itself stays free of NVSHMEM calls).
-/// Grid: [`Tiling::grid`]; the host puts a barrier after it.
+/// value (read back from its own store, so the stencil loop itself stays free of NVSHMEM calls);
+/// the PEs meet at the kernel's end, as in [`jacobi_put_block`]. Grid: [`Tiling::grid`].
 ///
 /// # Safety
-/// `a`, `a_new` are symmetric arrays laid out as `patch` says (every PE's patch of one
-/// decomposition); the launch's block size is `tiling.block_x` (a multiple of 32) and its grid
-/// `tiling.grid(&patch)`; `norm_slots` is null or one set of norm slots.
+/// As for [`jacobi_put_block`], with a non-null `meeting`.
 #[kernel]
 pub unsafe fn jacobi_p(
     a: SymmetricPtr<f32>,
     a_new: SymmetricPtr<f32>,
     patch: Patch,
     tiling: Tiling,
-    norm_slots: *mut f64,
+    norm: NormTarget,
+    meeting: *mut u32,
 ) {
     check_vector(&tiling);
     let first = first_column(&tiling, thread::block_idx_x());
     let rows = tiling.band(&patch, thread::block_idx_y());
     // SAFETY: the launch matches `patch` and `tiling` (the caller's contract); an edge value is
     // read back by the thread that stored it and goes to the neighbour's halo cell of the same
-    // column; the whole block reaches `add_norm`.
+    // column; the whole block reaches `add_norm` and `meet_at_end`.
     unsafe {
         let residual = sweep(a.as_ptr(), a_new.as_ptr(), &patch, first, rows.clone());
         // ANCHOR: jacobi_p_edges
@@ -124,7 +124,8 @@ pub unsafe fn jacobi_p(
             }
         });
         // ANCHOR_END: jacobi_p_edges
-        add_norm(norm_slots, residual);
+        device::add_norm(&norm, residual);
+        device::meet_at_end(meeting);
     }
 }
 
@@ -134,15 +135,15 @@ pub unsafe fn jacobi_p(
 /// top-to-bottom order, grid [`Tiling::grid`]; no barrier needed.
 ///
 /// # Safety
-/// As for [`jacobi_p`], and `signals` were zeroed before iteration 0 on every PE, and every PE
-/// launches one such kernel per iteration.
+/// As for [`jacobi_put_block`] (without `meeting`), and `signals` were zeroed before iteration 0
+/// on every PE, and every PE launches one such kernel per iteration.
 #[kernel]
 pub unsafe fn jacobi_signal(
     a: SymmetricPtr<f32>,
     a_new: SymmetricPtr<f32>,
     patch: Patch,
     tiling: Tiling,
-    norm_slots: *mut f64,
+    norm: NormTarget,
     signals: SignalWords,
     iteration: u32,
 ) {
@@ -160,7 +161,7 @@ pub unsafe fn jacobi_signal(
             thread::block_idx_x(),
             rows,
         );
-        add_norm(norm_slots, residual);
+        device::add_norm(&norm, residual);
     }
 }
 
@@ -177,7 +178,7 @@ pub unsafe fn jacobi_overlap(
     a_new: SymmetricPtr<f32>,
     patch: Patch,
     tiling: Tiling,
-    norm_slots: *mut f64,
+    norm: NormTarget,
     signals: SignalWords,
     iteration: u32,
 ) {
@@ -195,20 +196,21 @@ pub unsafe fn jacobi_overlap(
             thread::block_idx_x(),
             rows,
         );
-        add_norm(norm_slots, residual);
+        device::add_norm(&norm, residual);
     }
 }
 
 /// Every iteration of the run in one cooperative launch: the blocks walk the boundary-first bands
-/// of each iteration as [`jacobi_overlap`] does (signals between PEs), then meet in a grid barrier
-/// before the next iteration. On norm iterations block 0 sums this PE's slots into `totals`, meets
-/// the other PEs in `nvshmem_barrier_all` and sums every PE's total into `norms`. The final values
-/// are in `a` after an even number of iterations, in `a_new` after an odd one.
+/// of each iteration as [`jacobi_overlap`] does (signals between PEs), add to the iteration's norm
+/// if it has one (targets picked from `norms` by [`NormTarget::norm`]), then meet in a grid
+/// barrier before the next iteration. The final values are in `a` after an even number of
+/// iterations, in `a_new` after an odd one.
 ///
 /// # Safety
 /// As for [`jacobi_signal`]; launched cooperatively with a 1-D grid small enough to stay resident
-/// next to the other PEs' on the same GPU; `norm_slots` holds two slot sets, `totals` (symmetric)
-/// and `norms` hold `schedule.count()` `f64`; `grid_counter` is a zeroed `u32`.
+/// next to the other PEs' on the same GPU; `norms` is the start of buffers holding
+/// `schedule.count()` norms ([`nvshmem_halo::host::NormBuffers::base`]); `grid_counter` is a
+/// zeroed `u32`.
 #[kernel]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn jacobi_persistent(
@@ -217,9 +219,7 @@ pub unsafe fn jacobi_persistent(
     patch: Patch,
     tiling: Tiling,
     schedule: NormSchedule,
-    norm_slots: *mut f64,
-    totals: SymmetricPtr<f64>,
-    norms: *mut f64,
+    norms: NormTarget,
     signals: SignalWords,
     grid_counter: *mut u32,
 ) {
@@ -228,6 +228,7 @@ pub unsafe fn jacobi_persistent(
     let mut barrier = unsafe { grid::GridBarrier::new(grid_counter) };
     let column_blocks = tiling.column_blocks(&patch);
     let items = column_blocks * tiling.boundary_first_bands(&patch);
+    let n_pes = nvshmem_gpu::pe::n_pes() as u32;
     let (mut current, mut next) = (a, a_new);
     for iteration in 0..schedule.iterations {
         let mut residual = 0.0f32;
@@ -251,51 +252,18 @@ pub unsafe fn jacobi_persistent(
             };
             item += thread::grid_dim_x();
         }
-        let computes_norm = schedule.computes(iteration);
-        let j = schedule.index(iteration);
-        // SAFETY: two slot sets; norm `j` uses set `j % 2` while set `(j + 1) % 2` is summed.
-        let slots = unsafe { norm_slots.add((j as usize % 2) * NORM_SLOTS_LEN) };
-        if computes_norm {
-            // SAFETY: every block calls it (the condition is uniform).
-            unsafe { device::add_to_norm_slots(slots, residual) };
+        if schedule.computes(iteration) {
+            // SAFETY: the buffers hold `schedule.count()` norms; every block adds (the condition
+            // is uniform); set `j % 2` was last used two norms ago, grid barriers since.
+            unsafe {
+                let target = norms.norm(schedule.index(iteration), n_pes);
+                device::add_norm(&target, residual);
+            }
         }
         // ANCHOR: persistent_grid_barrier
         // SAFETY: every thread of every block calls it once per iteration.
         unsafe { barrier.wait() };
         // ANCHOR_END: persistent_grid_barrier
-        if computes_norm && thread::block_idx_x() == 0 {
-            if thread::rank_in_block() == 0 {
-                // SAFETY: every block's additions to `slots` are complete (grid barrier); one
-                // thread per PE calls it, on every PE for the same norms.
-                unsafe { finish_norm(slots, totals, norms, j) };
-            }
-            // The rest of block 0 waits here rather than running ahead into the next iteration's
-            // warp shuffles while its thread 0 is inside NVSHMEM's barrier.
-            // SAFETY: the whole of block 0 reaches it (the condition is uniform in the block).
-            unsafe { thread::sync_threads() };
-        }
         core::mem::swap(&mut current, &mut next);
-    }
-}
-
-/// The end of norm `j` in [`jacobi_persistent`]: this PE's total into `totals[j]`, a barrier of
-/// all PEs, then every PE's total summed into `norms[j]`. Kept out of line: it runs once per norm
-/// on one thread, and inlined it would cost the stencil loop registers.
-///
-/// # Safety
-/// One thread per PE calls it, on every PE for the same `j`, after every addition to `slots`;
-/// `totals` (symmetric) and `norms` hold more than `j` values.
-#[cfg(target_arch = "nvptx64")]
-#[inline(never)]
-unsafe fn finish_norm(slots: *mut f64, totals: SymmetricPtr<f64>, norms: *mut f64, j: u32) {
-    // SAFETY: the caller's contract.
-    unsafe {
-        *totals.as_ptr().add(j as usize) = device::sum_norm_slots(slots);
-        sync::barrier_all();
-        let mut sum = 0.0;
-        for pe in 0..pe::n_pes() {
-            sum += rma::g(totals.add(j as usize), pe);
-        }
-        *norms.add(j as usize) = sum;
     }
 }

@@ -1,7 +1,7 @@
 //! The 5-point Jacobi stencil both Jacobi examples share (`examples/jacobi/kernels` and, included
 //! by path, `examples/jacobi2d-grid/kernels`): the update, the column sweep, the block-cooperative
 //! row push, the plain stencil kernel (also the single-GPU reference), initialisation, the planted
-//! defect of `--stale-halo`, and the norm and gather kernels.
+//! defect of `--stale-halo`, the meeting kernel, and the norm and gather kernels.
 
 use core::ops::Range;
 #[cfg(target_arch = "nvptx64")]
@@ -9,7 +9,7 @@ use nvshmem_gpu::thread;
 use nvshmem_gpu::{SymmetricPtr, kernel, pe, rma, sync};
 #[cfg(target_arch = "nvptx64")]
 use nvshmem_halo::device;
-use nvshmem_halo::{Direction, Patch, Tiling};
+use nvshmem_halo::{Direction, NormTarget, Patch, Tiling};
 
 use crate::problem::initial_interior;
 
@@ -24,7 +24,7 @@ pub const BATCH: usize = 4;
 /// `ld.v4.f32` / `st.v4.f32`.
 #[derive(Clone, Copy)]
 #[repr(C, align(16))]
-struct Lanes([f32; VECTOR]);
+pub struct Lanes([f32; VECTOR]);
 
 /// One Jacobi update from the four neighbours, summed in the order of NVIDIA's reference (east,
 /// west, south, north); the runner's CPU reference uses the same order, so results agree bit for
@@ -216,19 +216,6 @@ pub fn for_owned_columns(patch: &Patch, first_column: u32, mut each: impl FnMut(
     }
 }
 
-/// Adds the block's residuals to the norm slots, when the launch computes the norm.
-///
-/// # Safety
-/// The whole block calls it; `slots` is null or holds `NORM_SLOTS_LEN` `f64`.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-pub unsafe fn add_norm(slots: *mut f64, residual: f32) {
-    if !slots.is_null() {
-        // SAFETY: the whole block calls it (converged), `slots` is a slot set.
-        unsafe { device::add_to_norm_slots(slots, residual) };
-    }
-}
-
 /// Puts the block's piece of the edge rows in `rows` (the owned columns among
 /// [`Tiling::block_columns`]) into the neighbours' halos of `grid`, block-cooperatively, without
 /// waiting.
@@ -361,27 +348,31 @@ pub unsafe fn stale_halo(a: SymmetricPtr<f32>, patch: Patch) {
 }
 
 /// One iteration; each block that computed a piece of an edge row puts it into the neighbour with
-/// `nvshmemx_float_put_nbi_block`. Grid: [`Tiling::grid`]; the host puts a barrier after it.
+/// `nvshmemx_float_put_nbi_block`, and the PEs meet at the kernel's end
+/// ([`device::meet_at_end`]), so the next launch reads complete halos. Grid: [`Tiling::grid`].
 ///
-/// With no neighbours (one PE, or the single-GPU reference) it is the plain stencil.
+/// With no neighbours and a null `meeting` (the single-GPU reference) it is the plain stencil.
 ///
 /// # Safety
 /// `a`, `a_new` are symmetric arrays laid out as `patch` says (every PE's patch of one
 /// decomposition); the launch's block size is `tiling.block_x` (a multiple of 32) and its grid
-/// `tiling.grid(&patch)`; `norm_slots` is null or one set of norm slots.
+/// `tiling.grid(&patch)`; `norm` is [`NormTarget::NONE`] or one norm's target; `meeting` is null
+/// (no meeting: the patch has no neighbours) or a zeroed counter of this launch, every PE
+/// launching the kernel in the same iteration.
 #[kernel]
 pub unsafe fn jacobi_put_block(
     a: SymmetricPtr<f32>,
     a_new: SymmetricPtr<f32>,
     patch: Patch,
     tiling: Tiling,
-    norm_slots: *mut f64,
+    norm: NormTarget,
+    meeting: *mut u32,
 ) {
     check_vector(&tiling);
     let column_block = thread::block_idx_x();
     let rows = tiling.band(&patch, thread::block_idx_y());
     // SAFETY: the launch matches `patch` and `tiling` (the caller's contract); the whole block
-    // reaches `push_edges` and `add_norm`.
+    // reaches `push_edges`, `add_norm` and `meet_at_end`.
     unsafe {
         let residual = sweep(
             a.as_ptr(),
@@ -391,7 +382,10 @@ pub unsafe fn jacobi_put_block(
             rows.clone(),
         );
         push_edges(a_new, &patch, &tiling, column_block, &rows);
-        add_norm(norm_slots, residual);
+        device::add_norm(&norm, residual);
+        if !meeting.is_null() {
+            device::meet_at_end(meeting);
+        }
     }
 }
 
@@ -410,35 +404,47 @@ pub unsafe fn barrier_all() {
     }
 }
 
-/// Sums this PE's norm slots into `totals[j]` and zeroes them. One thread.
+/// Sums each norm's row of every PE's totals, in PE order, into `norms` (squared): the same sum on
+/// every PE. Grid-stride over the `count` norms; launched once the PEs have met after the run.
 ///
 /// # Safety
-/// `slots` is a slot set that no running kernel adds to; `totals` holds more than `j` values.
+/// `totals` holds `count` rows of `n_pes` values, every PE's puts into them complete; `norms`
+/// holds `count` values.
 #[kernel]
-pub unsafe fn norm_local(slots: *mut f64, totals: SymmetricPtr<f64>, j: u32) {
-    if thread::global_index_x() == 0 {
-        // SAFETY: the caller's contract.
-        unsafe { *totals.as_ptr().add(j as usize) = device::sum_norm_slots(slots) };
+pub unsafe fn norm_sum(totals: SymmetricPtr<f64>, norms: *mut f64, count: u32) {
+    let n_pes = pe::n_pes() as usize;
+    for j in (thread::global_index_x()..count as usize).step_by(thread::grid_size_x()) {
+        let mut sum = 0.0;
+        for pe in 0..n_pes {
+            // SAFETY: inside row `j` (the caller's contract).
+            sum += unsafe { *totals.as_ptr().add(j * n_pes + pe) };
+        }
+        // SAFETY: `j < count`.
+        unsafe { *norms.add(j) = sum };
     }
 }
 
-/// Sums `totals[j]` of every PE into `norms[j]` (`nvshmem_double_g`). One thread; launched after a
-/// barrier that follows every PE's [`norm_local`] for `j`.
+/// Copies `len` 16-byte words from `a` to `b`, then back, `trips` times in all (odd trips go
+/// `a → b`, even ones `b → a`), grid-stride: one launch whose time over `trips` is the copy rate
+/// of a working set of this size (in L2 when it fits), without a launch per copy.
 ///
 /// # Safety
-/// `totals` is symmetric and `norms` local, both holding more than `j` values.
+/// `a` and `b` hold `len` 16-byte aligned words each.
 #[kernel]
-pub unsafe fn norm_global(totals: SymmetricPtr<f64>, norms: *mut f64, j: u32) {
-    if thread::global_index_x() == 0 {
-        let mut sum = 0.0;
-        for pe in 0..pe::n_pes() {
-            // SAFETY: `totals` holds more than `j` values on every PE.
-            sum += unsafe { rma::g(totals.add(j as usize), pe) };
+pub unsafe fn copy_trips(a: *mut Lanes, b: *mut Lanes, len: usize, trips: u32) {
+    for trip in 0..trips {
+        let (from, to) = if trip % 2 == 0 { (a, b) } else { (b, a) };
+        for i in (thread::global_index_x()..len).step_by(thread::grid_size_x()) {
+            // SAFETY: `i < len` (the caller's contract).
+            unsafe { *to.add(i) = *from.add(i) };
         }
-        // SAFETY: `norms` holds more than `j` values.
-        unsafe { *norms.add(j as usize) = sum };
     }
 }
+
+/// Does nothing: back-to-back launches of it time one launch, the floor of an iteration that
+/// launches a kernel.
+#[kernel]
+pub unsafe fn nothing() {}
 
 /// Copies `count` values of `source` from every PE into `dest`, PE by PE (`nvshmem_double_g`).
 ///

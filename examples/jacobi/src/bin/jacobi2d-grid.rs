@@ -14,7 +14,7 @@
 //! | `grid-pack` | `put_nbi_block` per block | packed into a contiguous column, one `put_nbi_block` per side, unpacked after the barrier |
 //! | `grid-p` | `nvshmem_float_p` per edge cell | `nvshmem_float_p` per edge cell |
 //!
-//! Both meet in `nvshmemx_barrier_all_on_stream` every iteration. Flags, checks (`--check` against
+//! Both meet in a barrier kernel (`barrier_all`) every iteration. Flags, checks (`--check` against
 //! a single-GPU and, on small problems, a CPU run: every cell equal) and output (the `result:` line)
 //! are those of `jacobi`, whose `solver.rs` this runner includes. `--stale-halo` spoils the
 //! last PE's left halo (its upper one on a single column of PEs) after the first iteration, as in
@@ -178,15 +178,15 @@ impl Iterations for GridIterations<'_, '_> {
         let tiling = self.tiling;
         let config = solver::stencil_config(tiling, tiling.grid(&patch));
         let packed = self.packed.as_symmetric_ptr();
-        let slots = solver::norm_slots(norms, k);
+        let norm = norms.target(k);
         let (current, next) = (grids.current(), grids.next());
         let parity = k % 2;
-        // SAFETY: grid_p(a, a_new, patch, tiling, norm_slots) and grid_pack(…, packed) on
+        // SAFETY: grid_p(a, a_new, patch, tiling, norm) and grid_pack(…, packed) on
         // symmetric arrays laid out as `patch` says, with the tiling's grid; push_columns(patch,
         // packed, parity) as 2 blocks after it.
         unsafe {
             if self.pack {
-                let args: [&dyn KernelArg; 6] = [&current, &next, &patch, &tiling, &slots, &packed];
+                let args: [&dyn KernelArg; 6] = [&current, &next, &patch, &tiling, &norm, &packed];
                 on.launch(&self.stencil, config, &args)?;
                 on.launch(
                     &self.push_columns,
@@ -194,7 +194,7 @@ impl Iterations for GridIterations<'_, '_> {
                     &[&patch, &packed, &parity],
                 )?;
             } else {
-                let args: [&dyn KernelArg; 5] = [&current, &next, &patch, &tiling, &slots];
+                let args: [&dyn KernelArg; 5] = [&current, &next, &patch, &tiling, &norm];
                 on.launch(&self.stencil, config, &args)?;
             }
         }
@@ -213,7 +213,7 @@ impl Iterations for GridIterations<'_, '_> {
             }
             Ok(())
         };
-        solver::end_iteration(on, common, norms, grids, k, Meeting::Barrier, unpack)
+        solver::end_iteration(on, common, grids, k, Meeting::Barrier, unpack)
     }
 
     fn stencil(&self) -> &Kernel<'_> {
