@@ -5,22 +5,26 @@
 // 4 warm-up iterations, the timed run between CUDA events, the checks) and the same result line.
 //
 //   jacobi [--variant V] [--nx N] [--ny N] [--iters K] [--norm-every M] [--check] [--stale-halo]
-//          [--block-x THREADS] [--rows-per-thread R] [--append-result FILE]
+//          [--block-x THREADS] [--rows-per-thread R] [--graph K] [--append-result FILE]
 //
 // Variants:
-//   put-block  each block puts its piece of an edge row with nvshmemx_float_put_nbi_block; the PEs
-//              meet in nvshmemx_barrier_all_on_stream every iteration (the default)
-//   p          edge cells go to the neighbours one by one with nvshmem_float_p; barrier likewise
+//   put-block  each block puts its piece of an edge row with nvshmemx_float_put_nbi_block; at the
+//              end of the kernel the last block of each PE meets the other PEs in
+//              nvshmem_barrier_all (the default)
+//   p          edge cells go to the neighbours one by one with nvshmem_float_p; meeting likewise
 //   signal     as put-block, then the last block of an edge row quiets and sets the neighbour's
-//              signal word; a block reading a halo waits for it; a barrier on norm iterations only
+//              signal word; a block reading a halo waits for it; no other meeting
 //   overlap    as signal, with the edge rows as their own bands, scheduled first
 //   persistent as overlap, every iteration in one cooperative launch with a grid barrier
 //   single     one PE: the plain stencil, no halo exchange (the T1 of the comparison)
+// In every variant the norm is summed inside the stencil kernel: the last block of a PE to add its
+// residual sends the PE's total to every PE; after the run one kernel sums each norm's totals.
+// --graph K (put-block and p) captures K iterations into two CUDA graphs and replays them in turn.
 //
 // The last line from PE 0:
-//   result: variant=V pes=N nx=NX ny=NY iters=K norm_every=M seconds_per_iter=T bytes_per_iter=B
-//           gbps=G copy_gbps=C floor_fraction=F check=pass|fail|skipped norm=R registers=REGS
-//           blocks_per_sm=BLOCKS
+//   result: variant=V pes=N nx=NX ny=NY iters=K norm_every=M [graph=K] seconds_per_iter=T
+//           bytes_per_iter=B gbps=G copy_gbps=C floor_fraction=F check=pass|fail|skipped norm=R
+//           registers=REGS blocks_per_sm=BLOCKS
 // seconds_per_iter: the slowest PE's; bytes_per_iter = 2 x nx x ny x 4 (each cell read and written
 // once); gbps = bytes_per_iter / seconds_per_iter; copy_gbps: PE 0's GPU's best device-to-device
 // copy rate (read + written); floor_fraction = gbps / copy_gbps. --check compares every PE's cells
@@ -131,13 +135,49 @@ __device__ __forceinline__ float signalled_band(float *current, float *next, con
     return residual;
 }
 
+// The end of a norm on this PE, for the thread last_to_add_norm chose: the PE's total into
+// totals[my_pe] on every PE. Kept out of line: it runs once per launch on one thread, and inlined
+// it would cost the stencil loop registers.
+__device__ __noinline__ void send_norm_total(NormTarget n) {
+    double total = take_norm_total(n);
+    int me = nvshmem_my_pe();
+    for (int pe = 0; pe < nvshmem_n_pes(); pe++) nvshmem_double_p(n.totals + me, total, pe);
+}
+
+// Adds the block's residual to norm target `n` (nothing when n.slots is nullptr). Whole block.
+__device__ __forceinline__ void add_norm(const NormTarget &n, float residual) {
+    if (n.slots != nullptr && last_to_add_norm(n, residual)) send_norm_total(n);
+}
+
+// The PEs meeting after the last of this PE's blocks: its pushes complete (nvshmem_quiet), it
+// rezeroes `meeting` for the next launch and calls nvshmem_barrier_all. Out of line, as
+// send_norm_total.
+__device__ __noinline__ void meet_pes(uint32_t *meeting) {
+    *(volatile uint32_t *)meeting = 0;
+    __threadfence();
+    if (nvshmem_n_pes() > 1) nvshmem_barrier_all();
+}
+
+// The end of put-block and p: every block completes its pushes; the last one of the PE meets the
+// other PEs, so that the next launch on every PE reads halos that have all arrived. `meeting` is a
+// zeroed counter of the run. Whole block, every block.
+__device__ __forceinline__ void meet_at_end(uint32_t *meeting) {
+    __syncthreads();
+    if (rank_in_block() == 0) {
+        nvshmem_quiet();
+        __threadfence();
+        uint32_t blocks = gridDim.x * gridDim.y * gridDim.z;
+        if (atomicAdd(meeting, 1) == blocks - 1) meet_pes(meeting);
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Kernels
 
 // After computing its vector of the band, each thread of a band holding an edge row puts each of
 // its new owned edge cells with nvshmem_float_p, read back from its own store (so that the stencil
 // loop itself stays free of NVSHMEM calls).
-__global__ void jacobi_p(float *a, float *a_new, Patch p, Tiling t, double *norm_slots) {
+__global__ void jacobi_p(float *a, float *a_new, Patch p, Tiling t, NormTarget norm, uint32_t *meeting) {
     check_vector(t);
     uint32_t vector_start = first_column(t, blockIdx.x), first, end;
     t.band(p, blockIdx.y, first, end);
@@ -147,34 +187,36 @@ __global__ void jacobi_p(float *a, float *a_new, Patch p, Tiling t, double *norm
         if (first == 1) put_edge_element(a_new, p, UP, column, a_new[p.index(1, column)]);
         if (end == p.ny + 1) put_edge_element(a_new, p, DOWN, column, a_new[p.index(p.ny, column)]);
     }
-    add_norm(norm_slots, residual);
+    add_norm(norm, residual);
+    meet_at_end(meeting);
 }
 
-__global__ void jacobi_put_block(float *a, float *a_new, Patch p, Tiling t, double *norm_slots) {
+__global__ void jacobi_put_block(float *a, float *a_new, Patch p, Tiling t, NormTarget norm, uint32_t *meeting) {
     check_vector(t);
     uint32_t first, end;
     t.band(p, blockIdx.y, first, end);
     float residual = sweep(a, a_new, p, first_column(t, blockIdx.x), first, end);
     push_edges(a_new, p, t, blockIdx.x, first, end);
-    add_norm(norm_slots, residual);
+    add_norm(norm, residual);
+    meet_at_end(meeting);
 }
 
-__global__ void jacobi_signal(float *a, float *a_new, Patch p, Tiling t, double *norm_slots, Signals s,
+__global__ void jacobi_signal(float *a, float *a_new, Patch p, Tiling t, NormTarget norm, Signals s,
                               uint32_t iteration) {
     check_vector(t);
     uint32_t first, end;
     t.band(p, blockIdx.y, first, end);
     float residual = signalled_band(a, a_new, p, t, s, iteration, blockIdx.x, first, end);
-    add_norm(norm_slots, residual);
+    add_norm(norm, residual);
 }
 
-__global__ void jacobi_overlap(float *a, float *a_new, Patch p, Tiling t, double *norm_slots, Signals s,
+__global__ void jacobi_overlap(float *a, float *a_new, Patch p, Tiling t, NormTarget norm, Signals s,
                                uint32_t iteration) {
     check_vector(t);
     uint32_t first, end;
     t.boundary_first_band(p, blockIdx.y, first, end);
     float residual = signalled_band(a, a_new, p, t, s, iteration, blockIdx.x, first, end);
-    add_norm(norm_slots, residual);
+    add_norm(norm, residual);
 }
 
 struct GridBarrier {
@@ -196,19 +238,11 @@ struct GridBarrier {
     }
 };
 
-// The end of norm `j` in jacobi_persistent: this PE's total into totals[j], a barrier of all PEs,
-// then every PE's total summed into norms[j]. One thread per PE. Kept out of line, as in Rust: it
-// runs once per norm on one thread, and inlined it would cost the stencil loop registers.
-__device__ __noinline__ void finish_norm(double *slots, double *totals, double *norms, uint32_t j) {
-    totals[j] = sum_norm_slots(slots);
-    nvshmem_barrier_all();
-    double sum = 0.0;
-    for (int pe = 0; pe < nvshmem_n_pes(); pe++) sum += nvshmem_double_g(totals + j, pe);
-    norms[j] = sum;
-}
-
+// Every iteration in one cooperative launch; norm j of `schedule` goes to the target of slot set
+// j % 2, ticket j % 2 and totals + j * n_pes, as the other variants' launches do. The grid barrier
+// orders the iterations (and the norms on one slot set).
 __global__ void jacobi_persistent(float *a, float *a_new, Patch p, Tiling t, Schedule schedule, double *norm_slots,
-                                  double *totals, double *norms, Signals s, uint32_t *grid_counter) {
+                                  uint32_t *tickets, double *totals, Signals s, uint32_t *grid_counter) {
     check_vector(t);
     GridBarrier barrier{grid_counter, 0};
     uint32_t column_blocks = t.column_blocks(p);
@@ -221,29 +255,29 @@ __global__ void jacobi_persistent(float *a, float *a_new, Patch p, Tiling t, Sch
             t.boundary_first_band(p, band, first, end);
             residual += signalled_band(current, next, p, t, s, iteration, cb, first, end);
         }
-        bool computes = schedule.computes(iteration);
-        uint32_t j = schedule.index(iteration);
-        double *slots = norm_slots + (j % 2) * NORM_SLOTS_LEN;
-        if (computes) add_to_norm_slots(slots, residual);
+        if (schedule.computes(iteration))
+            add_norm(norm_target(norm_slots, tickets, totals, schedule.index(iteration), nvshmem_n_pes()), residual);
         barrier.wait();
-        if (computes && blockIdx.x == 0) {
-            if (rank_in_block() == 0) finish_norm(slots, totals, norms, j);
-            // The rest of block 0 waits here rather than running ahead into the next iteration's
-            // warp shuffles while its thread 0 is inside NVSHMEM's barrier.
-            __syncthreads();
-        }
         float *swap = current;
         current = next;
         next = swap;
     }
 }
 
-__global__ void norm_global(double *totals, double *norms, uint32_t j) {
-    if (blockIdx.x == 0 && threadIdx.x == 0) {
+// Every norm's sum of the PEs' totals, PE by PE in order: norms[j] = sum of totals[j * n_pes + pe].
+// Grid-stride over the norms; after a barrier that follows every PE's last stencil launch.
+__global__ void norm_sum(const double *totals, double *norms, uint32_t count) {
+    int pes = nvshmem_n_pes();
+    for (uint32_t j = blockIdx.x * blockDim.x + threadIdx.x; j < count; j += gridDim.x * blockDim.x) {
         double sum = 0.0;
-        for (int pe = 0; pe < nvshmem_n_pes(); pe++) sum += nvshmem_double_g(totals + j, pe);
+        for (int pe = 0; pe < pes; pe++) sum += totals[(size_t)j * pes + pe];
         norms[j] = sum;
     }
+}
+
+// The PEs' meeting of --stale-halo for the signalled variants, which meet no other way.
+__global__ void barrier_all() {
+    if (blockIdx.x == 0 && threadIdx.x == 0) nvshmem_barrier_all();
 }
 
 // The kernel that computes the stencil in `variant`.
@@ -263,53 +297,139 @@ struct Run {
     Patch p;
     Tiling t;
     float *a = nullptr, *a_new = nullptr;  // symmetric; `a` is the array the next iteration reads
-    uint32_t *grid_counter = nullptr;
+    Signals s{};
+    uint32_t *grid_counter = nullptr;  // the persistent kernel's grid barrier
+    uint32_t *meeting = nullptr;       // put-block's and p's count of blocks at their end, zeroed
 };
 
-// Launches `norms.schedule.iterations` iterations of the variant from `run.a` (returns without
-// waiting); the result is in `run.a` afterwards.
-static void iterate(Run &run, Signals s, const Norms &norms) {
+// Enqueues iteration `k` of `norms.schedule` on `stream`, from `run.a` into `run.a_new`, then swaps
+// the two (not for the persistent variant).
+static void launch_iteration(Run &run, const Norms &norms, uint32_t k, cudaStream_t stream) {
+    const Options &o = run.o;
+    const Patch &p = run.p;
+    const Tiling &t = run.t;
+    bool signalled = o.variant == "signal" || o.variant == "overlap";
+    dim3 grid(t.column_blocks(p), o.variant == "overlap" ? t.boundary_first_bands(p) : t.bands(p));
+    NormTarget norm = norms.target(k);
+    if (o.variant == "put-block")
+        jacobi_put_block<<<grid, t.block_x, 0, stream>>>(run.a, run.a_new, p, t, norm, run.meeting);
+    else if (o.variant == "p") jacobi_p<<<grid, t.block_x, 0, stream>>>(run.a, run.a_new, p, t, norm, run.meeting);
+    else if (o.variant == "signal")
+        jacobi_signal<<<grid, t.block_x, 0, stream>>>(run.a, run.a_new, p, t, norm, run.s, k);
+    else if (o.variant == "overlap")
+        jacobi_overlap<<<grid, t.block_x, 0, stream>>>(run.a, run.a_new, p, t, norm, run.s, k);
+    else jacobi_single<<<grid, t.block_x, 0, stream>>>(run.a, run.a_new, p, t, norm);
+    // The defect of --stale-halo, once every halo of the iteration has arrived: put-block and p
+    // met inside their kernel; the signalled variants meet here.
+    if (o.stale_halo && k == STALE_ITERATION) {
+        if (signalled) barrier_all<<<1, 32, 0, stream>>>();
+        if (run.me.pe == run.me.n_pes - 1) stale_halo<<<64, 256, 0, stream>>>(run.a_new, p);
+    }
+    std::swap(run.a, run.a_new);
+}
+
+// Launches `norms.schedule.iterations` iterations of the variant from `run.a` on the default
+// stream (returns without waiting); the result is in `run.a` afterwards.
+static void iterate(Run &run, const Norms &norms) {
     const Options &o = run.o;
     const Patch &p = run.p;
     const Tiling &t = run.t;
     const Schedule &schedule = norms.schedule;
     if (o.variant == "persistent") {
-        // The cooperative limit shared among the PEs of the GPU (nvshmem_halo::host::resident_blocks).
+        // The cooperative limit shared among the PEs of the GPU (nvshmem_halo::host::resident_blocks),
+        // and no more blocks than work items: idle blocks only slow the grid barrier.
         int per_sm = 0, sms = 0;
         CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, jacobi_persistent, o.block_x, 0));
         CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, run.me.device));
         uint32_t limit = (uint32_t)(per_sm * sms);
-        uint32_t blocks = std::max(limit / (uint32_t)run.me.pes_per_gpu, 1u);
+        uint32_t items = t.column_blocks(p) * t.boundary_first_bands(p);
+        uint32_t blocks = std::min(std::max(limit / (uint32_t)run.me.pes_per_gpu, 1u), items);
         CUDA_CHECK(cudaMemset(run.grid_counter, 0, sizeof(uint32_t)));
         Schedule sched = schedule;
-        double *slots = norms.slots, *totals = norms.totals, *sums = norms.norms;
-        void *args[] = {&run.a, &run.a_new, (void *)&p, (void *)&t, &sched, &slots, &totals, &sums, &s,
+        double *slots = norms.slots, *totals = norms.totals;
+        uint32_t *tickets = norms.tickets;
+        void *args[] = {&run.a, &run.a_new, (void *)&p, (void *)&t, &sched, &slots, &tickets, &totals, &run.s,
                         &run.grid_counter};
         CUDA_CHECK(cudaLaunchCooperativeKernel((void *)jacobi_persistent, dim3(blocks), dim3(o.block_x), args, 0, 0));
         if (schedule.iterations % 2 == 1) std::swap(run.a, run.a_new);
         return;
     }
-    bool signalled = o.variant == "signal" || o.variant == "overlap";
-    dim3 grid(t.column_blocks(p), o.variant == "overlap" ? t.boundary_first_bands(p) : t.bands(p));
-    for (uint32_t k = 0; k < schedule.iterations; k++) {
-        bool computes = schedule.computes(k);
-        uint32_t j = schedule.index(k);
-        double *slots = computes ? norms.set(j) : nullptr;
-        if (o.variant == "put-block") jacobi_put_block<<<grid, t.block_x>>>(run.a, run.a_new, p, t, slots);
-        else if (o.variant == "p") jacobi_p<<<grid, t.block_x>>>(run.a, run.a_new, p, t, slots);
-        else if (o.variant == "signal") jacobi_signal<<<grid, t.block_x>>>(run.a, run.a_new, p, t, slots, s, k);
-        else if (o.variant == "overlap") jacobi_overlap<<<grid, t.block_x>>>(run.a, run.a_new, p, t, slots, s, k);
-        else jacobi_single<<<grid, t.block_x>>>(run.a, run.a_new, p, t, slots);
-        // The end of the iteration (solver::end_iteration): this PE's norm total, the meeting, the
-        // defect of --stale-halo (once every halo has arrived), the sum.
-        bool stale = o.stale_halo && k == STALE_ITERATION;
-        if (computes) norm_local<<<1, 32>>>(slots, norms.totals, j);
-        if (run.me.n_pes > 1 && (!signalled || computes || stale)) nvshmemx_barrier_all_on_stream(0);
-        if (stale && run.me.pe == run.me.n_pes - 1) stale_halo<<<64, 256>>>(run.a_new, p);
-        if (computes) norm_global<<<1, 32>>>(norms.totals, norms.norms, j);
-        std::swap(run.a, run.a_new);
-    }
+    for (uint32_t k = 0; k < schedule.iterations; k++) launch_iteration(run, norms, k, 0);
     CUDA_CHECK(cudaGetLastError());
+}
+
+// Every norm of a finished run on `stream`: once every PE's totals have arrived (a barrier of all
+// PEs), one launch sums them.
+static void sum_norms(const Norms &norms, cudaStream_t stream) {
+    nvshmemx_barrier_all_on_stream(stream);
+    uint32_t count = norms.schedule.count();
+    norm_sum<<<std::min((count + 255) / 256, 1024u), 256, 0, stream>>>(norms.totals, norms.norms, count);
+    CUDA_CHECK(cudaGetLastError());
+}
+
+// --graph K: the iterations as two CUDA graphs of K each, captured once on a stream of their own
+// and replayed in turn, the first for chunks 0, 2, 4... of the run, the second for 1, 3, 5...
+// (solver.rs's Graphs). Replays repeat their captured arguments, so each graph holds what its
+// chunks have in common: the arrays' parity (K iterations from the first graph's start, 2K back to
+// it) and the norm slots. The norms go to buffers of a two-chunk schedule (2K iterations, every
+// --norm-every), the first graph's into the first half, the second's into the other; the replays
+// leave the last chunk's norms there, the final norm is its last.
+struct Graphs {
+    cudaStream_t stream = nullptr;
+    cudaGraphExec_t pair[2] = {};
+    Norms norms;
+    uint32_t k = 0;
+};
+
+// Captures both graphs (no on-stream NVSHMEM barrier inside: NVSHMEM refuses to capture one with
+// more than one PE), uploads them and replays each once, a warm-up like the plain loop's; the
+// caller initialises the arrays again. `totals`: symmetric, for the 2K-iteration schedule.
+static Graphs capture_graphs(Run &run, double *totals) {
+    Graphs g;
+    g.k = run.o.graph;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&g.stream, cudaStreamNonBlocking));
+    g.norms.allocate(Schedule{2 * g.k, run.o.norm_every}, totals, (uint32_t)run.me.n_pes);
+    for (uint32_t half = 0; half < 2; half++) {
+        CUDA_CHECK(cudaStreamBeginCapture(g.stream, cudaStreamCaptureModeRelaxed));
+        for (uint32_t k = half * g.k; k < (half + 1) * g.k; k++) launch_iteration(run, g.norms, k, g.stream);
+        CUDA_CHECK(cudaGetLastError());
+        cudaGraph_t graph = nullptr;
+        CUDA_CHECK(cudaStreamEndCapture(g.stream, &graph));
+        CUDA_CHECK(cudaGraphInstantiate(&g.pair[half], graph, 0));
+        CUDA_CHECK(cudaGraphDestroy(graph));
+    }
+    for (cudaGraphExec_t exec : g.pair) {
+        CUDA_CHECK(cudaGraphUpload(exec, g.stream));
+        CUDA_CHECK(cudaGraphLaunch(exec, g.stream));
+    }
+    CUDA_CHECK(cudaStreamSynchronize(g.stream));
+    nvshmem_barrier_all();
+    return g;
+}
+
+// The timed run of --iters iterations (whole chunks) from the arrays' current state: the
+// milliseconds the replays took on the GPU, and the final norm. Leaves the result in `run.a`.
+static double replay_graphs(Graphs &g, Run &run, float &ms) {
+    g.norms.reset();
+    // The replays run on their own stream, which does not wait for the default one: the initial
+    // state and the zeroed norms must be in place first, on every PE.
+    CUDA_CHECK(cudaDeviceSynchronize());
+    nvshmem_barrier_all();
+    uint32_t chunks = run.o.iters / g.k;
+    cudaEvent_t start, stop;
+    CUDA_CHECK(cudaEventCreate(&start));
+    CUDA_CHECK(cudaEventCreate(&stop));
+    CUDA_CHECK(cudaEventRecord(start, g.stream));
+    for (uint32_t c = 0; c < chunks; c++) CUDA_CHECK(cudaGraphLaunch(g.pair[c % 2], g.stream));
+    CUDA_CHECK(cudaEventRecord(stop, g.stream));
+    CUDA_CHECK(cudaEventSynchronize(stop));
+    CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    sum_norms(g.norms, g.stream);
+    CUDA_CHECK(cudaStreamSynchronize(g.stream));
+    nvshmem_barrier_all();
+    if (run.o.iters % 2 == 1) std::swap(run.a, run.a_new);
+    uint32_t last = g.norms.schedule.index((chunks - 1) % 2 * g.k + g.k - 1);
+    return g.norms.values()[last];
 }
 
 __global__ void gather(double *source, uint32_t count, double *dest) {
@@ -335,21 +455,28 @@ int main(int argc, char **argv) {
 
     run.a = (float *)nvshmem_align(4096, run.p.len() * sizeof(float));
     run.a_new = (float *)nvshmem_align(4096, run.p.len() * sizeof(float));
-    Signals s{(uint64_t *)nvshmem_calloc(4, sizeof(uint64_t)), nullptr};
-    double *totals = (double *)nvshmem_calloc(schedule.count(), sizeof(double));
+    run.s.words = (uint64_t *)nvshmem_calloc(4, sizeof(uint64_t));
+    // Every norm's totals, one per PE, on every PE: for the timed run, the warm-up, and the graphs.
+    double *totals = (double *)nvshmem_calloc((size_t)schedule.count() * me.n_pes, sizeof(double));
     Schedule warm_schedule{std::min(o.iters, 4u), o.norm_every};
-    double *warm_totals = (double *)nvshmem_calloc(warm_schedule.count(), sizeof(double));
+    double *warm_totals = (double *)nvshmem_calloc((size_t)warm_schedule.count() * me.n_pes, sizeof(double));
+    Schedule graph_schedule{2 * o.graph, o.norm_every};
+    double *graph_totals =
+        o.graph == 0 ? nullptr : (double *)nvshmem_calloc((size_t)graph_schedule.count() * me.n_pes, sizeof(double));
     double *report_buffer = (double *)nvshmem_calloc(PeReport::VALUES, sizeof(double));
-    if (!run.a || !run.a_new || !s.words || !totals || !warm_totals || !report_buffer)
+    if (!run.a || !run.a_new || !run.s.words || !totals || !warm_totals || (o.graph != 0 && !graph_totals) ||
+        !report_buffer)
         REF_DIE("nvshmem_malloc failed: 2 x %zu bytes (NVSHMEM_SYMMETRIC_SIZE?)", run.p.len() * sizeof(float));
-    CUDA_CHECK(cudaMalloc(&s.arrivals, 4 * sizeof(uint32_t)));
+    CUDA_CHECK(cudaMalloc(&run.s.arrivals, 4 * sizeof(uint32_t)));
     CUDA_CHECK(cudaMalloc(&run.grid_counter, sizeof(uint32_t)));
+    CUDA_CHECK(cudaMalloc(&run.meeting, sizeof(uint32_t)));
+    CUDA_CHECK(cudaMemset(run.meeting, 0, sizeof(uint32_t)));
     Norms norms, warm_norms;
-    norms.allocate_local(schedule, totals);
-    warm_norms.allocate_local(warm_schedule, warm_totals);
+    norms.allocate(schedule, totals, (uint32_t)me.n_pes);
+    warm_norms.allocate(warm_schedule, warm_totals, (uint32_t)me.n_pes);
     auto reset_signals = [&] {
-        CUDA_CHECK(cudaMemset(s.words, 0, 4 * sizeof(uint64_t)));
-        CUDA_CHECK(cudaMemset(s.arrivals, 0, 4 * sizeof(uint32_t)));
+        CUDA_CHECK(cudaMemset(run.s.words, 0, 4 * sizeof(uint64_t)));
+        CUDA_CHECK(cudaMemset(run.s.arrivals, 0, 4 * sizeof(uint32_t)));
         CUDA_CHECK(cudaDeviceSynchronize());
     };
 
@@ -357,26 +484,35 @@ int main(int argc, char **argv) {
     initialize_grids(o, run.p, run.a, run.a_new);
     reset_signals();
     nvshmem_barrier_all();
-    iterate(run, s, warm_norms);
+    iterate(run, warm_norms);
+    sum_norms(warm_norms, 0);
     CUDA_CHECK(cudaDeviceSynchronize());
     nvshmem_barrier_all();
+    Graphs graphs;
+    if (o.graph != 0) graphs = capture_graphs(run, graph_totals);
     initialize_grids(o, run.p, run.a, run.a_new);
     reset_signals();
     norms.reset();
     nvshmem_barrier_all();
 
-    cudaEvent_t start, stop;
-    CUDA_CHECK(cudaEventCreate(&start));
-    CUDA_CHECK(cudaEventCreate(&stop));
-    CUDA_CHECK(cudaEventRecord(start, 0));
-    iterate(run, s, norms);
-    CUDA_CHECK(cudaEventRecord(stop, 0));
-    CUDA_CHECK(cudaEventSynchronize(stop));
     float ms = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-    CUDA_CHECK(cudaDeviceSynchronize());
-    nvshmem_barrier_all();
-    double final_norm = norms.values().back();
+    double final_norm = 0;
+    if (o.graph != 0) {
+        final_norm = replay_graphs(graphs, run, ms);
+    } else {
+        cudaEvent_t start, stop;
+        CUDA_CHECK(cudaEventCreate(&start));
+        CUDA_CHECK(cudaEventCreate(&stop));
+        CUDA_CHECK(cudaEventRecord(start, 0));
+        iterate(run, norms);
+        CUDA_CHECK(cudaEventRecord(stop, 0));
+        CUDA_CHECK(cudaEventSynchronize(stop));
+        CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+        sum_norms(norms, 0);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        nvshmem_barrier_all();
+        final_norm = norms.values().back();
+    }
     std::vector<float> mine = owned_cells(run.a, run.p);
 
     PeReport report;
@@ -399,9 +535,10 @@ int main(int argc, char **argv) {
     if (me.pe == 0) print_results(o, me.n_pes, stencil_kernel(o.variant), copy, final_norm, reports, failed);
     nvshmem_barrier_all();
     nvshmem_free(report_buffer);
+    if (graph_totals != nullptr) nvshmem_free(graph_totals);
     nvshmem_free(warm_totals);
     nvshmem_free(totals);
-    nvshmem_free(s.words);
+    nvshmem_free(run.s.words);
     nvshmem_free(run.a_new);
     nvshmem_free(run.a);
     nvshmem_finalize();

@@ -36,14 +36,11 @@ static void iterate(const Patch &p, const Tiling &t, float *&a, float *&a_new, c
                     bool stale) {
     dim3 grid(t.column_blocks(p), t.bands(p));
     for (uint32_t k = 0; k < norms.schedule.iterations; k++) {
-        bool computes = norms.schedule.computes(k);
-        uint32_t j = norms.schedule.index(k);
-        double *slots = computes ? norms.set(j) : nullptr;
-        jacobi_single<<<grid, t.block_x>>>(a, a_new, p, t, slots);
+        jacobi_single<<<grid, t.block_x>>>(a, a_new, p, t, norms.target(k));
         exchange(a_new, p, comm);
         if (stale && k == STALE_ITERATION) stale_halo<<<64, 256>>>(a_new, p);
-        if (computes) {
-            norm_local<<<1, 32>>>(slots, norms.totals, j);
+        if (norms.schedule.computes(k)) {
+            uint32_t j = norms.schedule.index(k);
             NCCL_CHECK(ncclAllReduce(norms.totals + j, norms.norms + j, 1, ncclDouble, ncclSum, comm, 0));
         }
         std::swap(a, a_new);
@@ -80,8 +77,8 @@ int main(int argc, char **argv) {
     CUDA_CHECK(cudaMalloc(&a, p.len() * sizeof(float)));
     CUDA_CHECK(cudaMalloc(&a_new, p.len() * sizeof(float)));
     Norms norms, warm_norms;
-    norms.allocate_local(Schedule{o.iters, o.norm_every}, nullptr);
-    warm_norms.allocate_local(Schedule{std::min(o.iters, 4u), o.norm_every}, nullptr);
+    norms.allocate(Schedule{o.iters, o.norm_every}, nullptr, 1);
+    warm_norms.allocate(Schedule{std::min(o.iters, 4u), o.norm_every}, nullptr, 1);
 
     initialize_grids(o, p, a, a_new);
     barrier();

@@ -232,10 +232,7 @@ __device__ __forceinline__ void add_to_norm_slots(double *slots, float value) {
     }
 }
 
-__device__ __forceinline__ void add_norm(double *slots, float residual) {
-    if (slots != nullptr) add_to_norm_slots(slots, residual);
-}
-
+// Sums and zeroes the slots (for the next norm on the same set); returns the sum.
 __device__ __forceinline__ double sum_norm_slots(double *slots) {
     double total = 0.0;
     for (uint32_t s = 0; s < NORM_SLOTS; s++) {
@@ -245,6 +242,48 @@ __device__ __forceinline__ double sum_norm_slots(double *slots) {
     }
     return total;
 }
+
+// Where a stencil launch puts its part of one norm: `slots`, one of the two slot sets (nullptr: the
+// launch computes no norm); `ticket`, that set's count of the blocks done with it; `totals`, where
+// this PE's sum of squares goes (on every PE, at index my_pe, where the PEs share the totals).
+struct NormTarget {
+    double *slots;
+    uint32_t *ticket;
+    double *totals;
+};
+
+// The target of norm `j` among the buffers of a run: slot set j % 2 with its ticket (norm j + 1
+// uses the other set while this one is summed), and the `pes` totals of norm j.
+__host__ __device__ inline NormTarget norm_target(double *slots, uint32_t *tickets, double *totals, uint32_t j,
+                                                  uint32_t pes) {
+    return {slots + (j % 2) * NORM_SLOTS_LEN, tickets + j % 2, totals + (size_t)j * pes};
+}
+
+// Adds the block's residual to `n`'s slots, then takes a ticket for the block; true in one thread
+// of the launch: thread 0 of the last block to take one, once every block's additions are visible
+// to it. The whole block calls it, with the same target.
+__device__ __forceinline__ bool last_to_add_norm(const NormTarget &n, float residual) {
+    add_to_norm_slots(n.slots, residual);
+    __syncthreads();
+    if (rank_in_block() != 0) return false;
+    __threadfence();
+    uint32_t blocks = gridDim.x * gridDim.y * gridDim.z;
+    if (atomicAdd(n.ticket, 1) != blocks - 1) return false;
+    __threadfence();
+    return true;
+}
+
+// This launch's total of the slots, for the thread last_to_add_norm chose; zeroes the slots and
+// the ticket for the next norm on the same set.
+__device__ __forceinline__ double take_norm_total(const NormTarget &n) {
+    double total = sum_norm_slots(n.slots);
+    *(volatile uint32_t *)n.ticket = 0;
+    return total;
+}
+
+// The end of a norm on one PE: the total into *totals. Kept out of line: it runs once per launch
+// on one thread, and inlined it would cost the stencil loop registers.
+__device__ __noinline__ void keep_norm_total(NormTarget n) { *n.totals = take_norm_total(n); }
 
 // ---------------------------------------------------------------------------------------------
 // The initial state (examples/jacobi/kernels/src/problem.rs and stencil.rs)
@@ -295,18 +334,15 @@ __global__ void stale_halo(float *a, Patch p) {
         a[p.index(0, column)] = initial_cell(p, 0, column, 0.0f);
 }
 
-__global__ void norm_local(double *slots, double *totals, uint32_t j) {
-    if (blockIdx.x == 0 && threadIdx.x == 0) totals[j] = sum_norm_slots(slots);
-}
-
 // The plain stencil: every owned row, no pushes (one GPU, or NCCL moving the halos). What the Rust
-// jacobi_put_block does on a patch without neighbours (the Rust single-GPU reference).
-__global__ void jacobi_single(const float *a, float *a_new, Patch p, Tiling t, double *norm_slots) {
+// jacobi_put_block does on a patch without neighbours (the Rust single-GPU reference); the norm's
+// last block keeps the total here instead of sending it to the PEs.
+__global__ void jacobi_single(const float *a, float *a_new, Patch p, Tiling t, NormTarget norm) {
     check_vector(t);
     uint32_t first, end;
     t.band(p, blockIdx.y, first, end);
     float residual = sweep(a, a_new, p, first_column(t, blockIdx.x), first, end);
-    add_norm(norm_slots, residual);
+    if (norm.slots != nullptr && last_to_add_norm(norm, residual)) keep_norm_total(norm);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -326,15 +362,28 @@ struct Options {
     std::string variant;
     bool check = false, stale_halo = false;
     uint32_t block_x = 128, rows_per_band = 8;
+    uint32_t graph = 0;  // --graph K: iterations per CUDA graph (0: no graphs)
     std::string append_result;
 };
+
+// Why --graph refuses `variant`, or nullptr where it captures it (put-block and p, as in Rust).
+static const char *graph_refusal(const std::string &variant) {
+    if (variant == "put-block" || variant == "p") return nullptr;
+    if (variant == "signal" || variant == "overlap")
+        return "its kernels wait for signals numbered by iteration, and a replayed graph would repeat the numbers "
+               "of the iterations it captured";
+    if (variant == "persistent")
+        return "it runs every iteration in one cooperative launch, which loops on the GPU already";
+    return "it is the baseline timed as launched, without graphs";
+}
 
 // The flags of examples/jacobi (-n, --pes-per-gpu and --timeout are the Rust runner's relaunch
 // flags: accepted and ignored); `variants` lists the values --variant may take, the first is the
 // default.
 static Options parse(int argc, char **argv, std::vector<std::string> variants) {
     std::string usage = "usage: jacobi [--variant V] [--nx N] [--ny N] [--iters K] [--norm-every M] [--check]\n"
-                        "              [--stale-halo] [--block-x THREADS] [--rows-per-thread R] [--append-result FILE]\n"
+                        "              [--stale-halo] [--block-x THREADS] [--rows-per-thread R] [--graph K]\n"
+                        "              [--append-result FILE]\n"
                         "variants:";
     for (auto &v : variants) usage += " " + v;
     usage += "\n";
@@ -365,6 +414,7 @@ static Options parse(int argc, char **argv, std::vector<std::string> variants) {
         else if (flag == "--variant") o.variant = value;
         else if (flag == "--block-x") o.block_x = parse_whole("--block-x", value);
         else if (flag == "--rows-per-thread") o.rows_per_band = parse_whole("--rows-per-thread", value);
+        else if (flag == "--graph") o.graph = parse_whole("--graph", value);
         else if (flag == "--append-result") o.append_result = value;
         else if (flag == "-n" || flag == "--pes-per-gpu" || flag == "--timeout") {
         } else REF_DIE("unknown argument `%s`\n%s", flag.c_str(), usage.c_str());
@@ -378,6 +428,21 @@ static Options parse(int argc, char **argv, std::vector<std::string> variants) {
         REF_DIE("--stale-halo spoils a halo after the first iteration for the next to read; use --iters 2 or more");
     if (o.stale_halo && (o.variant == "persistent" || o.variant == "single"))
         REF_DIE("--stale-halo cannot plant into --variant %s; use another --variant", o.variant.c_str());
+    // What --graph K needs (solver.rs's check_graph): a variant whose iterations repeat alike, whole
+    // graphs in the run, and the norm at the same iterations of every graph, its last among them.
+    uint32_t k = o.graph;
+    if (k != 0 && graph_refusal(o.variant) != nullptr)
+        REF_DIE("--graph %u cannot capture --variant %s: %s; use --variant put-block or p, or leave out --graph", k,
+                o.variant.c_str(), graph_refusal(o.variant));
+    if (k != 0 && o.iters % k != 0)
+        REF_DIE("--graph %u does not divide --iters %u (the run replays whole graphs of K iterations); use --iters %llu, "
+                "or a K that divides %u",
+                k, o.iters, ((unsigned long long)o.iters + k - 1) / k * k, o.iters);
+    if (k != 0 && k % o.norm_every != 0)
+        REF_DIE("--graph %u is not a multiple of --norm-every %u (every graph computes the norm at the same "
+                "iterations, its last among them); use --graph %llu and --iters a multiple of it, or --norm-every a "
+                "divisor of %u",
+                k, o.norm_every, ((unsigned long long)k + o.norm_every - 1) / o.norm_every * o.norm_every, k);
     return o;
 }
 
@@ -464,25 +529,35 @@ static double copy_rate(size_t bytes, int copies, int rounds) {
     return 2.0 * bytes * copies / best;
 }
 
-// The residual norm's buffers: two slot sets (local), one total per norm (symmetric where other PEs
-// read it), the global sums of squares (local).
+// The residual norm's buffers: two slot sets and their tickets (local), `pes` totals per norm
+// (symmetric where the PEs send their totals to each other), the global sums of squares (local).
 struct Norms {
     Schedule schedule;
+    uint32_t pes = 1;
     double *slots = nullptr;
+    uint32_t *tickets = nullptr;
     double *totals = nullptr;
     double *norms = nullptr;
-    double *set(uint32_t j) const { return slots + (j % 2) * NORM_SLOTS_LEN; }
-    void allocate_local(Schedule s, double *symmetric_totals) {
+    // The target of iteration k (slots == nullptr where it computes no norm).
+    NormTarget target(uint32_t k) const {
+        if (!schedule.computes(k)) return {nullptr, nullptr, nullptr};
+        return norm_target(slots, tickets, totals, schedule.index(k), pes);
+    }
+    // `totals` is the caller's symmetric count() x `pes` doubles, or nullptr for a local one (one PE).
+    void allocate(Schedule s, double *symmetric_totals, uint32_t n_pes) {
         schedule = s;
+        pes = n_pes;
         totals = symmetric_totals;
         CUDA_CHECK(cudaMalloc(&slots, 2 * NORM_SLOTS_LEN * sizeof(double)));
+        CUDA_CHECK(cudaMalloc(&tickets, 2 * sizeof(uint32_t)));
         CUDA_CHECK(cudaMalloc(&norms, s.count() * sizeof(double)));
-        if (totals == nullptr) CUDA_CHECK(cudaMalloc(&totals, s.count() * sizeof(double)));
+        if (totals == nullptr) CUDA_CHECK(cudaMalloc(&totals, s.count() * pes * sizeof(double)));
         reset();
     }
     void reset() const {
         CUDA_CHECK(cudaMemset(slots, 0, 2 * NORM_SLOTS_LEN * sizeof(double)));
-        CUDA_CHECK(cudaMemset(totals, 0, schedule.count() * sizeof(double)));
+        CUDA_CHECK(cudaMemset(tickets, 0, 2 * sizeof(uint32_t)));
+        CUDA_CHECK(cudaMemset(totals, 0, schedule.count() * pes * sizeof(double)));
         CUDA_CHECK(cudaMemset(norms, 0, schedule.count() * sizeof(double)));
         CUDA_CHECK(cudaDeviceSynchronize());
     }
@@ -545,14 +620,10 @@ static std::vector<float> run_whole_on_this_gpu(const Options &o, const Tiling &
     CUDA_CHECK(cudaMalloc(&a_new, whole.len() * sizeof(float)));
     initialize_grids(o, whole, a, a_new);
     Norms norms;
-    norms.allocate_local(Schedule{o.iters, o.norm_every}, nullptr);
+    norms.allocate(Schedule{o.iters, o.norm_every}, nullptr, 1);
     dim3 grid(t.column_blocks(whole), t.bands(whole));
     for (uint32_t k = 0; k < o.iters; k++) {
-        bool computes = norms.schedule.computes(k);
-        uint32_t j = norms.schedule.index(k);
-        double *slots = computes ? norms.set(j) : nullptr;
-        jacobi_single<<<grid, t.block_x>>>(a, a_new, whole, t, slots);
-        if (computes) norm_local<<<1, 32>>>(slots, norms.totals, j);
+        jacobi_single<<<grid, t.block_x>>>(a, a_new, whole, t, norms.target(k));
         std::swap(a, a_new);
     }
     CUDA_CHECK(cudaGetLastError());
@@ -563,6 +634,7 @@ static std::vector<float> run_whole_on_this_gpu(const Options &o, const Tiling &
     CUDA_CHECK(cudaFree(a));
     CUDA_CHECK(cudaFree(a_new));
     CUDA_CHECK(cudaFree(norms.slots));
+    CUDA_CHECK(cudaFree(norms.tickets));
     CUDA_CHECK(cudaFree(norms.totals));
     CUDA_CHECK(cudaFree(norms.norms));
     return cells;
@@ -736,9 +808,11 @@ static void print_results(const Options &o, int n_pes, StencilKernel stencil, do
            name, o.variant.c_str(), n_pes, n_pes, o.nx, o.ny, o.iters, o.norm_every, o.nx - 2,
            (o.ny - 2 + n_pes - 1) / n_pes, o.block_x, VECTOR, o.rows_per_band, stencil.name, attributes.numRegs,
            blocks_per_sm);
-    printf("%s: %.3f ms per iteration (slowest PE); %.3f GB to move per iteration (+%llu halo bytes) = %.1f GB/s; "
-           "device-to-device copy %.1f GB/s; %.1f %% of the memory floor\n",
-           name, per_iter * 1e3, bytes / 1e9, (unsigned long long)halo_bytes, rate / 1e9, copy / 1e9, 100 * fraction);
+    std::string replaying = o.graph == 0 ? "" : ", replaying graphs of " + std::to_string(o.graph) + " iterations";
+    printf("%s: %.3f ms (%.1f µs) per iteration (slowest PE%s); %.3f GB to move per iteration (+%llu halo bytes) = "
+           "%.1f GB/s; device-to-device copy %.1f GB/s; %.1f %% of the memory floor\n",
+           name, per_iter * 1e3, per_iter * 1e6, replaying.c_str(), bytes / 1e9, (unsigned long long)halo_bytes,
+           rate / 1e9, copy / 1e9, 100 * fraction);
     printf("%s: norm after %u iterations: %s\n", name, o.iters, rust_exp(final_norm, 6).c_str());
     const char *check = !o.check ? "skipped" : failed ? "fail" : "pass";
     if (o.check) {
@@ -756,12 +830,14 @@ static void print_results(const Options &o, int n_pes, StencilKernel stencil, do
                        shown(r.gpu, "not checked").c_str(), shown(r.cpu, "not checked").c_str());
         }
     }
+    std::string graph = o.graph == 0 ? "" : " graph=" + std::to_string(o.graph);
     char line[1024];
     snprintf(line, sizeof line,
-             "result: variant=%s pes=%d nx=%u ny=%u iters=%u norm_every=%u seconds_per_iter=%.9f "
+             "result: variant=%s pes=%d nx=%u ny=%u iters=%u norm_every=%u%s seconds_per_iter=%.9f "
              "bytes_per_iter=%llu gbps=%.1f copy_gbps=%.1f floor_fraction=%.3f check=%s norm=%s registers=%d "
              "blocks_per_sm=%d",
-             o.variant.c_str(), n_pes, o.nx, o.ny, o.iters, o.norm_every, per_iter, (unsigned long long)bytes,
+             o.variant.c_str(), n_pes, o.nx, o.ny, o.iters, o.norm_every, graph.c_str(), per_iter,
+             (unsigned long long)bytes,
              rate / 1e9, copy / 1e9, fraction, check, rust_exp(final_norm, 6).c_str(), attributes.numRegs,
              blocks_per_sm);
     printf("%s\n", line);
