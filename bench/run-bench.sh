@@ -121,6 +121,8 @@ VARIANTS=(p put-block signal overlap persistent)
 
 # shellcheck source=tools/gpu-env.sh
 source tools/gpu-env.sh
+# shellcheck source=bench/reference/build.sh
+source bench/reference/build.sh
 nvshmem_env
 export LD_LIBRARY_PATH=$NVSHMEM_HOME/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export NVSHMEM_SYMMETRIC_SIZE=${NVSHMEM_SYMMETRIC_SIZE:-4G}
@@ -165,14 +167,6 @@ MACHINE=$TMP/machine.txt
 tee -a "$LOG" < "$MACHINE"
 
 # ---- build the CUDA C++ references (in parallel) -------------------------------------------------
-build_nvshmem() { # NAME: bench/reference/NAME.cu against NVSHMEM (device code linked with -rdc)
-    local name=$1 nv=$NVSHMEM_HOME
-    timeout 300 "$NVCC" -O3 -std=c++17 -arch=sm_90 -rdc=true -I"$nv/include" \
-        -c "bench/reference/$name.cu" -o "$BUILD/$name.o" || return 1
-    local link=("$NVCC" -arch=sm_90 -rdc=true "$BUILD/$name.o" -o "$BUILD/$name" -L"$nv/lib"
-        -l:libnvshmem_host.so.3 -lnvshmem_device -Xlinker -rpath -Xlinker "$nv/lib")
-    timeout 120 "${link[@]}" -lcuda || { echo "(linking again without -lcuda)"; timeout 120 "${link[@]}"; }
-}
 build_nccl() {
     [[ -f $NCCL_HOME/include/nccl.h ]] || { echo "no nccl.h under '$NCCL_HOME'"; return 1; }
     timeout 300 "$NVCC" -O3 -std=c++17 -arch=sm_90 -I"$NCCL_HOME/include" bench/reference/jacobi_nccl.cu \

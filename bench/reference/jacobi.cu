@@ -155,13 +155,15 @@ __device__ __forceinline__ void add_norm(const NormTarget &n, float residual) {
 __device__ __noinline__ void meet_pes(uint32_t *meeting) {
     *(volatile uint32_t *)meeting = 0;
     __threadfence();
-    if (nvshmem_n_pes() > 1) nvshmem_barrier_all();
+    nvshmem_barrier_all();
 }
 
 // The end of put-block and p: every block completes its pushes; the last one of the PE meets the
 // other PEs, so that the next launch on every PE reads halos that have all arrived. `meeting` is a
 // zeroed counter of the run. Whole block, every block.
 __device__ __forceinline__ void meet_at_end(uint32_t *meeting) {
+    // Alone, a PE pushes nothing and meets nobody (as in Rust's meet_at_end).
+    if (nvshmem_n_pes() == 1) return;
     __syncthreads();
     if (rank_in_block() == 0) {
         nvshmem_quiet();

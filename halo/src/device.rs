@@ -202,25 +202,34 @@ pub unsafe fn add_norm(target: &NormTarget, residual: f32) {
         thread::sync_threads();
     }
     if thread::rank_in_block() == 0 {
-        let blocks = thread::grid_dim_x() * thread::grid_dim_y() * thread::grid_dim_z();
-        // SAFETY: the counter is a local u32 only touched atomically here; the barrier above
-        // ordered the block's additions before this release (cumulative).
-        let before = unsafe { memory::atomic_add_acq_rel_gpu(target.ticket, 1) };
-        if before + 1 == blocks {
-            // SAFETY: every block's additions were released before its increment, which this
-            // one acquired; nothing else touches the slots until the next norm on this set.
-            unsafe { put_total(target) };
-        }
+        // SAFETY: the barrier above ordered the block's additions before this thread's release.
+        unsafe { count_block_in(target) };
+    }
+}
+
+/// The block's arrival at [`add_norm`]'s counter (one thread per block); the last block puts the
+/// total. Kept out of line, with what it calls: the NVSHMEM calls and the slots' sum would
+/// otherwise raise the registers of the stencil loop, and with them lower the resident blocks.
+///
+/// # Safety
+/// As for [`add_norm`], after the block's additions.
+#[inline(never)]
+unsafe fn count_block_in(target: &NormTarget) {
+    let blocks = thread::grid_dim_x() * thread::grid_dim_y() * thread::grid_dim_z();
+    // SAFETY: the counter is a local u32 only touched atomically here (the caller's contract).
+    let before = unsafe { memory::atomic_add_acq_rel_gpu(target.ticket, 1) };
+    if before + 1 == blocks {
+        // SAFETY: every block's additions were released before its increment, which this one
+        // acquired; nothing else touches the slots until the next norm on this set.
+        unsafe { put_total(target) };
     }
 }
 
 /// The last block's part of [`add_norm`]: sums and zeroes the slots, zeroes the counter and puts
-/// the total to every PE. Kept out of line: it runs once per norm on one thread, and inlined it
-/// would cost the stencil loop registers.
+/// the total to every PE.
 ///
 /// # Safety
 /// As for [`add_norm`], called by one thread after every block's additions.
-#[inline(never)]
 unsafe fn put_total(target: &NormTarget) {
     // SAFETY: the caller's contract.
     unsafe {
@@ -251,16 +260,27 @@ pub unsafe fn meet_at_end(meeting: *mut u32) {
     // SAFETY: the whole block calls it (the caller's contract).
     unsafe { thread::sync_threads() };
     if thread::rank_in_block() == 0 {
-        let blocks = thread::grid_dim_x() * thread::grid_dim_y() * thread::grid_dim_z();
-        // SAFETY: completes this block's pushes (ordered after its other threads' by the barrier
-        // above, the fence being cumulative), then counts the block in; `meeting` is the
-        // caller's zeroed counter.
-        unsafe {
-            sync::quiet();
-            if memory::atomic_add_acq_rel_gpu(meeting, 1) + 1 == blocks {
-                meeting.write_volatile(0);
-                sync::barrier_all();
-            }
+        // SAFETY: the caller's contract; the barrier above ordered the block's pushes before it.
+        unsafe { arrive_at_meeting(meeting) };
+    }
+}
+
+/// One block's arrival at [`meet_at_end`] (one thread per block): completes this block's pushes
+/// (ordered after its other threads' by the caller's block barrier, the fence being cumulative),
+/// counts the block in, and the last block meets the other PEs. Kept out of line, as
+/// [`count_block_in`] is.
+///
+/// # Safety
+/// As for [`meet_at_end`].
+#[inline(never)]
+unsafe fn arrive_at_meeting(meeting: *mut u32) {
+    let blocks = thread::grid_dim_x() * thread::grid_dim_y() * thread::grid_dim_z();
+    // SAFETY: `meeting` is the caller's zeroed counter; every PE's last block reaches the barrier.
+    unsafe {
+        sync::quiet();
+        if memory::atomic_add_acq_rel_gpu(meeting, 1) + 1 == blocks {
+            meeting.write_volatile(0);
+            sync::barrier_all();
         }
     }
 }
@@ -295,7 +315,9 @@ unsafe fn add_to_norm_slots(slots: *mut f64, value: f32) {
 #[inline]
 unsafe fn sum_norm_slots(slots: *mut f64) -> f64 {
     let mut total = 0.0;
-    for slot in 0..NORM_SLOTS {
+    // An opaque count keeps the loop a loop: unrolled whole, its 64 loads in flight would need
+    // some 130 registers, and a kernel takes the registers of the most demanding function it calls.
+    for slot in 0..core::hint::black_box(NORM_SLOTS) {
         // SAFETY: inside `slots` (the caller's contract).
         unsafe {
             let address = slots.add(slot * NORM_SLOT_STRIDE);

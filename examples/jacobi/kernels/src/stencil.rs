@@ -432,11 +432,27 @@ pub unsafe fn norm_sum(totals: SymmetricPtr<f64>, norms: *mut f64, count: u32) {
 /// `a` and `b` hold `len` 16-byte aligned words each.
 #[kernel]
 pub unsafe fn copy_trips(a: *mut Lanes, b: *mut Lanes, len: usize, trips: u32) {
+    const IN_FLIGHT: usize = 4;
+    let (start, stride) = (thread::global_index_x(), thread::grid_size_x());
     for trip in 0..trips {
         let (from, to) = if trip % 2 == 0 { (a, b) } else { (b, a) };
-        for i in (thread::global_index_x()..len).step_by(thread::grid_size_x()) {
-            // SAFETY: `i < len` (the caller's contract).
+        let mut i = start;
+        // Several loads before any store, as the stencil does, so that the copy is not held
+        // back by one load's latency at a time.
+        while i + (IN_FLIGHT - 1) * stride < len {
+            // SAFETY: every index is below `len` (the loop's condition).
+            unsafe {
+                let words: [Lanes; IN_FLIGHT] = core::array::from_fn(|k| *from.add(i + k * stride));
+                for (k, word) in words.into_iter().enumerate() {
+                    *to.add(i + k * stride) = word;
+                }
+            }
+            i += IN_FLIGHT * stride;
+        }
+        while i < len {
+            // SAFETY: `i < len`.
             unsafe { *to.add(i) = *from.add(i) };
+            i += stride;
         }
     }
 }

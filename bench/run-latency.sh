@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# The latency-bound regime of the Jacobi solver: small to large grids, 1 to 4 PEs on one GPU, the
+# norm every iteration and every 100, every variant (and put-block replayed from CUDA graphs), Rust
+# and the CUDA C++ twin alternately in one run; then the report with floors, targets and a plot.
+#
+#   bench/run-latency.sh OUT_DIR
+#
+# Needs dist/ from `./x gpu-bundle` (dist/jacobi, dist/jacobi2d-grid, dist/nvshmemrun) and nvcc with
+# NVSHMEM on the GPU machine, as bench/run-bench.sh does. Writes into OUT_DIR:
+#   latency-1gpu-results.txt   every result line, tagged with impl= and the job's settings
+#   latency-1gpu-console.txt   what the harness printed
+#   latency-1gpu.md, .png      the report and its plot (bench/latency_report.py), unless LAT_REPORT=0
+# Runs of one PE count may be split over several calls (LAT_PES) and their results files
+# concatenated for bench/latency_report.py.
+#
+# Settings (environment): LAT_GRIDS (default "1024 2048 4096 8192 16384"), LAT_PES ("1 2 4"),
+# LAT_NORMS ("1 100"), LAT_BUDGET_S (540). Iterations: 5000 up to 2048², 1000 above (graphs of 100).
+# PEs that share the GPU run under MPS. A run that fails or times out is recorded and the rest go on;
+# runs past the budget are skipped and counted.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 2
+OUT=${1:-}
+[[ -n $OUT ]] || { echo "usage: bench/run-latency.sh OUT_DIR" >&2; exit 2; }
+mkdir -p "$OUT"
+read -ra GRIDS <<< "${LAT_GRIDS:-1024 2048 4096 8192 16384}"
+read -ra PES_LIST <<< "${LAT_PES:-1 2 4}"
+read -ra NORMS <<< "${LAT_NORMS:-1 100}"
+BUDGET=${LAT_BUDGET_S:-540}
+DIST=dist
+RESULTS=$OUT/latency-1gpu-results.txt
+: > "$RESULTS"
+exec > >(tee "$OUT/latency-1gpu-console.txt") 2>&1
+START=$(date +%s)
+TMP=$(mktemp -d)
+BUILD=$TMP/build
+mkdir -p "$BUILD"
+# shellcheck source=tools/gpu-env.sh
+source tools/gpu-env.sh
+# shellcheck source=bench/reference/build.sh
+source bench/reference/build.sh
+nvshmem_env
+export LD_LIBRARY_PATH=$NVSHMEM_HOME/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export NVSHMEM_SYMMETRIC_SIZE=${NVSHMEM_SYMMETRIC_SIZE:-4G} CUDA_MODULE_LOADING=EAGER
+NVCC=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null || true)
+MPS_ON=0
+cleanup() { (( MPS_ON )) && stop_mps > /dev/null 2>&1; rm -rf "$TMP"; }
+trap cleanup EXIT
+if [[ -e $CUDA_MPS_PIPE_DIRECTORY/control ]]; then stop_mps > /dev/null 2>&1; fi
+elapsed() { echo $(( $(date +%s) - START )); }
+echo "gpu: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); nvshmem $(nvshmem_version); commit $(head -1 $DIST/COMMIT)"
+if [[ -n $NVCC ]] && build_nvshmem jacobi > "$TMP/build.log" 2>&1; then echo "built the CUDA C++ twin"
+else echo "the CUDA C++ twin did not build (nvcc: ${NVCC:-none}):"; tail -n 15 "$TMP/build.log"; fi
+
+SKIPPED=0 FAILED=0 ORDER=0
+# one IMPL PES ARGS...: one run under the launcher, its result line kept with IMPL.
+one() {
+    local impl=$1 pes=$2 binary=$3
+    shift 3
+    if (( BUDGET - $(elapsed) < 10 )); then SKIPPED=$(( SKIPPED + 1 )); return; fi
+    local out
+    out=$(timeout -k 5 60 "$DIST/nvshmemrun" -n "$pes" --pes-per-gpu "$pes" --timeout 55 "$binary" "$@" 2>&1)
+    local status=$?
+    local line
+    line=$(grep -a 'result: ' <<< "$out" | tail -1 | sed -E 's/^.*result: /result: /')
+    if (( status != 0 )) || [[ -z $line ]]; then
+        FAILED=$(( FAILED + 1 ))
+        echo "FAILED (exit $status) $impl: $binary $*"; tail -n 3 <<< "$out"
+        echo "failed: impl=$impl pes=$pes status=$status args=${*// /_}" >> "$RESULTS"
+    else
+        echo "$line impl=$impl" >> "$RESULTS"
+    fi
+}
+# pair PES ARGS...: Rust and CUDA C++ alternately (which goes first alternates run by run).
+pair() {
+    local pes=$1
+    shift
+    ORDER=$(( ORDER + 1 ))
+    if (( ORDER % 2 )); then one rust "$pes" "$DIST/jacobi" "$@"; fi
+    [[ -x $BUILD/jacobi ]] && one cuda "$pes" "$BUILD/jacobi" "$@"
+    if (( ORDER % 2 == 0 )); then one rust "$pes" "$DIST/jacobi" "$@"; fi
+}
+for pes in "${PES_LIST[@]}"; do
+    if (( pes > 1 && ! MPS_ON )); then start_mps > /dev/null 2>&1 && MPS_ON=1; fi
+    if (( pes == 1 && MPS_ON )); then stop_mps > /dev/null 2>&1; MPS_ON=0; fi
+    echo "[$(elapsed)s] $pes PE(s), MPS $( (( MPS_ON )) && echo on || echo off)"
+    for n in "${GRIDS[@]}"; do
+        iters=1000
+        (( n <= 2048 )) && iters=5000
+        for every in "${NORMS[@]}"; do
+            common=(--nx "$n" --ny "$n" --iters "$iters" --norm-every "$every")
+            for variant in put-block p signal overlap persistent; do
+                pair "$pes" --variant "$variant" "${common[@]}"
+            done
+            pair "$pes" --variant put-block --graph 100 "${common[@]}"
+            if (( pes > 1 )); then
+                for variant in grid-pack grid-p; do
+                    one rust "$pes" "$DIST/jacobi2d-grid" --variant "$variant" "${common[@]}"
+                done
+            fi
+        done
+        echo "[$(elapsed)s] $n² done"
+    done
+done
+echo "runs: $(grep -c '^result: ' "$RESULTS") results, $FAILED failed, $SKIPPED skipped by the budget; $(elapsed) s"
+if [[ ${LAT_REPORT:-1} != 0 ]]; then python3 bench/latency_report.py "$OUT/latency-1gpu" "$RESULTS"; fi
+(( FAILED == 0 ))
