@@ -68,6 +68,24 @@ pub enum Error {
         /// What NVSHMEM reports.
         actual: (i32, i32),
     },
+    /// NVSHMEM's initialisation returned success but only bootstrapped: it could not finish setting
+    /// itself up (`nvshmemx_init_status` below `NVSHMEM_STATUS_IS_INITIALIZED`).
+    InitIncomplete {
+        /// The status NVSHMEM reports.
+        status: crate::InitStatus,
+        /// The transport settings in this PE's environment, `(variable, value)`, those set only.
+        transport_settings: Vec<(&'static str, String)>,
+    },
+    /// The MPS server refused this client because it is in a failed state: a client died while its
+    /// kernel ran (or a kernel faulted), and the server fails every later client until restarted.
+    MpsFailed {
+        /// What was being done.
+        action: String,
+        /// The driver's error.
+        error: cudarc::driver::DriverError,
+        /// How MPS was detected.
+        mps: nvshmem_pe_env::mps::Mps,
+    },
     /// `nvshmem_malloc` returned null.
     HeapExhausted {
         /// The bytes requested.
@@ -267,6 +285,37 @@ impl fmt::Display for Error {
                  starting with nvshmemrun",
                 expected.0, expected.1, actual.0, actual.1
             ),
+            Error::InitIncomplete {
+                status,
+                transport_settings,
+            } => {
+                write!(
+                    f,
+                    "NVSHMEM bootstrapped this PE but did not finish initialising (nvshmemx_init_status: \
+                     {status:?}), usually because no transport reaches every other PE. This PE's \
+                     transport settings: "
+                )?;
+                if transport_settings.is_empty() {
+                    write!(f, "none set (NVSHMEM's defaults)")?;
+                }
+                for (i, (name, value)) in transport_settings.iter().enumerate() {
+                    write!(f, "{}{name}={value}", if i == 0 { "" } else { ", " })?;
+                }
+                write!(
+                    f,
+                    ". PEs on this machine reach each other through P2P between GPUs unless \
+                     NVSHMEM_DISABLE_P2P is set, other machines through NVSHMEM_REMOTE_TRANSPORT \
+                     (default ibrc; none turns it off): unset NVSHMEM_DISABLE_P2P, or choose a remote \
+                     transport this machine has. NVSHMEM_DEBUG=INFO prints NVSHMEM's own reason"
+                )
+            }
+            Error::MpsFailed { action, error, mps } => {
+                write!(
+                    f,
+                    "CUDA failed while {action}: {error}. {}",
+                    mps_failed(mps)
+                )
+            }
             Error::HeapExhausted {
                 bytes,
                 symmetric_size,
@@ -442,6 +491,64 @@ impl From<nvshmem_pe_env::rendezvous::RendezvousError> for Error {
     }
 }
 
+impl Error {
+    /// [`Error::InitIncomplete`] with the transport settings of this process's environment.
+    pub(crate) fn init_incomplete(status: crate::InitStatus) -> Error {
+        let transport_settings = TRANSPORT_VARIABLES
+            .iter()
+            .filter_map(|&name| Some((name, std::env::var(name).ok()?)))
+            .collect();
+        Error::InitIncomplete {
+            status,
+            transport_settings,
+        }
+    }
+}
+
+impl Error {
+    /// This error, or [`Error::MpsFailed`] when it is a CUDA error that a failed MPS server gives
+    /// the clients it refuses and MPS is in use: for the calls that start CUDA on a GPU, where a
+    /// broken kernel of this process cannot be the cause.
+    pub(crate) fn under_mps(self) -> Error {
+        match self {
+            Error::Cuda { action, error } if refused_by_mps(error.0) => {
+                match nvshmem_pe_env::mps::detect() {
+                    Some(mps) => Error::MpsFailed { action, error, mps },
+                    None => Error::Cuda { action, error },
+                }
+            }
+            other => other,
+        }
+    }
+}
+
+/// Whether a failed MPS server answers a new client with `code` (a server that a dying client left
+/// failed answers "unspecified launch failure").
+fn refused_by_mps(code: CUresult) -> bool {
+    use CUresult::*;
+    matches!(
+        code,
+        CUDA_ERROR_LAUNCH_FAILED
+            | CUDA_ERROR_MPS_CONNECTION_FAILED
+            | CUDA_ERROR_MPS_RPC_FAILURE
+            | CUDA_ERROR_MPS_SERVER_NOT_READY
+            | CUDA_ERROR_MPS_CLIENT_TERMINATED
+    )
+}
+
+/// What [`Error::MpsFailed`] says beside the driver's error.
+fn mps_failed(mps: &nvshmem_pe_env::mps::Mps) -> String {
+    format!(
+        "MPS is in use ({mps}) and its server is in a failed state: a PE that died while its \
+         kernel ran (or a kernel that faulted) leaves the server refusing every later client. \
+         Restart MPS: {}",
+        nvshmem_pe_env::mps::RESTART
+    )
+}
+
+/// NVSHMEM's variables that decide which transports connect the PEs.
+const TRANSPORT_VARIABLES: [&str; 2] = ["NVSHMEM_DISABLE_P2P", "NVSHMEM_REMOTE_TRANSPORT"];
+
 /// What to look at after a CUDA error that a failed kernel leaves behind; such errors are sticky, so
 /// whichever later call of the context sees one first (usually a synchronisation) reports it.
 fn after_kernel_failure(code: CUresult) -> Option<&'static str> {
@@ -547,6 +654,53 @@ mod tests {
         assert_eq!(inside_capture(CUresult::CUDA_ERROR_LAUNCH_FAILED), None);
         let message = Error::CaptureOnLegacyStream.to_string();
         assert!(message.contains("new_stream()"), "{message}");
+    }
+
+    #[test]
+    fn an_incomplete_init_names_the_status_and_the_transport_settings() {
+        let error = Error::InitIncomplete {
+            status: crate::InitStatus::Bootstrapped,
+            transport_settings: vec![
+                ("NVSHMEM_DISABLE_P2P", "1".into()),
+                ("NVSHMEM_REMOTE_TRANSPORT", "none".into()),
+            ],
+        };
+        let message = error.to_string();
+        for part in [
+            "did not finish initialising (nvshmemx_init_status: Bootstrapped)",
+            "no transport reaches every other PE",
+            "settings: NVSHMEM_DISABLE_P2P=1, NVSHMEM_REMOTE_TRANSPORT=none.",
+            "unset NVSHMEM_DISABLE_P2P",
+        ] {
+            assert!(message.contains(part), "no `{part}` in: {message}");
+        }
+        assert!(!message.contains("device library"), "{message}");
+        let error = Error::InitIncomplete {
+            status: crate::InitStatus::NotInitialized,
+            transport_settings: Vec::new(),
+        };
+        assert!(error.to_string().contains("settings: none set"), "{error}");
+    }
+
+    #[test]
+    fn a_failed_mps_server_is_named_with_the_way_out() {
+        for code in [
+            CUresult::CUDA_ERROR_LAUNCH_FAILED,
+            CUresult::CUDA_ERROR_MPS_SERVER_NOT_READY,
+        ] {
+            assert!(refused_by_mps(code), "{code:?}");
+        }
+        assert!(!refused_by_mps(CUresult::CUDA_ERROR_OUT_OF_MEMORY));
+        let mps = nvshmem_pe_env::mps::Mps::Pipe("/tmp/mps-pipes".into());
+        let hint = mps_failed(&mps);
+        for part in [
+            "MPS is in use (control pipe in /tmp/mps-pipes)",
+            "failed state",
+            "echo quit | nvidia-cuda-mps-control",
+            "nvidia-cuda-mps-control -d",
+        ] {
+            assert!(hint.contains(part), "no `{part}` in: {hint}");
+        }
     }
 
     #[test]

@@ -44,6 +44,7 @@ mod bootstrap;
 mod buffer;
 mod device_memory;
 mod error;
+mod exit_guard;
 mod graph;
 mod launch;
 mod module;

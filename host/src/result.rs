@@ -135,6 +135,13 @@ pub fn pe_and_count(lib: &NvshmemHost) -> (i32, i32) {
     unsafe { (lib.nvshmem_my_pe(), lib.nvshmem_n_pes()) }
 }
 
+/// `nvshmemx_init_status`: how far NVSHMEM got (`NVSHMEM_STATUS_*`). Its initialisation only
+/// bootstraps when it cannot set up a transport to every PE, and still returns success.
+pub fn init_status(lib: &NvshmemHost) -> i32 {
+    // SAFETY: the call only reads NVSHMEM's state; it is valid before and after initialisation.
+    unsafe { lib.nvshmemx_init_status() }
+}
+
 /// `nvshmemx_vendor_get_version_info`: the host library's release.
 pub fn host_version(lib: &NvshmemHost) -> nvshmem_locate::Version {
     let (mut major, mut minor, mut patch) = (0, 0, 0);

@@ -4,7 +4,7 @@
 use crate::allocation_check::Ledger;
 use crate::bootstrap::{Bootstrap, Plugin};
 use crate::error::CudaContext as _;
-use crate::{Error, UniqueId, result};
+use crate::{Error, InitStatus, UniqueId, exit_guard, result};
 use cudarc::driver::{CudaContext, CudaStream};
 use nvshmem_pe_env::rendezvous;
 use nvshmem_sys::NvshmemHost;
@@ -144,7 +144,14 @@ impl Nvshmem {
         start: impl FnOnce(&'static NvshmemHost) -> Result<(), Error>,
     ) -> Result<Nvshmem, Error> {
         let lib = nvshmem_sys::library()?;
-        start(lib)?;
+        let started = start(lib);
+        // After NVSHMEM's initialisation, failed or not: its exit handlers are registered by now.
+        exit_guard::arm();
+        started?;
+        let status = InitStatus::from_raw(result::init_status(lib));
+        if !status.is_initialized() {
+            return Err(Error::init_incomplete(status));
+        }
         let (my_pe, n_pes) = result::pe_and_count(lib);
         log::debug!(
             "NVSHMEM {} initialised: PE {my_pe} of {n_pes}, symmetric heap {}",
@@ -282,23 +289,17 @@ impl Drop for Nvshmem {
                 "PE {}: panicking; ending the process without finalizing NVSHMEM",
                 self.my_pe
             );
-            let _ = std::io::Write::flush(&mut std::io::stdout());
-            // SAFETY: `_exit` ends the process at once; nothing runs after it.
-            unsafe { _exit(PANIC_EXIT_STATUS) }
+            exit_guard::end_now(PANIC_EXIT_STATUS)
         }
         let _ = self.stream.synchronize();
         result::finalize(self.lib);
+        exit_guard::disarm();
         INITIALIZED.store(false, Ordering::SeqCst);
     }
 }
 
 /// The status Rust gives a process that ends by panicking.
 const PANIC_EXIT_STATUS: i32 = 101;
-
-unsafe extern "C" {
-    /// POSIX `_exit`: ends the process without running exit handlers or destructors.
-    fn _exit(status: i32) -> !;
-}
 
 /// Joins the NVSHMEM job as `bootstrap` says.
 fn start(lib: &'static NvshmemHost, bootstrap: &Bootstrap) -> Result<(), Error> {
@@ -378,8 +379,12 @@ pub(crate) fn open_gpu(local_rank: usize, pes_per_gpu: usize) -> Result<Arc<Cuda
     if !unsafe { cudarc::driver::sys::is_culib_present() } {
         return Err(Error::NoCudaDriver);
     }
-    cudarc::driver::result::init().doing("initialising the CUDA driver")?;
-    let visible = CudaContext::device_count().doing("counting GPUs")? as usize;
+    cudarc::driver::result::init()
+        .doing("initialising the CUDA driver")
+        .map_err(Error::under_mps)?;
+    let visible = CudaContext::device_count()
+        .doing("counting GPUs")
+        .map_err(Error::under_mps)? as usize;
     if visible == 0 {
         return Err(Error::NoGpu);
     }
@@ -394,7 +399,9 @@ pub(crate) fn open_gpu(local_rank: usize, pes_per_gpu: usize) -> Result<Arc<Cuda
     log::debug!(
         "local rank {local_rank} uses GPU {ordinal} of {visible} ({pes_per_gpu} PE(s) per GPU)"
     );
-    let context = CudaContext::new(ordinal).doing(format!("opening GPU {ordinal}"))?;
+    let context = CudaContext::new(ordinal)
+        .doing(format!("opening GPU {ordinal}"))
+        .map_err(Error::under_mps)?;
     context
         .bind_to_thread()
         .doing(format!("making GPU {ordinal}'s context current"))?;

@@ -52,7 +52,7 @@ pub enum InitStatus {
 }
 
 impl InitStatus {
-    fn from_raw(raw: i32) -> InitStatus {
+    pub(crate) fn from_raw(raw: i32) -> InitStatus {
         match raw {
             0 => InitStatus::NotInitialized,
             1 => InitStatus::Bootstrapped,
@@ -61,6 +61,11 @@ impl InitStatus {
             4 => InitStatus::FullMpg,
             other => InitStatus::Other(other),
         }
+    }
+
+    /// Whether NVSHMEM finished initialising (bootstrapping alone is not enough to use it).
+    pub(crate) fn is_initialized(self) -> bool {
+        !matches!(self, InitStatus::NotInitialized | InitStatus::Bootstrapped)
     }
 
     /// Whether team creation, team barriers and collectives are available.
@@ -135,8 +140,7 @@ impl Nvshmem {
     /// NVSHMEM's state (`nvshmemx_init_status`): whether several PEs share a GPU in full or limited
     /// mode.
     pub fn init_status(&self) -> InitStatus {
-        // SAFETY: NVSHMEM is initialised (`self` exists); the call only reads its state.
-        InitStatus::from_raw(unsafe { self.lib().nvshmemx_init_status() })
+        InitStatus::from_raw(result::init_status(self.lib()))
     }
 
     /// This PE's number in `team`, `None` if it is not a member (`nvshmem_team_my_pe`).

@@ -202,7 +202,12 @@ impl Launch {
         // A closed stderr must not turn a report into a panic, so write errors are ignored.
         let _ = match &result {
             Ok(outcome) if outcome.ending != Ending::Success => {
-                writeln!(io::stderr(), "nvshmemrun: {outcome}")
+                writeln!(io::stderr(), "nvshmemrun: {outcome}").and_then(|()| {
+                    match nvshmem_pe_env::mps::detect().and_then(|mps| outcome.mps_advice(&mps)) {
+                        Some(advice) => writeln!(io::stderr(), "nvshmemrun: {advice}"),
+                        None => Ok(()),
+                    }
+                })
             }
             Ok(_) => Ok(()),
             Err(error) => writeln!(io::stderr(), "nvshmemrun: error: {error}"),

@@ -4,6 +4,7 @@ use std::fmt;
 use std::time::Duration;
 
 use crate::signals;
+use nvshmem_pe_env::mps::{Mps, RESTART};
 
 /// How one PE's process ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -116,6 +117,19 @@ impl Outcome {
             Ending::TimedOut { .. } => 124,
             Ending::Interrupted { signal } => 128 + signal,
         }
+    }
+
+    /// What to add to the report of a job that failed while MPS serves the GPUs (`None` for one
+    /// that succeeded): a PE that died, or was ended, while its kernel ran can leave the MPS server
+    /// failing every later client, which the next job could not tell from a bug of its own.
+    pub fn mps_advice(&self, mps: &Mps) -> Option<String> {
+        (self.ending != Ending::Success).then(|| {
+            format!(
+                "MPS is in use ({mps}): a PE that ended while its kernel ran can leave the MPS \
+                 server in a failed state, refusing later jobs (\"unspecified launch failure\" \
+                 when they start CUDA); if the next job fails so, restart the server: {RESTART}"
+            )
+        })
     }
 
     /// The PEs other than `pe` that the launcher stopped, as `0, 2, 3`.
@@ -260,5 +274,28 @@ mod tests {
         assert_eq!(outcome.exit_code(), 130);
         assert!(outcome.to_string().starts_with("received SIGINT"));
         assert_eq!(PeEnd::Exited(3).to_string(), "exited with status 3");
+    }
+
+    #[test]
+    fn a_failed_job_under_mps_says_the_server_may_need_restarting() {
+        let mut outcome = Outcome {
+            ending: Ending::PeFailed { pe: 1 },
+            pes: vec![
+                report(0, PeEnd::Signaled(15), true),
+                report(1, PeEnd::Signaled(9), false),
+            ],
+            elapsed: Duration::from_millis(20),
+        };
+        let mps = Mps::Pipe("/tmp/nvidia-mps".into());
+        let advice = outcome.mps_advice(&mps).unwrap();
+        for part in [
+            "MPS is in use (control pipe in /tmp/nvidia-mps)",
+            "failed state",
+            "echo quit | nvidia-cuda-mps-control",
+        ] {
+            assert!(advice.contains(part), "no `{part}` in: {advice}");
+        }
+        outcome.ending = Ending::Success;
+        assert_eq!(outcome.mps_advice(&mps), None);
     }
 }

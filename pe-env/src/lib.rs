@@ -21,6 +21,9 @@
 //! ([`rendezvous::JobFolder`]) and removes it when the job ends; the PEs hand NVSHMEM's unique id
 //! to each other through it.
 //!
+//! Both sides also look at the machine the same way: [`mps`] says whether NVIDIA's MPS serves its
+//! GPUs, so that a failure MPS can cause is reported with the way out.
+//!
 //! ```no_run
 //! use nvshmem_pe_env::PeIdentity;
 //!
@@ -32,6 +35,7 @@
 //! ```
 
 mod identity;
+pub mod mps;
 pub mod rendezvous;
 
 pub use identity::{

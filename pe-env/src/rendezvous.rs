@@ -417,4 +417,104 @@ mod tests {
             b"0123"
         );
     }
+
+    /// The user the other-user tests act as: `nobody`.
+    const OTHER_USER: u32 = 65534;
+
+    /// Runs `script` with `sh` as [`OTHER_USER`], without this process's groups, and returns
+    /// whether it succeeded; `None` (after saying the test is skipped) where that cannot be done:
+    /// switching users needs root (CI runs as root) and util-linux's `setpriv`.
+    fn as_other_user(test: &str, script: &str) -> Option<bool> {
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        if unsafe { libc::geteuid() } != 0 {
+            eprintln!("{test}: skipped: acting as another user needs root");
+            return None;
+        }
+        let id = OTHER_USER.to_string();
+        let status = std::process::Command::new("setpriv")
+            .args([
+                "--reuid",
+                &id,
+                "--regid",
+                &id,
+                "--clear-groups",
+                "sh",
+                "-c",
+                script,
+            ])
+            .stderr(std::process::Stdio::null())
+            .status();
+        match status {
+            Ok(status) => Some(status.success()),
+            Err(error) => {
+                eprintln!("{test}: skipped: cannot run setpriv ({error})");
+                None
+            }
+        }
+    }
+
+    #[test]
+    fn another_user_can_neither_read_the_id_nor_plant_one() {
+        use std::os::unix::fs::PermissionsExt;
+        let test = "another_user_can_neither_read_the_id_nor_plant_one";
+        let folder = JobFolder::create().unwrap();
+        publish_unique_id(folder.path(), b"secret").unwrap();
+        let file = folder.path().join(UNIQUE_ID_FILE);
+        let (folder_name, file_name) = (folder.path().display(), file.display());
+        // The folder alone keeps them out: they cannot even see whether the id is there.
+        let Some(seen) = as_other_user(test, &format!("test -e '{file_name}'")) else {
+            return;
+        };
+        assert!(!seen, "another user can see into the job folder");
+        let planted = as_other_user(test, &format!("echo 0 > '{folder_name}/planted'"));
+        assert_eq!(planted, Some(false), "another user can create files in it");
+        // The file keeps them out too, even in a folder they can enter.
+        fs::set_permissions(folder.path(), fs::Permissions::from_mode(0o755)).unwrap();
+        let read = as_other_user(test, &format!("cat '{file_name}' > /dev/null"));
+        assert_eq!(read, Some(false), "another user can read the id");
+        let replaced = as_other_user(test, &format!("echo 0 > '{file_name}'"));
+        assert_eq!(replaced, Some(false), "another user can overwrite the id");
+        assert_eq!(fs::read(&file).unwrap(), b"secret");
+    }
+
+    #[test]
+    fn an_id_or_link_another_user_owns_is_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        if unsafe { libc::geteuid() } != 0 {
+            eprintln!("an_id_or_link_another_user_owns_is_refused: skipped: chown needs root");
+            return;
+        }
+        let folder = JobFolder::create().unwrap();
+        // A private-looking file (mode 600) that another user planted.
+        let planted = folder.path().join("planted");
+        fs::write(&planted, b"0123").unwrap();
+        fs::set_permissions(&planted, fs::Permissions::from_mode(0o600)).unwrap();
+        std::os::unix::fs::chown(&planted, Some(OTHER_USER), Some(OTHER_USER)).unwrap();
+        let error = wait_for_unique_id_at(&planted, 4, Duration::from_secs(1)).unwrap_err();
+        assert!(
+            matches!(error, RendezvousError::NotPrivate { .. }),
+            "{error}"
+        );
+        assert!(error.to_string().contains("owner uid 65534"), "{error}");
+        // Their link to this user's own private id is not followed either.
+        let private = folder.path().join("private");
+        publish_unique_id_at(&private, b"0123").unwrap();
+        let link = folder.path().join("link");
+        std::os::unix::fs::symlink(&private, &link).unwrap();
+        std::os::unix::fs::lchown(&link, Some(OTHER_USER), Some(OTHER_USER)).unwrap();
+        let error = wait_for_unique_id_at(&link, 4, Duration::from_secs(1)).unwrap_err();
+        assert!(error.to_string().contains("symbolic link"), "{error}");
+        // Publishing over their link replaces the link and leaves its target alone.
+        let victim = folder.path().join("victim");
+        fs::write(&victim, b"keep").unwrap();
+        let theirs = folder.path().join("theirs");
+        std::os::unix::fs::symlink(&victim, &theirs).unwrap();
+        std::os::unix::fs::lchown(&theirs, Some(OTHER_USER), Some(OTHER_USER)).unwrap();
+        publish_unique_id_at(&theirs, b"4567").unwrap();
+        assert_eq!(fs::read(&victim).unwrap(), b"keep");
+        let published = fs::symlink_metadata(&theirs).unwrap();
+        assert!(published.is_file(), "{published:?}");
+        assert_eq!(fs::read(&theirs).unwrap(), b"4567");
+    }
 }
