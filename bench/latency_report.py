@@ -69,7 +69,18 @@ def main():
     pes_list = sorted({k[1] for k in keys})
     norms = sorted({k[2] for k in keys})
     variants = [v for v in VARIANTS if any(k[3] == v for k in keys)]
-    out = ["# Jacobi in the latency-bound regime (one GPU)", ""]
+    out = ["# Jacobi in the latency-bound regime (one GPU)", "",
+           "Method: `bench/run-latency.sh` runs `jacobi` (Rust) and the CUDA C++ twin "
+           "(`bench/reference/jacobi.cu`, the same kernels written in CUDA C++) alternately, one after the "
+           "other for each cell, every PE count under MPS on one GPU; 5000 iterations up to 2048², 1000 "
+           "above; each program times its iteration loop with CUDA events after a warm-up and reports the "
+           "slowest PE's µs per iteration. `put-block+graph` replays CUDA graphs of 100 iterations. "
+           "`grid-pack` and `grid-p` are `jacobi2d-grid`'s (Rust only: no twin). A cell shows the median "
+           "of its runs (here one per program). The floor's yardsticks come from the Rust run of the same "
+           "cell: `fit_copy_gbps` (a working set of one grid copied back and forth in one launch, or by "
+           "the copy engine, the faster), `launch_us` (an empty kernel launched 1000 times back to back) and "
+           "`barrier_us` (the one-thread barrier kernel, every PE launching it, 1000 times). A `–` is a "
+           "cell not run (budget) or without a twin.", ""]
     best = {}
     ratios = []
     for pes in pes_list:
@@ -155,13 +166,13 @@ def main():
     for i, every in enumerate(norms):
         for j, pes in enumerate(pes_list):
             ax = axes[i][j]
-            for v in variants:
+            for index, v in enumerate(variants):
                 for impl, style in (("rust", "-"), ("cuda", "--")):
                     pts = [(n, median_us(runs, (n, pes, every, v), impl)) for n in grids]
                     pts = [(n, t) for n, t in pts if t is not None]
                     if pts:
                         ax.plot([n for n, _ in pts], [t for _, t in pts], style, marker="o", markersize=3,
-                                label=f"{v} ({impl})")
+                                color=f"C{index}", label=f"{v} ({impl})")
             ax.set_xscale("log", base=2)
             ax.set_yscale("log")
             ax.set_title(f"{pes} PE(s), norm every {every}")
