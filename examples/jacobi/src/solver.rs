@@ -696,6 +696,7 @@ pub fn solve(
     };
     nvshmem.barrier_all();
     let floors = Floors {
+        copy,
         fit_copy,
         launch: time_launches(nvshmem, &common.nothing)?,
         barrier: if n_pes > 1 {
@@ -800,7 +801,6 @@ pub fn solve(
             options,
             decomposition,
             iterations.stencil(),
-            copy,
             &floors,
             final_norm,
             &reports,
@@ -897,7 +897,10 @@ impl<'nv> Graphs<'nv> {
             .norms
             .schedule()
             .index((chunks - 1) % 2 * self.k + self.k - 1);
-        Ok((seconds, sum_norms(nvshmem, common, &self.norms)?[last as usize]))
+        Ok((
+            seconds,
+            sum_norms(nvshmem, common, &self.norms)?[last as usize],
+        ))
     }
 }
 
@@ -1059,7 +1062,6 @@ fn print_results(
     options: &Options,
     decomposition: &Decomposition2d,
     stencil: &Kernel<'_>,
-    copy: f64,
     floors: &Floors,
     final_norm: f64,
     reports: &[PeReport],
@@ -1072,7 +1074,7 @@ fn print_results(
     let bytes = 2 * nx * ny * 4;
     let halo_bytes: usize = (0..n_pes).map(|pe| decomposition.halo_cells(pe) * 4).sum();
     let rate = bytes as f64 / per_iter;
-    let fraction = rate / copy;
+    let fraction = rate / floors.copy;
     let grid = decomposition.grid();
     let registers = stencil.registers();
     let (_, blocks_per_sm, _) =
@@ -1106,7 +1108,7 @@ fn print_results(
         )),
         bytes as f64 / 1e9,
         rate / 1e9,
-        copy / 1e9,
+        floors.copy / 1e9,
         100.0 * fraction
     );
     println!(
@@ -1151,7 +1153,7 @@ fn print_results(
         options.iters,
         options.norm_every,
         rate / 1e9,
-        copy / 1e9,
+        floors.copy / 1e9,
         floors.fit_copy / 1e9,
         floors.launch * 1e6,
         floors.barrier * 1e6,
@@ -1188,6 +1190,9 @@ fn program_name() -> String {
 /// the size of one grid (in L2 when it fits), and the time of one launch and of one meeting of
 /// every PE. The benchmark report builds each cell's floor from them.
 pub struct Floors {
+    /// Bytes moved per second by device-to-device copies of a large buffer (PE 0): the memory
+    /// floor of grids that do not fit in L2.
+    pub copy: f64,
     /// Bytes moved per second copying `nx × ny × 4` bytes: the faster of back and forth in one
     /// launch and device-to-device copies (PE 0).
     pub fit_copy: f64,
