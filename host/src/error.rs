@@ -311,9 +311,9 @@ impl fmt::Display for Error {
             Error::VersionMismatch { device, host } => write!(
                 f,
                 "the kernels were linked with NVSHMEM {device} device code but the host library is \
-                 NVSHMEM {host}; NVSHMEM needs the same major version and a device minor version \
-                 not newer than the host's. Rebuild the kernels against the same NVSHMEM \
-                 (NVSHMEM_HOME at build time) or point NVSHMEM_HOME at the matching host library"
+                 NVSHMEM {host}; both must come from one release. Rebuild the kernels against the \
+                 host library's release (NVSHMEM_HOME at build time) or point NVSHMEM_HOME at the \
+                 NVSHMEM {device} install when running"
             ),
             Error::PtxContainsNul => write!(f, "the PTX text contains a NUL byte; it is not PTX"),
             Error::NotAnNvshmemModule => write!(
