@@ -49,6 +49,11 @@
 //! ```no_run
 //! nvshmem_builder::PtxBuilder::new("kernels").checks(true).build().unwrap();
 //! ```
+//!
+//! # NVSHMEM releases
+//! Against NVSHMEM 3.7 or later the builder also turns on `nvshmem-gpu/nvshmem-3-7`, which adds the
+//! device functions those releases brought (`sync::flush`, float and double atomic add); against an
+//! older install, kernels that use them do not compile.
 
 mod arch;
 mod error;
@@ -307,6 +312,7 @@ impl PtxBuilder {
         let features: Vec<&str> = [
             checks.then_some(nested_cargo::CHECKS_FEATURE),
             (!self.load_store).then_some(nested_cargo::NVSHMEM_ONLY_FEATURE),
+            (version >= nested_cargo::NVSHMEM_3_7).then_some(nested_cargo::NVSHMEM_3_7_FEATURE),
         ]
         .into_iter()
         .flatten()
