@@ -13,6 +13,7 @@
 use clap::Parser;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Mutex;
 use std::time::Instant;
 
 /// Links kernel crates against one NVSHMEM install for each architecture given and assembles the
@@ -56,49 +57,40 @@ fn run(args: &Args) -> Result<(), String> {
         std::path::absolute(path).map_err(|error| format!("{}: {error}", path.display()))
     };
     let target_dir = absolute(&args.target_dir)?;
-    let mut failed = Vec::new();
-    for arch in &args.arch {
-        // Cargo's layout for a build script's output, so that the builder shares the debug
-        // profile's kernel folders.
-        let out_dir = target_dir.join(format!("debug/build/ptx-matrix-{release}-{arch}/out"));
-        for kernel_crate in &args.crates {
-            let started = Instant::now();
-            let built = nvshmem_builder::PtxBuilder::new(absolute(kernel_crate)?)
-                .nvshmem(absolute(&args.nvshmem)?)
-                .arch(arch)
-                .checks(true)
-                .out_dir(&out_dir)
-                .compile();
-            let job = format!(
-                "{} for {arch} against NVSHMEM {release}",
-                kernel_crate.display()
-            );
-            match built {
-                Ok(built) if built.assembled => {
-                    for line in &built.warnings {
-                        eprintln!("warning: {}: {line}", built.package);
+    let nvshmem = absolute(&args.nvshmem)?;
+    let crates = args
+        .crates
+        .iter()
+        .map(|path| absolute(path))
+        .collect::<Result<Vec<_>, _>>()?;
+    // One worker per core, each taking whole architectures: the crates of one architecture share a
+    // kernel folder, which cargo locks, so they build one after another.
+    let workers = std::thread::available_parallelism().map_or(1, usize::from);
+    let next_arch = Mutex::new(args.arch.iter());
+    let failed = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..workers.min(args.arch.len()) {
+            scope.spawn(|| {
+                loop {
+                    // The lock is held for this statement only.
+                    let Some(arch) = next_arch.lock().unwrap().next() else {
+                        break;
+                    };
+                    for (kernel_crate, shown) in crates.iter().zip(&args.crates) {
+                        let job =
+                            format!("{} for {arch} against NVSHMEM {release}", shown.display());
+                        if let Err(error) =
+                            build(&nvshmem, &target_dir, release, arch, kernel_crate, &job)
+                        {
+                            eprintln!("FAILED {job}:\n{error}");
+                            failed.lock().unwrap().push(job);
+                        }
                     }
-                    println!(
-                        "assembled {job}: {} kernels, PTX ISA {}.{}, {:.1} s",
-                        built.kernels.len(),
-                        built.ptx_isa / 10,
-                        built.ptx_isa % 10,
-                        started.elapsed().as_secs_f64()
-                    );
                 }
-                Ok(_) => {
-                    return Err(format!(
-                        "{job}: ptxas was not found, so nothing was assembled; put CUDA's bin \
-                         folder or .deps/python/nvidia/cu13/bin (`./x deps`) on PATH, or set PTXAS"
-                    ));
-                }
-                Err(error) => {
-                    eprintln!("FAILED {job}:\n{error}");
-                    failed.push(job);
-                }
-            }
+            });
         }
-    }
+    });
+    let failed = failed.into_inner().unwrap();
     if failed.is_empty() {
         Ok(())
     } else {
@@ -109,4 +101,44 @@ fn run(args: &Args) -> Result<(), String> {
             failed.join("; ")
         ))
     }
+}
+
+/// Builds and assembles one crate for one architecture; prints its line.
+fn build(
+    nvshmem: &Path,
+    target_dir: &Path,
+    release: nvshmem_locate::Version,
+    arch: &str,
+    kernel_crate: &Path,
+    job: &str,
+) -> Result<(), String> {
+    let started = Instant::now();
+    // Cargo's layout for a build script's output, so that the builder shares the debug profile's
+    // kernel folders.
+    let out_dir = target_dir.join(format!("debug/build/ptx-matrix-{release}-{arch}/out"));
+    let built = nvshmem_builder::PtxBuilder::new(kernel_crate)
+        .nvshmem(nvshmem)
+        .arch(arch)
+        .checks(true)
+        .out_dir(&out_dir)
+        .compile()
+        .map_err(|error| error.to_string())?;
+    if !built.assembled {
+        return Err(
+            "ptxas was not found, so nothing was assembled; put CUDA's bin folder or \
+             .deps/python/nvidia/cu13/bin (`./x deps`) on PATH, or set PTXAS"
+                .into(),
+        );
+    }
+    for line in &built.warnings {
+        eprintln!("warning: {}: {line}", built.package);
+    }
+    println!(
+        "assembled {job}: {} kernels, PTX ISA {}.{}, {:.1} s",
+        built.kernels.len(),
+        built.ptx_isa / 10,
+        built.ptx_isa % 10,
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
 }
