@@ -318,9 +318,11 @@ impl PtxBuilder {
         .flatten()
         .collect();
         let mut warnings = Vec::new();
+        let kernel_dir =
+            kernel_target_dir(&out_dir, self.load_store, &version.to_string(), &self.arch);
         let nested = nested_cargo::build(
             &manifest,
-            &kernel_target_dir(&out_dir, self.load_store, &version.to_string(), &self.arch),
+            &kernel_dir,
             &self.arch,
             &features,
             &linker_env,
@@ -352,7 +354,7 @@ impl PtxBuilder {
         })?;
         let assembled = match ptxas::find(&caller_dir) {
             Ok(ptxas) => {
-                ptxas::check(&ptxas, &path, &self.arch)?;
+                ptxas::check_once(&ptxas, &path, &text, &self.arch, &kernel_dir)?;
                 true
             }
             Err(_) => false,
