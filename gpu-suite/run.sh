@@ -41,11 +41,12 @@ skipped=0
 mps_down=""
 # case_log NAME PES: the log file of a case in this MPS pass.
 case_log() {
-    echo "$LOG/$(echo "$1-$2-$MPS" | tr -c 'a-zA-Z0-9-' _).log"
+    echo "$LOG/$(echo "${CASE_LABEL:-}$1-$2-$MPS" | tr -c 'a-zA-Z0-9-' _).log"
 }
 
 # record NAME PES SECONDS VERDICT [LOG]: adds a table row, counted by its verdict's first word
-# (PASS, SKIPPED; anything else is a failure), and prints it with the end of LOG.
+# (PASS, SKIPPED; anything else is a failure), and prints it with the end of LOG. A case may set
+# CASE_LABEL to put before its rows' names (the same tests against another NVSHMEM).
 record() {
     local name=$1 pes=$2 seconds=$3 verdict=$4 log=${5:-}
     case $verdict in
@@ -53,6 +54,7 @@ record() {
     SKIPPED*) skipped=$((skipped + 1)) ;;
     *) failed=$((failed + 1)) ;;
     esac
+    name="${CASE_LABEL:+$CASE_LABEL: }$name"
     rows+=("| $name | $pes | $MPS | $verdict | $seconds |")
     echo "=== $name, $pes PE(s), MPS $MPS: $verdict"
     [[ -z $log ]] || sed 's/^/    /' "$log" | tail -n 40
@@ -218,6 +220,37 @@ gpu_tests() {
             run_test "$binary $test" "$pes" 120 "$DIST/nvshmemrun" -n "$pes" --pes-per-gpu "$pes" --timeout 110 \
                 "$DIST/$binary" --ignored --exact "$test" --nocapture --test-threads 1
         fi
+    done
+}
+
+# device_api_tests BINARY PES...: the device API's GPU tests of BINARY at each PES on one GPU, each
+# in its own job, by name (gpu-suite/cases/30-device-api.sh says why): full_mpg_* in the MPS pass
+# only, trap_* (each starts its own job) without MPS only, the others in both.
+device_api_tests() {
+    local binary=$1 pes test; shift
+    expect_tests "$binary"
+    for pes in "$@"; do
+        for test in "${expected_tests[@]}"; do
+            case ${test##*::} in
+            full_mpg_*)
+                [[ $MPS == on ]] || continue
+                run_test "$binary $test" "$pes" 300 \
+                    env CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$((100 / pes)) NVSHMEM_DISABLE_NCCL=1 \
+                    "$DIST"/nvshmemrun -n "$pes" --pes-per-gpu "$pes" --timeout 290 \
+                    "$DIST"/"$binary" --ignored --exact "$test" --nocapture --test-threads 1
+                ;;
+            trap_*)
+                [[ $MPS == off ]] || continue
+                run_test "$binary $test" "$pes" 150 env DEVICE_API_TRAP_PES="$pes" \
+                    "$DIST"/"$binary" --ignored --exact "$test" --nocapture --test-threads 1
+                ;;
+            *)
+                run_test "$binary $test" "$pes" 180 \
+                    "$DIST"/nvshmemrun -n "$pes" --pes-per-gpu "$pes" --timeout 170 \
+                    "$DIST"/"$binary" --ignored --exact "$test" --nocapture --test-threads 1
+                ;;
+            esac
+        done
     done
 }
 

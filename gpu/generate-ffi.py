@@ -5,7 +5,7 @@
     gpu/generate-ffi.py            rewrites gpu/src/ffi/generated.rs
     gpu/generate-ffi.py --check    exits 1 if the file differs from what the script writes
 
-The tables below are NVSHMEM 3.4.5's device API (its headers' NVSHMEMI_REPT_FOR_* type lists and
+The tables below are NVSHMEM 3.4.5's device API, and what NVSHMEM 3.7 added that the crate wraps, (its headers' NVSHMEMI_REPT_FOR_* type lists and
 the function families of nvshmem_defines.h and nvshmemx_defines.h), without the functions the
 crate leaves out (`half` and `bfloat16`, the sized forms; see the crate documentation's "Not
 wrapped" list). `gpu/tests/coverage.rs` checks the result against the device bitcode in both
@@ -198,6 +198,18 @@ UNTYPED = [
         ("nvshmemx_double2_maxloc_reduce_block", f"{TEAM}, dest: *mut double2, source: *const double2, nreduce: usize", "c_int"),
     ]),
     ("Byte transfers and byte collectives", BYTES),
+    # Absent from older bitcode: the wrappers that call these exist only with the crate's
+    # `nvshmem-3-7` feature, which nvshmem-builder turns on for NVSHMEM 3.7 and later
+    # (nvshmem_gpu::FIRST_RELEASE lists them for the coverage test).
+    ("NVSHMEM 3.7 and later: flush, float and double atomic add", [
+        ("nvshmemx_flush", "", None),
+        ("nvshmemx_flush_warp", "", None),
+        ("nvshmemx_flush_block", "", None),
+        ("nvshmemx_float_atomic_fetch_add", "dest: *mut f32, value: f32, pe: c_int", "f32"),
+        ("nvshmemx_float_atomic_add", "dest: *mut f32, value: f32, pe: c_int", None),
+        ("nvshmemx_double_atomic_fetch_add", "dest: *mut f64, value: f64, pe: c_int", "f64"),
+        ("nvshmemx_double_atomic_add", "dest: *mut f64, value: f64, pe: c_int", None),
+    ]),
 ]
 
 # (heading, functions, types) groups, in the order of the file.

@@ -5,6 +5,8 @@
 #
 # Everything it needs it downloads into a temporary folder, removed at exit (KEEP_WORK=1 keeps it):
 #   - the NVSHMEM wheel (headers, and libnvshmem_host.so.3 to learn which functions it exports),
+#   - the older NVSHMEM 3 wheels back to the oldest supported release (their host libraries only, to
+#     learn in which release each function first appeared: src/first_release.rs),
 #   - CUDA 13.0 headers from NVIDIA's wheels (the NVSHMEM headers include cuda.h, cuda_runtime.h,
 #     cuda_fp16.h and cuda_bf16.h; those need crt/ and CCCL's nv/target),
 #   - libclang from the `libclang` wheel (what bindgen parses C with),
@@ -20,7 +22,10 @@
 # The headers are parsed as C++17, as NVIDIA compiles them, for x86_64 Linux (LP64).
 set -euo pipefail
 
-NVSHMEM_WHEEL="nvidia-nvshmem-cu13==3.4.5"
+NVSHMEM_RELEASE="3.8.0"
+NVSHMEM_WHEEL="nvidia-nvshmem-cu13==$NVSHMEM_RELEASE"
+# The latest patch release of each earlier series, oldest (the oldest the project supports) first.
+OLDER_RELEASES=(3.4.5 3.5.21 3.6.5 3.7.2)
 CUDA_WHEELS=("nvidia-cuda-runtime==13.0.96" "nvidia-cuda-crt==13.0.88" "nvidia-cuda-cccl==13.0.85")
 LIBCLANG_WHEEL="libclang==18.1.1"
 BINDGEN_VERSION="0.73.2"
@@ -28,6 +33,7 @@ RUST_TARGET="1.97"
 
 CRATE_DIR="$(cd "$(dirname "$0")" && pwd)"
 OUTPUT="$CRATE_DIR/src/bindings.rs"
+SINCE_OUTPUT="$CRATE_DIR/src/first_release.rs"
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/nvshmem-sys-generate.XXXXXX")"
 if [[ "${KEEP_WORK:-0}" == 1 ]]; then
@@ -48,6 +54,12 @@ python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-bin
 for wheel in "$WORK"/wheels/*.whl; do
     python3 -m zipfile -e "$wheel" "$WORK/unpacked"
 done
+for release in "${OLDER_RELEASES[@]}"; do
+    python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+        --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 \
+        --dest "$WORK/older/$release" "nvidia-nvshmem-cu13==$release"
+    python3 -m zipfile -e "$WORK/older/$release"/*.whl "$WORK/older/$release/unpacked"
+done
 
 NVSHMEM="$WORK/unpacked/nvidia/nvshmem"
 CUDA_INCLUDE="$WORK/unpacked/nvidia/cu13/include"
@@ -60,7 +72,7 @@ for need in "$NVSHMEM/include/nvshmem_host.h" "$HOST_LIBRARY" "$CUDA_INCLUDE/cud
 done
 NVSHMEM_VERSION="$(awk '/define NVSHMEM_VENDOR_(MAJOR|MINOR|PATCH)_VERSION/ {v = v (v ? "." : "") $3} END {print v}' \
     "$NVSHMEM/include/non_abi/nvshmem_version.h")"
-[[ "$NVSHMEM_VERSION" == "3.4.5" ]] || { say "expected NVSHMEM 3.4.5, the wheel has $NVSHMEM_VERSION"; exit 1; }
+[[ "$NVSHMEM_VERSION" == "$NVSHMEM_RELEASE" ]] || { say "expected NVSHMEM $NVSHMEM_RELEASE, the wheel has $NVSHMEM_VERSION"; exit 1; }
 
 BINDGEN_ROOT="${BINDGEN_ROOT:-$WORK/bindgen}"
 BINDGEN="$BINDGEN_ROOT/bin/bindgen"
@@ -70,8 +82,8 @@ if [[ ! -x "$BINDGEN" || "$("$BINDGEN" --version)" != "bindgen $BINDGEN_VERSION"
 fi
 
 # The functions to bind: declared in the headers (bindgen keeps only declared ones) and exported.
-nm -D --defined-only "$HOST_LIBRARY" | awk '$2 == "T" {sub(/@.*/, "", $3); print $3}' |
-    grep '^nvshmem' | sort -u >"$WORK/exported.txt"
+exported() { nm -D --defined-only "$1" | awk '$2 == "T" {sub(/@.*/, "", $3); print $3}' | grep '^nvshmem' | sort -u; }
+exported "$HOST_LIBRARY" >"$WORK/exported.txt"
 ALLOWLIST=()
 while read -r name; do ALLOWLIST+=(--allowlist-function "$name"); done <"$WORK/exported.txt"
 say "$(wc -l <"$WORK/exported.txt") nvshmem* functions exported by libnvshmem_host.so.3"
@@ -87,16 +99,26 @@ say "running bindgen"
     --formatter none \
     "${ALLOWLIST[@]}" \
     --allowlist-type 'nvshmem.*' --allowlist-type flags \
-    --allowlist-var 'NVSHMEM.*' --allowlist-var 'UNIQUEID_.*' --allowlist-var 'INIT_ARGS_PADDING' \
+    --allowlist-var 'NVSHMEM.*' --allowlist-var 'UNIQUEID_.*' --allowlist-var 'INIT_ARGS_.*' \
     --allowlist-var 'TEAM_CONFIG_.*' \
     --blocklist-var NVSHMEM_BUILD_VARS --blocklist-var NVSHMEM_TEAM_UNIQUID_INITIALIZER \
     --blocklist-type nvshmemi_team_op_t \
     --blocklist-type 'CU.*' --blocklist-type 'cuda.*' --blocklist-type '__half.*' --blocklist-type half \
     --blocklist-type '__nv_bfloat16.*' --blocklist-type 'nv_bfloat16' \
-    --raw-line 'use crate::cuda::{__nv_bfloat16, CUlibrary, CUmodule, cudaStream_t, half};' \
+    --raw-line 'use crate::cuda::{__half, __nv_bfloat16, CUlibrary, CUmodule, cudaStream_t, half};' \
     -- -x c++ -std=c++17 \
     -I "$NVSHMEM/include" -I "$CUDA_INCLUDE" -I "$CUDA_INCLUDE/cccl" \
     -isystem "$(cc -print-file-name=include)"
+
+# A function the loaded library lacks panics, when called, with a message naming it and the release
+# that added it (src/since.rs, from src/first_release.rs), rather than bindgen's "Expected function,
+# got error.".
+perl -pi -e 's/self\s*\.\s*(\w+)\s*\.\s*as_ref\s*\(\)\s*\.\s*expect\s*\("Expected function, got error\."\)/self.$1.as_ref().unwrap_or_else(|_| crate::since::missing("$1"))/g' \
+    "$WORK/bindings.rs"
+if grep -q 'Expected function, got error' "$WORK/bindings.rs"; then
+    say "bindgen's method bodies changed; update the rewrite of .expect(...) above"
+    exit 1
+fi
 
 (cd "$CRATE_DIR" && rustfmt --edition 2024 "$WORK/bindings.rs")
 
@@ -113,6 +135,35 @@ if grep -q 'CUstream_st\|CUmod_st\|struct __half' "$WORK/bindings.rs"; then
     say "CUDA types leaked into the bindings; extend the blocklist"
     exit 1
 fi
+
+# The release that first exported each bound function the oldest release lacks.
+cp "$WORK/bound.txt" "$WORK/missing.txt"
+: >"$WORK/since-rows.txt"
+{
+    echo "// @generated by nvshmem-sys/generate.sh; do not edit: rerun the script."
+    echo
+    echo "/// The oldest NVSHMEM release whose host library was compared."
+    echo "pub const OLDEST_RELEASE: &str = \"${OLDER_RELEASES[0]}\";"
+    echo
+    echo "/// Each bound function that NVSHMEM ${OLDER_RELEASES[0]}'s host library lacks, and the first release series"
+    echo "/// that exports it (of ${OLDER_RELEASES[*]:1} $NVSHMEM_RELEASE, each its series' latest release), sorted by name."
+    echo "pub const FIRST_RELEASE: &[(&str, &str)] = &["
+    for release in "${OLDER_RELEASES[@]}" "$NVSHMEM_RELEASE"; do
+        if [[ $release == "$NVSHMEM_RELEASE" ]]; then
+            cp "$WORK/exported.txt" "$WORK/has.txt"
+        else
+            exported "$WORK/older/$release/unpacked/nvidia/nvshmem/lib/libnvshmem_host.so.3" >"$WORK/has.txt"
+        fi
+        if [[ $release != "${OLDER_RELEASES[0]}" ]]; then
+            comm -12 "$WORK/missing.txt" "$WORK/has.txt" | sed "s/.*/    (\"&\", \"${release%.*}\"),/" >>"$WORK/since-rows.txt"
+        fi
+        comm -23 "$WORK/missing.txt" "$WORK/has.txt" >"$WORK/still-missing.txt"
+        mv "$WORK/still-missing.txt" "$WORK/missing.txt"
+    done
+    sort "$WORK/since-rows.txt"
+    echo "];"
+} >"$SINCE_OUTPUT"
+say "wrote $SINCE_OUTPUT ($(wc -l <"$WORK/since-rows.txt") functions newer than ${OLDER_RELEASES[0]})"
 
 {
     echo "// @generated by nvshmem-sys/generate.sh; do not edit: rerun the script."

@@ -2,7 +2,7 @@
 //! for each.
 
 use crate::BuildError;
-use nvshmem_locate::Install;
+use nvshmem_locate::{Install, Version};
 use std::path::PathBuf;
 
 /// The lowest PTX ISA NVSHMEM's device code assembles with (`.mmio` loads need 8.3 on Hopper).
@@ -10,6 +10,27 @@ pub const NVSHMEM_MIN_PTX_ISA: u32 = 83;
 
 /// The architecture NVSHMEM ≤ 3.6 compiled its single `libnvshmem_device.bc` for.
 pub const SINGLE_FILE_ARCH: &str = "sm_90";
+
+/// The first release with device bitcode for each architecture (from NVIDIA's wheels): one file per
+/// architecture since 3.7, Blackwell's since 3.8.
+const FIRST_RELEASE_WITH: [(&str, &str); 5] = [
+    ("sm_90", "3.4"),
+    ("sm_75", "3.7"),
+    ("sm_80", "3.7"),
+    ("sm_89", "3.7"),
+    ("sm_100", "3.8"),
+];
+
+/// Which NVSHMEM releases have device bitcode for `arch`, in words.
+pub fn releases_with(arch: &str) -> String {
+    match FIRST_RELEASE_WITH.iter().find(|(a, _)| *a == arch) {
+        Some((_, release)) => format!("NVSHMEM {release} and later have it"),
+        None => format!(
+            "no NVSHMEM release up to 3.8 has it (they have {})",
+            FIRST_RELEASE_WITH.map(|(a, _)| a).join(", ")
+        ),
+    }
+}
 
 /// Checks that `arch` is an architecture name (`sm_90`, `sm_90a`, `sm_100`, …) and returns its
 /// compute capability number (90, 100, …).
@@ -36,7 +57,11 @@ pub fn ptx_isa_for(compute_capability: u32) -> u32 {
 
 /// NVSHMEM's device bitcode for `arch` in `install`: `lib/libnvshmem_device_<arch>.bc` (NVSHMEM ≥ 3.7)
 /// or the single `lib/libnvshmem_device.bc` of earlier releases, which holds sm_90 code only.
-pub fn device_bitcode(install: &Install, arch: &str) -> Result<PathBuf, BuildError> {
+pub fn device_bitcode(
+    install: &Install,
+    version: Version,
+    arch: &str,
+) -> Result<PathBuf, BuildError> {
     let lib = install.lib_dir();
     let mut per_arch: Vec<String> = std::fs::read_dir(&lib)
         .map_err(|error| BuildError::Io {
@@ -55,6 +80,7 @@ pub fn device_bitcode(install: &Install, arch: &str) -> Result<PathBuf, BuildErr
     let not_available = |available: Vec<String>| BuildError::ArchitectureNotAvailable {
         requested: arch.to_string(),
         nvshmem_root: install.root().to_path_buf(),
+        version,
         available,
     };
     if !per_arch.is_empty() {
@@ -76,6 +102,12 @@ pub fn device_bitcode(install: &Install, arch: &str) -> Result<PathBuf, BuildErr
 mod tests {
     use super::*;
     use nvshmem_locate::Source;
+
+    const V345: Version = Version {
+        major: 3,
+        minor: 4,
+        patch: 5,
+    };
 
     fn install_with(files: &[&str]) -> Install {
         let root = std::env::temp_dir().join(format!(
@@ -114,13 +146,17 @@ mod tests {
     fn single_file_layout_serves_sm_90_only() {
         let install = install_with(&["libnvshmem_device.bc"]);
         assert!(
-            device_bitcode(&install, "sm_90")
+            device_bitcode(&install, V345, "sm_90")
                 .unwrap()
                 .ends_with("libnvshmem_device.bc")
         );
-        let message = device_bitcode(&install, "sm_80").unwrap_err().to_string();
+        let message = device_bitcode(&install, V345, "sm_80")
+            .unwrap_err()
+            .to_string();
         assert!(
-            message.contains("no device bitcode for sm_80; it has: sm_90"),
+            message.contains("NVSHMEM 3.4.5 at ")
+                && message.contains("no device bitcode for sm_80; it has: sm_90")
+                && message.contains("NVSHMEM 3.7 and later have it"),
             "{message}"
         );
     }
@@ -129,18 +165,30 @@ mod tests {
     fn per_architecture_layout_lists_what_it_has() {
         let install = install_with(&["libnvshmem_device_sm_80.bc", "libnvshmem_device_sm_90.bc"]);
         assert!(
-            device_bitcode(&install, "sm_80")
+            device_bitcode(&install, V345, "sm_80")
                 .unwrap()
                 .ends_with("libnvshmem_device_sm_80.bc")
         );
-        let message = device_bitcode(&install, "sm_100").unwrap_err().to_string();
+        let message = device_bitcode(&install, V345, "sm_100")
+            .unwrap_err()
+            .to_string();
         assert!(message.contains("it has: sm_80, sm_90"), "{message}");
+        assert!(message.contains("NVSHMEM 3.8 and later"), "{message}");
+        let message = device_bitcode(&install, V345, "sm_70")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            message.contains("no NVSHMEM release up to 3.8 has it"),
+            "{message}"
+        );
     }
 
     #[test]
     fn a_runtime_only_install_is_told_to_add_the_development_files() {
         let install = install_with(&[]);
-        let message = device_bitcode(&install, "sm_90").unwrap_err().to_string();
+        let message = device_bitcode(&install, V345, "sm_90")
+            .unwrap_err()
+            .to_string();
         assert!(message.contains("runtime-only install"), "{message}");
         assert!(message.contains("libnvshmem3-dev-cuda-13"), "{message}");
     }

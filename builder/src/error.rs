@@ -14,6 +14,8 @@ pub enum BuildError {
         requested: String,
         /// The installation's root.
         nvshmem_root: PathBuf,
+        /// The installation's release.
+        version: nvshmem_locate::Version,
         /// The architectures it has bitcode for.
         available: Vec<String>,
     },
@@ -100,14 +102,17 @@ impl fmt::Display for BuildError {
             BuildError::ArchitectureNotAvailable {
                 requested,
                 nvshmem_root,
+                version,
                 available,
             } => write!(
                 f,
-                "NVSHMEM at {} has no device bitcode for {requested}; it has: {}. Choose one of \
-                 those with `.arch(..)`, or use NVSHMEM 3.7 or later, which ships \
-                 lib/libnvshmem_device_sm_XX.bc for each architecture",
+                "NVSHMEM {version} at {} has no device bitcode for {requested}; it has: {}. {}: \
+                 point NVSHMEM_HOME at such an install (`./x deps` puts NVSHMEM 3.8 in \
+                 .deps/nvshmem-3.8/nvidia/nvshmem), or choose one of the architectures it has with \
+                 `.arch(..)`",
                 nvshmem_root.display(),
-                available.join(", ")
+                available.join(", "),
+                crate::arch::releases_with(requested)
             ),
             BuildError::NoDeviceBitcode { lib_dir } => write!(
                 f,

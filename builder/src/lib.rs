@@ -49,6 +49,11 @@
 //! ```no_run
 //! nvshmem_builder::PtxBuilder::new("kernels").checks(true).build().unwrap();
 //! ```
+//!
+//! # NVSHMEM releases
+//! Against NVSHMEM 3.7 or later the builder also turns on `nvshmem-gpu/nvshmem-3-7`, which adds the
+//! device functions those releases brought (`sync::flush`, float and double atomic add); against an
+//! older install, kernels that use them do not compile.
 
 mod arch;
 mod error;
@@ -73,6 +78,8 @@ pub struct PtxBuilder {
     checks: Option<bool>,
     load_store: bool,
     register_limits: Vec<(String, u32)>,
+    nvshmem_root: Option<PathBuf>,
+    out_dir: Option<PathBuf>,
 }
 
 /// The result of [`PtxBuilder::build`].
@@ -91,8 +98,16 @@ pub struct BuiltPtx {
     pub nvshmem_version: String,
     /// The architecture.
     pub arch: String,
+    /// The PTX ISA version the PTX declares, as `major * 10 + minor` (e.g. 83 for 8.3).
+    pub ptx_isa: u32,
     /// Whether `ptxas` assembled the PTX (false when no `ptxas` was found).
     pub assembled: bool,
+    /// The kernel crate's source files, which the PTX depends on (from the nested build's dep-info).
+    pub sources: Vec<PathBuf>,
+    /// The device bitcode file that was linked.
+    pub device_bitcode: PathBuf,
+    /// The kernel crate's compiler warnings, one line each.
+    pub warnings: Vec<String>,
 }
 
 impl BuiltPtx {
@@ -121,11 +136,15 @@ impl PtxBuilder {
             checks: None,
             load_store: true,
             register_limits: Vec::new(),
+            nvshmem_root: None,
+            out_dir: None,
         }
     }
 
     /// The GPU architecture, `sm_XY` (default [`DEFAULT_ARCH`]). The NVSHMEM installation must have
-    /// device bitcode for it.
+    /// device bitcode for it: NVSHMEM 3.4–3.6 have sm_90 only, 3.7 adds sm_75, sm_80 and sm_89, 3.8
+    /// adds sm_100. The PTX ISA version and the target features follow from the architecture and
+    /// the bitcode; they are not chosen here.
     ///
     /// ```no_run
     /// let builder = nvshmem_builder::PtxBuilder::new("kernels").arch("sm_100");
@@ -177,10 +196,71 @@ impl PtxBuilder {
         self
     }
 
-    /// Builds the PTX and prints the `cargo::` directives; see the [crate documentation](crate).
+    /// The NVSHMEM installation to link, the folder holding `lib/` and `include/` (default: the one
+    /// `nvshmem-locate` finds, starting with `NVSHMEM_HOME`). For tools that build one crate against
+    /// several releases; a `build.rs` leaves it to `NVSHMEM_HOME`, which the host library's loader
+    /// also follows.
+    ///
+    /// ```no_run
+    /// let builder = nvshmem_builder::PtxBuilder::new("kernels").nvshmem(".deps/nvshmem-3.8/nvidia/nvshmem");
+    /// ```
+    pub fn nvshmem(mut self, root: impl Into<PathBuf>) -> PtxBuilder {
+        self.nvshmem_root = Some(root.into());
+        self
+    }
+
+    /// The folder the PTX is written to (default: `OUT_DIR`, which cargo gives build scripts). When
+    /// it is cargo's layout, `<target>/<profile>/build/<name>/out`, the nested build shares the
+    /// profile's kernel folder with the build scripts (see [`PtxBuilder::build`]).
+    ///
+    /// ```no_run
+    /// let builder = nvshmem_builder::PtxBuilder::new("kernels").out_dir("target/debug/build/tool/out");
+    /// ```
+    pub fn out_dir(mut self, dir: impl Into<PathBuf>) -> PtxBuilder {
+        self.out_dir = Some(dir.into());
+        self
+    }
+
+    /// Builds the PTX and prints the `cargo::` directives (`rerun-if-changed`, `rustc-env`,
+    /// warnings); see the [crate documentation](crate).
     ///
     /// When this process is the nested build's linker, performs the link and exits instead.
     pub fn build(self) -> Result<BuiltPtx, BuildError> {
+        for variable in [nvshmem_locate::HOME_VAR, nvshmem_locate::HPC_SDK_VAR] {
+            println!("cargo::rerun-if-env-changed={variable}");
+        }
+        let built = self.compile()?;
+        for line in &built.warnings {
+            println!("cargo::warning={}: {line}", built.package);
+        }
+        if !built.assembled {
+            println!(
+                "cargo::warning=ptxas was not found, so {} was not assembled as a check (looked \
+                 in $PTXAS, $PATH, $CUDA_HOME/bin, $CUDA_PATH/bin, /usr/local/cuda/bin and \
+                 .deps/python/nvidia/cu13/bin); install CUDA or the nvidia-cuda-nvcc wheel, or \
+                 set PTXAS",
+                built.path.display()
+            );
+        }
+        for source in &built.sources {
+            println!("cargo::rerun-if-changed={}", source.display());
+        }
+        println!("cargo::rerun-if-changed={}", built.device_bitcode.display());
+        let env_var = built.env_var();
+        println!("cargo::rustc-env={env_var}={}", built.path.display());
+        println!(
+            "cargo::rustc-env={}_NVSHMEM_VERSION={}",
+            env_var.trim_end_matches("_PTX"),
+            built.nvshmem_version
+        );
+        Ok(built)
+    }
+
+    /// What [`PtxBuilder::build`] does, without printing anything: for tools that are not build
+    /// scripts. The caller reports [`BuiltPtx::warnings`] and an unassembled PTX itself.
+    ///
+    /// When this process is the nested build's linker, performs the link and exits instead.
+    pub fn compile(self) -> Result<BuiltPtx, BuildError> {
         run_if_invoked_as_linker();
         let manifest = self.crate_path.join("Cargo.toml");
         if !manifest.is_file() {
@@ -190,14 +270,22 @@ impl PtxBuilder {
         let caller_dir = std::env::var_os("CARGO_MANIFEST_DIR")
             .map(PathBuf::from)
             .unwrap_or_else(|| self.crate_path.clone());
-        for variable in [nvshmem_locate::HOME_VAR, nvshmem_locate::HPC_SDK_VAR] {
-            println!("cargo::rerun-if-env-changed={variable}");
-        }
-        let install = nvshmem_locate::find(&[&caller_dir, &self.crate_path])?;
-        let device_bitcode = arch::device_bitcode(&install, &self.arch)?;
+        let install = match &self.nvshmem_root {
+            Some(root) => nvshmem_locate::Install::at(root, nvshmem_locate::Source::HomeVariable)
+                .map_err(|attempt| {
+                BuildError::NvshmemNotFound(nvshmem_locate::NotFound {
+                    attempts: vec![attempt],
+                })
+            })?,
+            None => nvshmem_locate::find(&[&caller_dir, &self.crate_path])?,
+        };
+        let version = install.version()?;
+        let device_bitcode = arch::device_bitcode(&install, version, &self.arch)?;
         let llvm_bin = llvm_tools_dir()?;
-        let out_dir = std::env::var_os("OUT_DIR")
-            .map(PathBuf::from)
+        let out_dir = self
+            .out_dir
+            .clone()
+            .or_else(|| std::env::var_os("OUT_DIR").map(PathBuf::from))
             .unwrap_or_else(|| std::env::temp_dir().join("nvshmem-builder"));
         let package = package_name(&manifest)?;
         let name = if self.load_store {
@@ -224,28 +312,28 @@ impl PtxBuilder {
         let features: Vec<&str> = [
             checks.then_some(nested_cargo::CHECKS_FEATURE),
             (!self.load_store).then_some(nested_cargo::NVSHMEM_ONLY_FEATURE),
+            (version >= nested_cargo::NVSHMEM_3_7).then_some(nested_cargo::NVSHMEM_3_7_FEATURE),
         ]
         .into_iter()
         .flatten()
         .collect();
+        let mut warnings = Vec::new();
+        let kernel_dir =
+            kernel_target_dir(&out_dir, self.load_store, &version.to_string(), &self.arch);
         let nested = nested_cargo::build(
             &manifest,
-            &kernel_target_dir(&out_dir, self.load_store),
+            &kernel_dir,
             &self.arch,
             &features,
             &linker_env,
-            |line| println!("cargo::warning={package}: {line}"),
+            |line| warnings.push(line.to_string()),
         )?;
-        for source in &nested.sources {
-            println!("cargo::rerun-if-changed={}", source.display());
-        }
-        println!("cargo::rerun-if-changed={}", device_bitcode.display());
         let path = out_dir.join(format!("{name}.ptx"));
         let mut text = std::fs::read_to_string(&nested.ptx).map_err(|error| BuildError::Io {
             path: nested.ptx.clone(),
             error,
         })?;
-        let (kernels, nvshmem_version) = inspect_ptx(&nested.ptx, &text)?;
+        let (kernels, nvshmem_version, ptx_isa) = inspect_ptx(&nested.ptx, &text)?;
         for (kernel, registers) in &self.register_limits {
             text = limit_registers(&text, kernel, *registers).map_err(|problem| {
                 BuildError::RegisterLimit {
@@ -256,65 +344,61 @@ impl PtxBuilder {
                 }
             })?;
         }
+        std::fs::create_dir_all(&out_dir).map_err(|error| BuildError::Io {
+            path: out_dir.clone(),
+            error,
+        })?;
         std::fs::write(&path, &text).map_err(|error| BuildError::Io {
             path: path.clone(),
             error,
         })?;
         let assembled = match ptxas::find(&caller_dir) {
             Ok(ptxas) => {
-                ptxas::check(&ptxas, &path, &self.arch)?;
+                ptxas::check_once(&ptxas, &path, &text, &self.arch, &kernel_dir)?;
                 true
             }
-            Err(looked_in) => {
-                println!(
-                    "cargo::warning=ptxas was not found, so {} was not assembled as a check \
-                     (looked in {} places, e.g. $PTXAS, $PATH, $CUDA_HOME/bin); install CUDA or \
-                     the nvidia-cuda-nvcc wheel, or set PTXAS",
-                    path.display(),
-                    looked_in.len()
-                );
-                false
-            }
+            Err(_) => false,
         };
-        let built = BuiltPtx {
+        Ok(BuiltPtx {
             path,
             package,
             name,
             kernels,
             nvshmem_version,
             arch: self.arch,
+            ptx_isa,
             assembled,
-        };
-        let env_var = built.env_var();
-        println!("cargo::rustc-env={env_var}={}", built.path.display());
-        println!(
-            "cargo::rustc-env={}_NVSHMEM_VERSION={}",
-            env_var.trim_end_matches("_PTX"),
-            built.nvshmem_version
-        );
-        Ok(built)
+            sources: nested.sources,
+            device_bitcode,
+            warnings,
+        })
     }
 }
 
-/// The kernels (`.entry` names) and the linked NVSHMEM version of a PTX file written by the link
-/// step; an error if NVSHMEM's state symbols or the kernels are missing.
-fn inspect_ptx(path: &Path, text: &str) -> Result<(Vec<String>, String), BuildError> {
+/// The kernels (`.entry` names), the linked NVSHMEM version and the PTX ISA of a PTX file written
+/// by the link step; an error if NVSHMEM's state symbols or the kernels are missing.
+fn inspect_ptx(path: &Path, text: &str) -> Result<(Vec<String>, String, u32), BuildError> {
     let invalid = |problem: String| BuildError::InvalidPtx {
         ptx: path.to_path_buf(),
         problem,
     };
-    let nvshmem_version = text
+    let header = text
         .lines()
         .next()
         .and_then(|line| line.strip_prefix(linker::PTX_HEADER_PREFIX))
-        .and_then(|rest| {
-            rest.split_whitespace()
-                .find_map(|kv| kv.strip_prefix("nvshmem-device-version="))
-        })
         .ok_or_else(|| {
             invalid("no nvshmem-builder header line: it was not linked by nvshmem-builder".into())
-        })?
-        .to_string();
+        })?;
+    let field = |key: &str| {
+        header
+            .split_whitespace()
+            .find_map(|kv| kv.strip_prefix(key)?.strip_prefix('='))
+            .ok_or_else(|| invalid(format!("its nvshmem-builder header line has no {key}")))
+    };
+    let nvshmem_version = field("nvshmem-device-version")?.to_string();
+    let ptx_isa = field("ptx-isa")?
+        .parse()
+        .map_err(|_| invalid("its nvshmem-builder header's ptx-isa is not a number".into()))?;
     let kernels: Vec<String> = text
         .lines()
         .filter_map(|line| line.trim_start().strip_prefix(".visible .entry "))
@@ -334,7 +418,7 @@ fn inspect_ptx(path: &Path, text: &str) -> Result<(Vec<String>, String), BuildEr
             )));
         }
     }
-    Ok((kernels, nvshmem_version))
+    Ok((kernels, nvshmem_version, ptx_isa))
 }
 
 /// `text` with `.maxnreg registers` on the entry `kernel` (between its parameter list and its body),
@@ -362,15 +446,17 @@ fn limit_registers(text: &str, kernel: &str, registers: u32) -> Result<String, S
 }
 
 /// The nested build's target folder. Kernel crates built by the build scripts of one outer profile
-/// share it (`<target>/<profile>/nvshmem-kernels`, three levels above cargo's `OUT_DIR`), so that
-/// `core`, compiled from source for the GPU, is built once rather than once per kernel crate. A
-/// crate built with the load/store path off gets its own folder: both builds of one crate would
-/// otherwise write the same output file.
-fn kernel_target_dir(out_dir: &Path, load_store: bool) -> PathBuf {
+/// share it (`<target>/<profile>/nvshmem-kernels/<release>-<arch>`, under the folder three levels
+/// above cargo's `OUT_DIR`), so that `core`, compiled from source for the GPU, is built once rather
+/// than once per kernel crate. Each NVSHMEM release and architecture gets its own: cargo does not
+/// track the link step's environment (which names the bitcode), so a shared folder could hand back PTX linked
+/// with another release. A crate built with the load/store path off gets its own folder too: both
+/// builds of one crate would otherwise write the same output file.
+fn kernel_target_dir(out_dir: &Path, load_store: bool, release: &str, arch: &str) -> PathBuf {
     let name = if load_store {
-        "nvshmem-kernels"
+        format!("nvshmem-kernels/{release}-{arch}")
     } else {
-        "nvshmem-kernels-nvshmem-only"
+        format!("nvshmem-kernels-nvshmem-only/{release}-{arch}")
     };
     // OUT_DIR is `<target>/<profile>/build/<package>-<hash>/out` when cargo runs the build script.
     let profile_dir = out_dir.ancestors().nth(3).filter(|_| {
@@ -441,9 +527,10 @@ mod tests {
                    .visible .const .align 8 .b8 nvshmemi_device_state_d[1];\n\
                    .visible .const .align 4 .b8 nvshmemi_device_lib_version_d[12];\n\
                    .visible .entry ring(\n.visible .entry shift(\n";
-        let (kernels, version) = inspect_ptx(Path::new("k.ptx"), ptx).unwrap();
+        let (kernels, version, ptx_isa) = inspect_ptx(Path::new("k.ptx"), ptx).unwrap();
         assert_eq!(kernels, ["ring", "shift"]);
         assert_eq!(version, "3.4.5");
+        assert_eq!(ptx_isa, 83);
         let without_state = ptx.replace("nvshmemi_device_state_d", "x");
         let error = inspect_ptx(Path::new("k.ptx"), &without_state)
             .unwrap_err()
@@ -493,22 +580,34 @@ mod tests {
     #[test]
     fn kernel_crates_of_one_profile_share_a_target_folder() {
         let out = |package: &str| PathBuf::from(format!("/t/debug/build/{package}-0123/out"));
+        let dir = |out: &Path, load_store, release, arch| {
+            kernel_target_dir(out, load_store, release, arch)
+        };
         assert_eq!(
-            kernel_target_dir(&out("ring"), true),
-            kernel_target_dir(&out("jacobi"), true)
+            dir(&out("ring"), true, "3.4.5", "sm_90"),
+            dir(&out("jacobi"), true, "3.4.5", "sm_90")
         );
         assert_eq!(
-            kernel_target_dir(&out("ring"), true),
-            PathBuf::from("/t/debug/nvshmem-kernels")
+            dir(&out("ring"), true, "3.4.5", "sm_90"),
+            PathBuf::from("/t/debug/nvshmem-kernels/3.4.5-sm_90")
         );
         assert_eq!(
-            kernel_target_dir(&out("ring"), false),
-            PathBuf::from("/t/debug/nvshmem-kernels-nvshmem-only")
+            dir(&out("ring"), false, "3.4.5", "sm_90"),
+            PathBuf::from("/t/debug/nvshmem-kernels-nvshmem-only/3.4.5-sm_90")
+        );
+        // Another release or architecture links other bitcode: never the same folder.
+        assert_ne!(
+            dir(&out("ring"), true, "3.4.5", "sm_90"),
+            dir(&out("ring"), true, "3.8.0", "sm_90")
+        );
+        assert_ne!(
+            dir(&out("ring"), true, "3.8.0", "sm_80"),
+            dir(&out("ring"), true, "3.8.0", "sm_90")
         );
         // Not laid out by cargo: stay inside the given folder.
         assert_eq!(
-            kernel_target_dir(Path::new("/tmp/x/out"), true),
-            PathBuf::from("/tmp/x/out/nvshmem-kernels")
+            dir(Path::new("/tmp/x/out"), true, "3.8.0", "sm_100"),
+            PathBuf::from("/tmp/x/out/nvshmem-kernels/3.8.0-sm_100")
         );
     }
 

@@ -51,6 +51,17 @@ pub const CHECKS_FEATURE: &str = "nvshmem-gpu/checks";
 /// The feature of the kernel crate's `nvshmem-gpu` dependency that turns its load/store path off.
 pub const NVSHMEM_ONLY_FEATURE: &str = "nvshmem-gpu/nvshmem-only";
 
+/// The feature of the kernel crate's `nvshmem-gpu` dependency that declares and wraps the device
+/// functions of NVSHMEM 3.7 and later.
+pub const NVSHMEM_3_7_FEATURE: &str = "nvshmem-gpu/nvshmem-3-7";
+
+/// The first release that has the functions of [`NVSHMEM_3_7_FEATURE`].
+pub const NVSHMEM_3_7: nvshmem_locate::Version = nvshmem_locate::Version {
+    major: 3,
+    minor: 7,
+    patch: 0,
+};
+
 /// Runs the nested build with `features` (of the kernel crate, e.g. [`CHECKS_FEATURE`]).
 /// `linker_env` carries the link step's settings.
 pub fn build(

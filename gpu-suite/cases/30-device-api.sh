@@ -1,5 +1,5 @@
 # The device API's GPU tests (examples/device-api/tests/gpu_device_api.rs) at 2 and 4 PEs on one GPU, each test in its
-# own job. By name:
+# own job (device_api_tests in gpu-suite/run.sh). By name:
 # - full_mpg_*: team splits, team barriers, collectives and on-stream operations need NVSHMEM's full
 #   multi-PE-per-GPU mode, so they run in the MPS pass only, with CUDA_MPS_ACTIVE_THREAD_PERCENTAGE
 #   = 100 / PEs in every PE's environment (it is read per client process);
@@ -16,29 +16,5 @@
 device_api_binaries=gpu_device_api
 [[ $MPS == on ]] && device_api_binaries+=" gpu_device_api_nvshmem_only"
 for binary in $device_api_binaries; do
-expect_tests $binary
-for pes in 2 4; do
-    # shellcheck disable=SC2154 # expected_tests: set by expect_tests (gpu-suite/run.sh)
-    for test in "${expected_tests[@]}"; do
-        case ${test##*::} in
-        full_mpg_*)
-            [[ $MPS == on ]] || continue
-            run_test "$binary $test" $pes 300 \
-                env CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$((100 / pes)) NVSHMEM_DISABLE_NCCL=1 \
-                "$DIST"/nvshmemrun -n $pes --pes-per-gpu $pes --timeout 290 \
-                "$DIST"/$binary --ignored --exact "$test" --nocapture --test-threads 1
-            ;;
-        trap_*)
-            [[ $MPS == off ]] || continue
-            run_test "$binary $test" $pes 150 env DEVICE_API_TRAP_PES=$pes \
-                "$DIST"/$binary --ignored --exact "$test" --nocapture --test-threads 1
-            ;;
-        *)
-            run_test "$binary $test" $pes 180 \
-                "$DIST"/nvshmemrun -n $pes --pes-per-gpu $pes --timeout 170 \
-                "$DIST"/$binary --ignored --exact "$test" --nocapture --test-threads 1
-            ;;
-        esac
-    done
-done
+    device_api_tests "$binary" 2 4
 done

@@ -8,7 +8,8 @@
 //! |---|---|
 //! | [`fetch`], [`set`], [`swap`] | `f32`, `f64`, `i32`, `i64`, `u32`, `u64`, `isize`, `usize` ([`AtomicElement`]) |
 //! | [`compare_swap`] | `i32`, `i64`, `u32`, `u64`, `isize`, `usize` ([`AtomicCompareSwap`]) |
-//! | [`fetch_add`], [`add`], [`fetch_inc`], [`inc`] | `i32`, `i64`, `u32`, `u64`, `usize` ([`AtomicInteger`]) |
+//! | [`fetch_add`], [`add`] | `i32`, `i64`, `u32`, `u64`, `usize`; `f32`, `f64` from NVSHMEM 3.7 ([`AtomicAdd`]) |
+//! | [`fetch_inc`], [`inc`] | `i32`, `i64`, `u32`, `u64`, `usize` ([`AtomicInteger`]) |
 //! | [`fetch_and`], [`fetch_or`], [`fetch_xor`], [`and`], [`or`], [`xor`] | `i32`, `i64`, `u32`, `u64` ([`AtomicBitwise`]) |
 //!
 //! Asking for an operation a type lacks is a compile error:
@@ -35,7 +36,9 @@
 //! # }
 //! ```
 
-use crate::{AtomicBitwise, AtomicCompareSwap, AtomicElement, AtomicInteger, SymmetricPtr};
+use crate::{
+    AtomicAdd, AtomicBitwise, AtomicCompareSwap, AtomicElement, AtomicInteger, SymmetricPtr,
+};
 
 /// Reads `source` on PE `pe` atomically (`nvshmem_<T>_atomic_fetch`).
 ///
@@ -117,7 +120,7 @@ macro_rules! operand_ops {
 }
 
 operand_ops! {
-    AtomicInteger.ARITHMETIC: fetch_add, add, "`+`";
+    AtomicAdd.ADD: fetch_add, add, "`+`";
     AtomicBitwise.BITWISE: fetch_and, and, "bitwise and with";
     AtomicBitwise.BITWISE: fetch_or, or, "bitwise or with";
     AtomicBitwise.BITWISE: fetch_xor, xor, "bitwise xor with";

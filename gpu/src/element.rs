@@ -523,8 +523,8 @@ for_each_atomic_compare_swap!(implement_atomic_compare_swap);
 ///
 /// ```compile_fail,E0277
 /// # unsafe fn f(counter: nvshmem_gpu::SymmetricPtr<f32>) {
-/// // NVSHMEM has no float fetch-add: rejected at compile time.
-/// unsafe { nvshmem_gpu::atomic::fetch_add(counter, 1.0f32, 0) };
+/// // NVSHMEM has no float fetch-inc: rejected at compile time.
+/// unsafe { nvshmem_gpu::atomic::fetch_inc(counter, 0) };
 /// # }
 /// ```
 #[diagnostic::on_unimplemented(
@@ -570,6 +570,56 @@ macro_rules! implement_atomic_integer {
     };
 }
 for_each_atomic_integer!(implement_atomic_integer);
+
+/// A type of NVSHMEM's atomic add and fetch-add: the [`AtomicInteger`] types, and `f32` and `f64`
+/// with NVSHMEM 3.7 and later (the crate's `nvshmem-3-7` feature, which nvshmem-builder turns on
+/// for such an install).
+///
+/// ```
+/// # unsafe fn f(total: nvshmem_gpu::SymmetricPtr<u64>) {
+/// unsafe { nvshmem_gpu::atomic::add(total, 2u64, 0) };
+/// # }
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "NVSHMEM has no atomic add for `{Self}` here",
+    note = "add and fetch_add take i32, i64, u32, u64 and usize, and f32 and f64 when the kernels \
+            are built against NVSHMEM 3.7 or later"
+)]
+pub trait AtomicAdd: AtomicElement {
+    /// The functions; use [`crate::atomic`] instead.
+    #[doc(hidden)]
+    const ADD: AtomicAddOps<Self>;
+}
+
+/// Fetch-add and add for one type.
+#[doc(hidden)]
+pub struct AtomicAddOps<T> {
+    pub fetch_add: unsafe extern "C" fn(*mut T, T, i32) -> T,
+    pub add: unsafe extern "C" fn(*mut T, T, i32),
+}
+
+impl<T: AtomicInteger> AtomicAdd for T {
+    const ADD: AtomicAddOps<Self> = AtomicAddOps {
+        fetch_add: T::ARITHMETIC.fetch_add,
+        add: T::ARITHMETIC.add,
+    };
+}
+
+#[cfg(feature = "nvshmem-3-7")]
+impl AtomicAdd for f32 {
+    const ADD: AtomicAddOps<Self> = AtomicAddOps {
+        fetch_add: crate::ffi::nvshmemx_float_atomic_fetch_add,
+        add: crate::ffi::nvshmemx_float_atomic_add,
+    };
+}
+
+#[cfg(feature = "nvshmem-3-7")]
+impl AtomicAdd for f64 {
+    const ADD: AtomicAddOps<Self> = AtomicAddOps {
+        fetch_add: crate::ffi::nvshmemx_double_atomic_fetch_add,
+        add: crate::ffi::nvshmemx_double_atomic_add,
+    };
+}
 
 /// An integer type of NVSHMEM's bitwise atomics: `i32`, `i64`, `u32`, `u64`.
 #[diagnostic::on_unimplemented(

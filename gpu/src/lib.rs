@@ -51,7 +51,7 @@
 //! Typed calls are generic over sealed traits, one per family of NVSHMEM types, each implemented
 //! from one table of `(Rust type, C type name)` pairs (in `element.rs`): [`Element`] (RMA and
 //! collectives: `f32`, `f64`, `i8`…`i64`, `u8`…`u64`, `isize`, `usize`), [`WaitElement`],
-//! [`AtomicElement`], [`AtomicCompareSwap`], [`AtomicInteger`], [`AtomicBitwise`], and [`collective::ReduceOp`] for the
+//! [`AtomicElement`], [`AtomicCompareSwap`], [`AtomicAdd`], [`AtomicInteger`], [`AtomicBitwise`], and [`collective::ReduceOp`] for the
 //! (operator, type) pairs of reductions. A line in a table gives a type its family; a line in a
 //! family's function list gives every type of the family that function. A call NVSHMEM does not
 //! have for a type (a float fetch-add, an `Xor` reduction of `f32`, a wait on `f32`) or for a scope
@@ -83,8 +83,10 @@
 //! | `nvshmem_<T>_atomic_{fetch,set,swap}` | [`atomic::fetch`], [`atomic::set`], [`atomic::swap`] |
 //! | `nvshmem_<T>_atomic_compare_swap` | [`atomic::compare_swap`] |
 //! | `nvshmem_<T>_atomic_{fetch_add,add,fetch_inc,inc}` | [`atomic::fetch_add`], [`atomic::add`], [`atomic::fetch_inc`], [`atomic::inc`] |
+//! | `nvshmemx_{float,double}_atomic_{fetch_add,add}` (3.7) | [`atomic::fetch_add`], [`atomic::add`] of `f32`, `f64` |
 //! | `nvshmem_<T>_atomic_{fetch_and,fetch_or,fetch_xor,and,or,xor}` | [`atomic::fetch_and`], [`atomic::fetch_or`], [`atomic::fetch_xor`], [`atomic::and`], [`atomic::or`], [`atomic::xor`] |
 //! | `nvshmem_quiet`, `nvshmem_fence` | [`sync::quiet`], [`sync::fence`] |
+//! | `nvshmemx_flush[_warp,_block]` (3.7) | `sync::flush`, `sync::flush_warp`, `sync::flush_block` |
 //! | `nvshmem_barrier_all`, `nvshmemx_barrier_all_{warp,block}` | [`sync::barrier_all`], [`sync::barrier_all_warp`], [`sync::barrier_all_block`] |
 //! | `nvshmem_sync_all`, `nvshmemx_sync_all_{warp,block}` | [`sync::sync_all`], [`sync::sync_all_warp`], [`sync::sync_all_block`] |
 //! | `nvshmem_barrier`, `nvshmemx_barrier_{warp,warpgroup,block}` | [`sync::barrier`], [`sync::barrier_warp`], [`sync::barrier_warpgroup`], [`sync::barrier_block`] |
@@ -95,16 +97,24 @@
 //! | `nvshmem_{broadcast,fcollect,alltoall}mem`, `nvshmemx_{broadcast,fcollect,alltoall}mem_{warp,block}` | [`collective::broadcastmem`], [`collective::fcollectmem`], [`collective::alltoallmem`] (and scoped) |
 //! | `nvshmemx_double2_maxloc_reduce_block` | [`collective::block::maxloc_reduce`] |
 //!
+//! Functions marked (3.7) exist only in NVSHMEM 3.7 and later: the wrappers come with the crate's
+//! `nvshmem-3-7` feature, which nvshmem-builder turns on for such an install (`FIRST_RELEASE` lists
+//! them).
+//!
 //! # Not wrapped
-//! Every public function of NVSHMEM 3.4.5's device bitcode is wrapped above or in [`ffi`], except
-//! these (the coverage test, `gpu/tests/coverage.rs`, enforces the list; `{a,b}` is either, `*` any
-//! text):
+//! Every public function of NVSHMEM 3.4.5's and 3.8.0's device bitcode is wrapped above or in
+//! [`ffi`], except these (the coverage test, `gpu/tests/coverage.rs`, enforces the list against
+//! both; `{a,b}` is either, `*` any text):
 //!
 //! | C functions | why |
 //! |---|---|
 //! | `nvshmem*_{half,bfloat16}_*` | stable Rust has no IEEE binary16 or bfloat16 type (`f16` is unstable); move such data with the byte functions |
 //! | `nvshmem*_{put,get,iput,iget}{8,16,32,64,128}*` | the sized forms: the typed forms of the unsigned type of that width do the same (`rma::put::<u32>` for `nvshmem_put32`); 128-bit has no element type |
-//! | `nvshmemx_put6_signal*` | NVSHMEM 3.4.5's name for `nvshmemx_put16_signal_{warp,block}[_nbi]` (a typo in its `NVSHMEMI_REPT_FOR_SIZES_WITH_SCOPE2`); a sized form, see above |
+//! | `nvshmemx_put6_signal*` | NVSHMEM 3.4.5's name for `nvshmemx_put16_signal_{warp,block}[_nbi]` (a typo in its `NVSHMEMI_REPT_FOR_SIZES_WITH_SCOPE2`, fixed by 3.8); a sized form, see above |
+//! | `nvshmemx_qp_*` | 3.5's operations on explicit queue pairs: they need queue pairs from the host's `nvshmemx_qp_create`, which the host crate does not offer |
+//! | `nvshmemx_{ask,give,release}_smem` | 3.8's lending of shared memory to NVSHMEM's own collectives: a tuning aid for CUDA C++ kernels that size their shared memory by hand |
+//! | `nvshmemx_region_*` | 3.8's batched-RMA regions: new and sparsely documented; wrap them when a use needs them |
+//! | `nvshmemx_signal_counted_reset` | 3.8's counted signals: as for regions |
 //! | `nvshmem*_{char,schar,short,int,long,longlong,uchar,ushort,uint,ulong,ulonglong}_*` | C's platform-named integer types: each has the width of a fixed-width type with a typed wrapper; declared under their C names in [`ffi`] (the test checks that), typed only where NVSHMEM has no fixed-width form (`short` waits for `i16`, `long` atomics for `i64`) |
 //!
 //! # Load/store path
@@ -182,7 +192,7 @@ pub mod thread;
 pub mod warp;
 
 pub use element::{
-    AtomicBitwise, AtomicCompareSwap, AtomicElement, AtomicInteger, Element, WaitElement,
+    AtomicAdd, AtomicBitwise, AtomicCompareSwap, AtomicElement, AtomicInteger, Element, WaitElement,
 };
 pub use p2p::Cmp;
 pub use signal::SignalOp;
@@ -220,6 +230,11 @@ pub fn wrapped_c_functions() -> impl Iterator<Item = &'static str> {
 /// `{a,b}` either alternative.
 #[doc(hidden)]
 pub const NOT_WRAPPED: &[(&str, &str)] = &[
+    // First: the queue-pair forms exist for every type, half and C's names included.
+    (
+        "nvshmemx_qp_*",
+        "explicit queue pairs need the host's nvshmemx_qp_create, which the host crate lacks",
+    ),
     (
         "nvshmem*_{half,bfloat16}_*",
         "stable Rust has no IEEE binary16 or bfloat16 type",
@@ -236,4 +251,24 @@ pub const NOT_WRAPPED: &[(&str, &str)] = &[
         "nvshmem*_{char,schar,short,int,long,longlong,uchar,ushort,uint,ulong,ulonglong}_*",
         "C's platform-named integer types: declared in ffi, typed through the fixed-width types",
     ),
+    (
+        "nvshmemx_{ask,give,release}_smem",
+        "lends shared memory to NVSHMEM's collectives: a tuning aid for CUDA C++ kernels",
+    ),
+    (
+        "nvshmemx_region_*",
+        "batched-RMA regions: new and sparsely documented",
+    ),
+    (
+        "nvshmemx_signal_counted_reset",
+        "counted signals: new and sparsely documented",
+    ),
+];
+
+/// The device functions this crate declares and wraps that older NVSHMEM releases lack, as
+/// `(pattern, release series that added them)`; their wrappers need the `nvshmem-3-7` feature.
+#[doc(hidden)]
+pub const FIRST_RELEASE: &[(&str, &str)] = &[
+    ("nvshmemx_flush{,_warp,_block}", "3.7"),
+    ("nvshmemx_{float,double}_atomic_{fetch_add,add}", "3.7"),
 ];

@@ -1,5 +1,5 @@
-//! Ordering and synchronisation: `quiet`, `fence`, `barrier_all`, `sync_all`, team barriers and
-//! syncs (NVSHMEM: "Memory ordering routines" and "Collective communication routines: barriers").
+//! Ordering and synchronisation: `quiet`, `fence`, `flush` (NVSHMEM 3.7 and later), `barrier_all`,
+//! `sync_all`, team barriers and syncs (NVSHMEM: "Memory ordering routines" and "Collective communication routines: barriers").
 //!
 //! Barriers and syncs wait for other PEs: a kernel that calls them must be launched cooperatively
 //! (the host crate's `launch_cooperative`), so that all its blocks are resident at once. A barrier
@@ -50,6 +50,41 @@ pub unsafe fn quiet() {
 pub unsafe fn fence() {
     // SAFETY: the caller's contract above.
     unsafe { ffi::nvshmem_fence() }
+}
+
+/// Waits until the sources of this thread's earlier non-blocking puts may be reused, without
+/// making the puts visible at their targets: [`quiet`] before a remote PE reads them
+/// (`nvshmemx_flush`; NVSHMEM 3.7 and later, the crate's `nvshmem-3-7` feature).
+///
+/// # Safety
+/// As for [`quiet`].
+#[cfg(feature = "nvshmem-3-7")]
+#[inline]
+pub unsafe fn flush() {
+    // SAFETY: the caller's contract above.
+    unsafe { ffi::nvshmemx_flush() }
+}
+
+/// [`flush`] by the whole warp, for the warp's puts (`nvshmemx_flush_warp`).
+///
+/// # Safety
+/// As for [`quiet`]; every thread of the warp calls it.
+#[cfg(feature = "nvshmem-3-7")]
+#[inline]
+pub unsafe fn flush_warp() {
+    // SAFETY: the caller's contract above.
+    unsafe { ffi::nvshmemx_flush_warp() }
+}
+
+/// [`flush`] by the whole block, for the block's puts (`nvshmemx_flush_block`).
+///
+/// # Safety
+/// As for [`quiet`]; every thread of the block calls it.
+#[cfg(feature = "nvshmem-3-7")]
+#[inline]
+pub unsafe fn flush_block() {
+    // SAFETY: the caller's contract above.
+    unsafe { ffi::nvshmemx_flush_block() }
 }
 
 macro_rules! collective_waits {

@@ -9,9 +9,11 @@
 //! string literals; a `ffi::[<nvshmem $x _NAME $suffix>]` pattern of the scoped macros stands for the
 //! thread, warp and block forms).
 //!
-//! The bitcode is found where `nvshmem-locate` looks: `NVSHMEM_HOME`, the project's `.deps/python`
-//! (installed by `./x deps`), then Python's `nvidia.nvshmem`. `llvm-nm` is the toolchain's
-//! (`llvm-tools` component).
+//! The bitcode of every NVSHMEM release at hand is checked: the project's 3.4.5 and 3.8.0 (both
+//! installed by `./x deps`), and what `NVSHMEM_HOME` and Python's `nvidia.nvshmem` point at. The
+//! functions a release lacks (`nvshmem_gpu::FIRST_RELEASE`) must be absent from its bitcode, and a
+//! `NOT_WRAPPED` entry need only match in one release's (3.4.5's misspelt `put6_signal`, 3.8's
+//! additions). `llvm-nm` is the toolchain's (`llvm-tools` component).
 
 mod common;
 
@@ -27,13 +29,29 @@ fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
-/// NVSHMEM's `lib/` folder, in `nvshmem-locate`'s order.
-fn nvshmem_lib_dirs() -> Vec<PathBuf> {
-    let mut dirs = Vec::new();
-    if let Some(home) = std::env::var_os("NVSHMEM_HOME") {
-        dirs.push(PathBuf::from(home).join("lib"));
+/// The NVSHMEM installs whose device bitcode is checked, one per release: the project's two
+/// (`./x deps`: 3.4.5 in `.deps/python`, 3.8.0 in `.deps/nvshmem-3.8`), and those `NVSHMEM_HOME`
+/// and Python's `nvidia.nvshmem` point at.
+fn installs() -> Vec<nvshmem_locate::Install> {
+    use nvshmem_locate::{Install, Source};
+    let project = [
+        ".deps/python/nvidia/nvshmem",
+        ".deps/nvshmem-3.8/nvidia/nvshmem",
+    ];
+    let mut roots: Vec<(PathBuf, Source)> = project
+        .iter()
+        .map(|dir| (workspace_root().join(dir), Source::ProjectLocal))
+        .collect();
+    for (root, _) in &roots {
+        assert!(
+            root.join("lib").is_dir(),
+            "{} is missing: run `./x deps` (installs NVSHMEM 3.4.5 and 3.8.0 there)",
+            root.display()
+        );
     }
-    dirs.push(workspace_root().join(".deps/python/nvidia/nvshmem/lib"));
+    if let Some(home) = std::env::var_os("NVSHMEM_HOME") {
+        roots.push((PathBuf::from(home), Source::HomeVariable));
+    }
     if let Ok(output) = Command::new("python3")
         .args([
             "-c",
@@ -43,29 +61,65 @@ fn nvshmem_lib_dirs() -> Vec<PathBuf> {
     {
         let path = String::from_utf8_lossy(&output.stdout).trim().to_string();
         if !path.is_empty() {
-            dirs.push(PathBuf::from(path).join("lib"));
+            roots.push((PathBuf::from(path), Source::PythonPackage));
         }
     }
-    dirs
+    let mut releases = BTreeSet::new();
+    roots
+        .into_iter()
+        .filter_map(|(root, source)| Install::at(root, source).ok())
+        .filter(|install| releases.insert(install.version().ok()))
+        .collect()
 }
 
 /// The device bitcode the builder links for sm_90: `libnvshmem_device_sm_90.bc` (NVSHMEM ≥ 3.7) or
 /// `libnvshmem_device.bc`.
-fn device_bitcode() -> PathBuf {
-    let dirs = nvshmem_lib_dirs();
-    dirs.iter()
-        .flat_map(|dir| {
-            [
-                dir.join("libnvshmem_device_sm_90.bc"),
-                dir.join("libnvshmem_device.bc"),
-            ]
-        })
+fn device_bitcode(install: &nvshmem_locate::Install) -> PathBuf {
+    let lib = install.lib_dir();
+    ["libnvshmem_device_sm_90.bc", "libnvshmem_device.bc"]
+        .iter()
+        .map(|name| lib.join(name))
         .find(|path| path.is_file())
         .unwrap_or_else(|| {
             panic!(
-                "NVSHMEM's device bitcode was not found in {dirs:?}: run `./x deps` (installs NVSHMEM \
-                 3.4.5 into .deps/python) or set NVSHMEM_HOME"
+                "NVSHMEM's device bitcode for sm_90 is not in {}",
+                lib.display()
             )
+        })
+}
+
+/// Each checked release with the functions of its bitcode.
+fn bitcodes() -> Vec<(nvshmem_locate::Version, BTreeSet<String>)> {
+    installs()
+        .iter()
+        .map(|install| {
+            let release = install
+                .version()
+                .unwrap_or_else(|error| panic!("{}: {error}", install.root().display()));
+            (release, bitcode_functions(&device_bitcode(install)))
+        })
+        .collect()
+}
+
+/// The functions of every checked release's bitcode.
+fn all_bitcode_functions() -> BTreeSet<String> {
+    bitcodes()
+        .into_iter()
+        .flat_map(|(_, functions)| functions)
+        .collect()
+}
+
+/// Whether `function` is one of `nvshmem_gpu::FIRST_RELEASE`'s, added after `release`.
+fn newer_than(release: nvshmem_locate::Version, function: &str) -> bool {
+    nvshmem_gpu::FIRST_RELEASE
+        .iter()
+        .filter(|(pattern, _)| matches(pattern, function))
+        .any(|(_, since)| {
+            let (major, minor) = since
+                .split_once('.')
+                .expect("a release series is MAJOR.MINOR");
+            let since = (major.parse().unwrap(), minor.parse().unwrap());
+            (release.major, release.minor) < since
         })
 }
 
@@ -98,11 +152,10 @@ fn llvm_nm() -> PathBuf {
 }
 
 /// The `nvshmem_*`/`nvshmemx_*` functions the bitcode defines and exports (`T`/`W`).
-fn bitcode_functions() -> BTreeSet<String> {
-    let bitcode = device_bitcode();
+fn bitcode_functions(bitcode: &Path) -> BTreeSet<String> {
     let output = Command::new(llvm_nm())
         .args(["--defined-only"])
-        .arg(&bitcode)
+        .arg(bitcode)
         .output()
         .expect("llvm-nm runs");
     assert!(
@@ -342,22 +395,70 @@ fn documented_patterns() -> Vec<String> {
 
 #[test]
 fn every_device_function_is_wrapped_or_excluded_with_a_reason() {
-    let bitcode = bitcode_functions();
-    let declared = declared();
-    let mut wrapped: BTreeSet<String> = nvshmem_gpu::wrapped_c_functions()
+    let mut all_wrapped: BTreeSet<String> = nvshmem_gpu::wrapped_c_functions()
         .map(str::to_string)
         .collect();
-    wrapped.extend(untyped_wrapped());
+    all_wrapped.extend(untyped_wrapped());
+    let all_declared = declared();
+    for (pattern, _) in nvshmem_gpu::FIRST_RELEASE {
+        assert!(
+            all_wrapped
+                .iter()
+                .any(|function| matches(pattern, function)),
+            "FIRST_RELEASE entry {pattern} matches no wrapped function: remove it"
+        );
+    }
+    let bitcodes = bitcodes();
+    assert!(
+        bitcodes.len() >= 2,
+        "only one NVSHMEM release found: run `./x deps`"
+    );
+    for (release, bitcode) in bitcodes {
+        check_release(release, &bitcode, &all_wrapped, &all_declared);
+    }
+}
 
-    let not_in_bitcode: Vec<_> = declared.difference(&bitcode).collect();
+/// The coverage checks against one release's bitcode: the functions that release lacks
+/// (`FIRST_RELEASE`) must be absent from it and are left out of the other checks.
+fn check_release(
+    release: nvshmem_locate::Version,
+    bitcode: &BTreeSet<String>,
+    all_wrapped: &BTreeSet<String>,
+    all_declared: &BTreeSet<String>,
+) {
+    let newer: BTreeSet<&String> = all_wrapped
+        .union(all_declared)
+        .filter(|function| newer_than(release, function))
+        .collect();
+    let newer_present: Vec<_> = newer
+        .iter()
+        .filter(|function| bitcode.contains(**function))
+        .collect();
+    assert!(
+        newer_present.is_empty(),
+        "NVSHMEM {release}'s bitcode has {newer_present:?}, which nvshmem_gpu::FIRST_RELEASE says \
+         came later: correct that table (and the feature gating the wrappers)"
+    );
+    let wrapped: BTreeSet<String> = all_wrapped
+        .iter()
+        .filter(|function| !newer.contains(function))
+        .cloned()
+        .collect();
+    let declared: BTreeSet<String> = all_declared
+        .iter()
+        .filter(|function| !newer.contains(function))
+        .cloned()
+        .collect();
+
+    let not_in_bitcode: Vec<_> = declared.difference(bitcode).collect();
     assert!(
         not_in_bitcode.is_empty(),
-        "declared in ffi but not in the bitcode: {not_in_bitcode:?}"
+        "NVSHMEM {release}: declared in ffi but not in the bitcode: {not_in_bitcode:?}"
     );
-    let wrapped_not_in_bitcode: Vec<_> = wrapped.difference(&bitcode).collect();
+    let wrapped_not_in_bitcode: Vec<_> = wrapped.difference(bitcode).collect();
     assert!(
         wrapped_not_in_bitcode.is_empty(),
-        "wrapped but not in the bitcode: {wrapped_not_in_bitcode:?}"
+        "NVSHMEM {release}: wrapped but not in the bitcode: {wrapped_not_in_bitcode:?}"
     );
     let wrapped_not_declared: Vec<_> = wrapped.difference(&declared).collect();
     assert!(
@@ -371,7 +472,7 @@ fn every_device_function_is_wrapped_or_excluded_with_a_reason() {
         .expect("the C alias types have an entry");
     let mut uncovered = Vec::new();
     let mut alias_not_declared = Vec::new();
-    for function in &bitcode {
+    for function in bitcode {
         if wrapped.contains(function) {
             continue;
         }
@@ -388,7 +489,8 @@ fn every_device_function_is_wrapped_or_excluded_with_a_reason() {
     }
     assert!(
         uncovered.is_empty(),
-        "{} device functions have neither a wrapper nor an entry in NOT_WRAPPED: {uncovered:?}",
+        "NVSHMEM {release}: {} device functions have neither a wrapper nor an entry in \
+         NOT_WRAPPED: {uncovered:?}",
         uncovered.len()
     );
     assert!(
@@ -396,7 +498,7 @@ fn every_device_function_is_wrapped_or_excluded_with_a_reason() {
         "C-alias-type functions must at least be declared in ffi: {alias_not_declared:?}"
     );
     println!(
-        "{} device functions: {} wrapped, {} declared in ffi, the rest excluded",
+        "NVSHMEM {release}: {} device functions: {} wrapped, {} declared in ffi, the rest excluded",
         bitcode.len(),
         wrapped.len(),
         declared.len()
@@ -405,7 +507,7 @@ fn every_device_function_is_wrapped_or_excluded_with_a_reason() {
 
 #[test]
 fn exclusions_are_live_documented_and_do_not_hide_wrapped_functions() {
-    let bitcode = bitcode_functions();
+    let bitcode = all_bitcode_functions();
     let wrapped: BTreeSet<String> = nvshmem_gpu::wrapped_c_functions()
         .map(str::to_string)
         .chain(untyped_wrapped())
@@ -450,7 +552,7 @@ fn the_documented_table_covers_every_wrapped_function() {
         "wrapped functions missing from the crate docs' `C function → Rust item` table: \
          {undocumented:?}"
     );
-    let bitcode = bitcode_functions();
+    let bitcode = all_bitcode_functions();
     for pattern in &patterns {
         assert!(
             bitcode.iter().any(|function| matches(pattern, function)),

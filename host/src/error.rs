@@ -360,9 +360,9 @@ impl fmt::Display for Error {
             Error::VersionMismatch { device, host } => write!(
                 f,
                 "the kernels were linked with NVSHMEM {device} device code but the host library is \
-                 NVSHMEM {host}; NVSHMEM needs the same major version and a device minor version \
-                 not newer than the host's. Rebuild the kernels against the same NVSHMEM \
-                 (NVSHMEM_HOME at build time) or point NVSHMEM_HOME at the matching host library"
+                 NVSHMEM {host}; both must come from one release. Rebuild the kernels against the \
+                 host library's release (NVSHMEM_HOME at build time) or point NVSHMEM_HOME at the \
+                 NVSHMEM {device} install when running"
             ),
             Error::PtxContainsNul => write!(f, "the PTX text contains a NUL byte; it is not PTX"),
             Error::NotAnNvshmemModule => write!(
@@ -435,11 +435,19 @@ impl fmt::Display for Error {
                  expected {expected}; pass exactly the bytes UniqueId::as_bytes gave on rank 0, \
                  made by the same NVSHMEM major version"
             ),
-            Error::MissingSymbol { symbol, version } => write!(
-                f,
-                "the loaded NVSHMEM host library (NVSHMEM {version}) has no {symbol}; use a \
-                 newer NVSHMEM release that has it (point NVSHMEM_HOME at it)"
-            ),
+            Error::MissingSymbol { symbol, version } => match nvshmem_sys::first_release(symbol) {
+                Some(since) => write!(
+                    f,
+                    "the loaded NVSHMEM host library (NVSHMEM {version}) has no {symbol}, which \
+                     NVSHMEM {since} added; use NVSHMEM {since} or later (point NVSHMEM_HOME at \
+                     it; `./x deps` puts NVSHMEM 3.8 in .deps/nvshmem-3.8/nvidia/nvshmem)"
+                ),
+                None => write!(
+                    f,
+                    "the loaded NVSHMEM host library (NVSHMEM {version}) has no {symbol}; use a \
+                     newer NVSHMEM release that has it (point NVSHMEM_HOME at it)"
+                ),
+            },
             Error::ForeignContext {
                 what,
                 gpu,
@@ -633,6 +641,27 @@ mod tests {
              at most 256 (255 registers per thread); launch it with at most 256 threads per \
              block, or, where its registers are the limit, cap them in build.rs with \
              `PtxBuilder::max_registers(\"reduce_latency_block\", N)`"
+        );
+    }
+
+    #[test]
+    fn a_function_newer_than_the_library_names_the_release_that_added_it() {
+        let old = nvshmem_locate::Version {
+            major: 3,
+            minor: 4,
+            patch: 5,
+        };
+        let message = Error::MissingSymbol {
+            symbol: "nvshmemx_flush_on_stream",
+            version: old,
+        }
+        .to_string();
+        assert!(
+            message.contains(
+                "(NVSHMEM 3.4.5) has no nvshmemx_flush_on_stream, which NVSHMEM 3.7 added; use \
+                 NVSHMEM 3.7 or later"
+            ),
+            "{message}"
         );
     }
 

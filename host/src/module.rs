@@ -187,11 +187,19 @@ fn read_device_version(module: CUmodule) -> Result<nvshmem_locate::Version, Erro
     })
 }
 
-/// Refuses device code that the host library cannot serve (NVSHMEM's rule: same major version,
-/// device minor version not newer than the host's).
+/// Refuses device code linked with another NVSHMEM release than the host library's.
 fn check_version(module: CUmodule, host: nvshmem_locate::Version) -> Result<(), Error> {
-    let device = read_device_version(module)?;
-    if device.device_compatible_with(host) {
+    same_release(read_device_version(module)?, host)
+}
+
+/// The project's rule: device bitcode and host library from one release. NVSHMEM itself accepts an
+/// older device minor version, but what each side puts in the shared device state changes between
+/// releases, and only same-release pairs are built and tested.
+fn same_release(
+    device: nvshmem_locate::Version,
+    host: nvshmem_locate::Version,
+) -> Result<(), Error> {
+    if device == host {
         Ok(())
     } else {
         Err(Error::VersionMismatch { device, host })
@@ -209,6 +217,25 @@ fn entry_names(ptx: &str) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn device_code_and_host_library_must_be_one_release() {
+        let v = |minor, patch| nvshmem_locate::Version {
+            major: 3,
+            minor,
+            patch,
+        };
+        assert!(super::same_release(v(4, 5), v(4, 5)).is_ok());
+        assert!(super::same_release(v(8, 0), v(8, 0)).is_ok());
+        for (device, host) in [(v(4, 5), v(8, 0)), (v(8, 0), v(4, 5)), (v(4, 5), v(4, 6))] {
+            let message = super::same_release(device, host).unwrap_err().to_string();
+            assert!(
+                message.contains(&format!("linked with NVSHMEM {device} device code"))
+                    && message.contains(&format!("host library is NVSHMEM {host}")),
+                "{message}"
+            );
+        }
+    }
+
     #[test]
     fn entry_names_are_read_from_ptx() {
         let ptx = ".visible .entry ring_block(\n\t.param .u64 a\n)\n.visible .func helper(\n.visible .entry other(\n";

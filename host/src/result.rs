@@ -56,8 +56,9 @@ pub fn init_with_unique_id(
             id.len(),
         )
     };
-    let mut attr = nvshmem_sys::init_attr_initializer();
-    // SAFETY: both structs are initialised with the C initializers' version words; NVSHMEM copies
+    let mut attr = nvshmem_sys::init_attr_initializer_for(host_version(lib));
+    // SAFETY: both structs are initialised with the C initializers' version words (the layout the
+    // loaded release knows); NVSHMEM copies
     // what it needs from `unique_id` into `attr`.
     let code = unsafe { lib.nvshmemx_set_attr_uniqueid_args(pe, n_pes, &unique_id, &mut attr) };
     status(
@@ -85,8 +86,8 @@ pub fn init_with_mpi_communicator(
     communicator: mpi::ffi::MPI_Comm,
 ) -> Result<(), Error> {
     let mut communicator = communicator;
-    let mut attr = nvshmem_sys::init_attr_initializer();
-    // SAFETY: `attr` carries the C initializer's version word; NVSHMEM keeps the address of
+    let mut attr = nvshmem_sys::init_attr_initializer_for(host_version(lib));
+    // SAFETY: `attr` carries the C initializer's version word for the loaded release; NVSHMEM keeps the address of
     // `communicator` (an `MPI_Comm *`, as its MPI plugin reads it), which outlives the init below.
     let code = unsafe {
         lib.nvshmemx_set_attr_mpi_comm_args(
@@ -113,8 +114,9 @@ pub fn init_with_mpi_communicator(
 
 /// `nvshmemx_hostlib_init_attr` with NVSHMEM's bootstrap chosen by its environment variables.
 pub fn init_from_environment(lib: &NvshmemHost) -> Result<(), Error> {
-    let mut attr = nvshmem_sys::init_attr_initializer();
-    // SAFETY: `attr` carries the C initializer's version word; a CUDA context is current.
+    let mut attr = nvshmem_sys::init_attr_initializer_for(host_version(lib));
+    // SAFETY: `attr` carries the C initializer's version word for the loaded release; a CUDA
+    // context is current.
     let code = unsafe { lib.nvshmemx_hostlib_init_attr(0, &mut attr) };
     status(
         "nvshmemx_hostlib_init_attr",
@@ -237,7 +239,7 @@ pub unsafe fn cumodule_finalize(
 
 /// An error naming `symbol` and the loaded release unless the library has the symbol (`loaded`:
 /// the binding's field, an `Err` where the library lacks it).
-fn require<F>(
+pub(crate) fn require<F>(
     lib: &NvshmemHost,
     symbol: &'static str,
     loaded: &Result<F, libloading::Error>,

@@ -283,6 +283,22 @@ pub trait StreamOperations: sealed::Target {
         }
     }
 
+    /// Enqueues a wait until the sources of this stream's earlier non-blocking puts may be
+    /// reused (`nvshmemx_flush_on_stream`, NVSHMEM 3.7 and later; [`Error::MissingSymbol`] with an
+    /// older library). Unlike [`StreamOperations::quiet_on_stream`] it does not make the puts
+    /// visible at their targets: quiet before a remote PE reads them.
+    fn flush_on_stream(&self) -> Result<(), Error> {
+        let lib = self.target().lib();
+        result::require(
+            lib,
+            "nvshmemx_flush_on_stream",
+            &lib.nvshmemx_flush_on_stream,
+        )?;
+        // SAFETY: as for `barrier_all_on_stream`.
+        unsafe { lib.nvshmemx_flush_on_stream(self.target().cu_stream()) };
+        Ok(())
+    }
+
     /// Enqueues a copy of the first `count` elements of `source` (this PE's symmetric buffer or
     /// registered allocation) into `dest` on PE `pe` (`nvshmemx_putmem_on_stream`).
     fn put_on_stream<T: Pod>(

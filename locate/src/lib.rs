@@ -96,7 +96,7 @@ pub struct Install {
 pub struct Version {
     /// Major release; the device bitcode and host library must agree on it.
     pub major: u32,
-    /// Minor release; the device bitcode's must not be newer than the host library's.
+    /// Minor release.
     pub minor: u32,
     /// Patch release.
     pub patch: u32,
@@ -105,23 +105,6 @@ pub struct Version {
 impl fmt::Display for Version {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}.{}.{}", self.major, self.minor, self.patch)
-    }
-}
-
-impl Version {
-    /// Whether device code built against `self` may run with host library `host`.
-    ///
-    /// NVSHMEM's rule: same major version, device minor version not newer than the host's.
-    ///
-    /// ```
-    /// use nvshmem_locate::Version;
-    /// let v = |major, minor| Version { major, minor, patch: 0 };
-    /// assert!(v(3, 4).device_compatible_with(v(3, 5)));
-    /// assert!(!v(3, 5).device_compatible_with(v(3, 4)));
-    /// assert!(!v(2, 4).device_compatible_with(v(3, 4)));
-    /// ```
-    pub fn device_compatible_with(self, host: Version) -> bool {
-        self.major == host.major && self.minor <= host.minor
     }
 }
 

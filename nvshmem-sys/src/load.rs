@@ -175,9 +175,10 @@ fn open(target: &OsStr, tried: String) -> Result<NvshmemHost, Failure> {
 /// `path` should be a path to `libnvshmem_host.so.3`; a bare file name is searched for by the
 /// system loader (`LD_LIBRARY_PATH`, then the loader cache). The file must be NVSHMEM's host
 /// library: loading runs its initialization code, and its functions are called with the
-/// signatures of NVSHMEM 3.4.5's headers. A function the file does not export is an `Err` in its
-/// field of [`NvshmemHost`] (and its method panics), so check fields such as
-/// `host.nvshmemx_hostlib_init_attr.is_ok()` before relying on newer functions.
+/// signatures of NVSHMEM 3.8.0's headers. A function the file does not export is an `Err` in its
+/// field of [`NvshmemHost`] (and its method panics, naming the release that added it), so check
+/// fields such as `host.nvshmemx_flush_on_stream.is_ok()` before relying on newer functions
+/// ([`first_release`](crate::first_release) says which those are).
 ///
 /// ```
 /// let error = nvshmem_sys::load_from("/nonexistent/libnvshmem_host.so.3").unwrap_err();

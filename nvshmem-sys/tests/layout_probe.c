@@ -15,6 +15,7 @@ static nvshmemx_uniqueid_t uniqueid = NVSHMEMX_UNIQUEID_INITIALIZER;
 static nvshmemx_uniqueid_args_t uniqueid_args = NVSHMEMX_UNIQUEID_ARGS_INITIALIZER;
 static nvshmemx_init_args_t init_args = NVSHMEMX_INIT_ARGS_INITIALIZER;
 static nvshmemx_init_attr_t init_attr = NVSHMEMX_INIT_ATTR_INITIALIZER;
+static nvshmemx_init_attr_t init_attr_v1 = NVSHMEMX_INIT_ATTR_V1_INITIALIZER;
 static nvshmem_team_config_t team_config = NVSHMEM_TEAM_CONFIG_INITIALIZER;
 static nvshmemx_init_attr_t versions_only; /* zero, then nvshmemx_init_init_attr_ver_only */
 
@@ -45,6 +46,7 @@ int main(void) {
     LAYOUT("init_args", nvshmemx_init_args_t);
     OFFSET("init_args", nvshmemx_init_args_t, version);
     OFFSET("init_args", nvshmemx_init_args_t, uid_args);
+    OFFSET("init_args", nvshmemx_init_args_t, cuda_device_id);
     OFFSET("init_args", nvshmemx_init_args_t, content);
 
     LAYOUT("init_attr", nvshmemx_init_attr_t);
@@ -79,8 +81,16 @@ int main(void) {
     P("INIT_ATTR_INITIALIZER.args.uid_args.id.is_null", init_attr.args.uid_args.id == NULL);
     P("INIT_ATTR_INITIALIZER.args.uid_args.myrank", init_attr.args.uid_args.myrank);
     P("INIT_ATTR_INITIALIZER.args.uid_args.nranks", init_attr.args.uid_args.nranks);
+    P("INIT_ATTR_INITIALIZER.args.cuda_device_id", init_attr.args.cuda_device_id);
     P("INIT_ATTR_INITIALIZER.args.content.nonzero",
       nonzero_bytes(init_attr.args.content, sizeof init_attr.args.content));
+
+    P("INIT_ATTR_V1_INITIALIZER.version", init_attr_v1.version);
+    P("INIT_ATTR_V1_INITIALIZER.args.version", init_attr_v1.args.version);
+    P("INIT_ATTR_V1_INITIALIZER.args.uid_args.nranks", init_attr_v1.args.uid_args.nranks);
+    P("INIT_ATTR_V1_INITIALIZER.args.cuda_device_id", init_attr_v1.args.cuda_device_id);
+    P("INIT_ATTR_V1_INITIALIZER.args.content.nonzero",
+      nonzero_bytes(init_attr_v1.args.content, sizeof init_attr_v1.args.content));
 
     nvshmemx_init_init_attr_ver_only(versions_only);
     P("init_attr_ver_only.version", versions_only.version);

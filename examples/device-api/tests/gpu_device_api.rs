@@ -542,6 +542,27 @@ fn atomics_apply_exactly_once_per_pe() {
 
 #[test]
 #[ignore = "needs a GPU and NVSHMEM: gpu-suite/run.sh runs it on the GPU machine"]
+fn flush_on_stream_runs_from_nvshmem_3_7_and_is_an_error_naming_it_before() {
+    let nvshmem = init();
+    let release = nvshmem.version();
+    let flushed = nvshmem.flush_on_stream();
+    if (release.major, release.minor) >= (3, 7) {
+        flushed.unwrap_or_else(|error| panic!("NVSHMEM {release}: {error}"));
+        nvshmem.quiet_on_stream();
+        nvshmem.barrier_all_on_stream();
+    } else {
+        let error = flushed.expect_err("a library before 3.7 has no nvshmemx_flush_on_stream");
+        assert!(matches!(error, Error::MissingSymbol { .. }), "{error:?}");
+        let message = error.to_string();
+        assert!(
+            message.contains("no nvshmemx_flush_on_stream, which NVSHMEM 3.7 added"),
+            "{message}"
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs a GPU and NVSHMEM: gpu-suite/run.sh runs it on the GPU machine"]
 fn barriers_over_all_pes_and_queries_without_teams() {
     use layout::world::*;
     let nvshmem = init();

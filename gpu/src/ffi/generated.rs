@@ -2051,3 +2051,14 @@ unsafe extern "C" {
     pub fn nvshmemx_alltoallmem_warp(team: nvshmem_team_t, dest: *mut c_void, source: *const c_void, nelems: usize) -> c_int;
     pub fn nvshmemx_alltoallmem_block(team: nvshmem_team_t, dest: *mut c_void, source: *const c_void, nelems: usize) -> c_int;
 }
+
+// NVSHMEM 3.7 and later: flush, float and double atomic add.
+unsafe extern "C" {
+    pub fn nvshmemx_flush();
+    pub fn nvshmemx_flush_warp();
+    pub fn nvshmemx_flush_block();
+    pub fn nvshmemx_float_atomic_fetch_add(dest: *mut f32, value: f32, pe: c_int) -> f32;
+    pub fn nvshmemx_float_atomic_add(dest: *mut f32, value: f32, pe: c_int);
+    pub fn nvshmemx_double_atomic_fetch_add(dest: *mut f64, value: f64, pe: c_int) -> f64;
+    pub fn nvshmemx_double_atomic_add(dest: *mut f64, value: f64, pe: c_int);
+}
