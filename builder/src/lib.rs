@@ -52,6 +52,8 @@
 
 mod arch;
 mod error;
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
 mod linker;
 mod nested_cargo;
 mod ptxas;

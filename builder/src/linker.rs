@@ -53,7 +53,7 @@ pub fn run_if_invoked_as_linker() {
 
 /// One link, as rustc asked for it.
 #[derive(Debug, PartialEq)]
-struct LinkJob {
+pub(crate) struct LinkJob {
     exports: Vec<String>,
     inputs: Vec<PathBuf>,
     output: PathBuf,
@@ -84,7 +84,7 @@ impl LinkJob {
 
     /// Reads rustc's `llvm-bitcode-linker` command line: `--export-symbol NAME`, `-o OUT`, inputs, and
     /// options this step decides itself (`--target`, `--target-cpu`, `-L`, `-O*`, `--debug`, …).
-    fn parse(
+    pub(crate) fn parse(
         args: &[OsString],
         device_bitcode: PathBuf,
         arch: String,
@@ -264,7 +264,7 @@ impl ToolCommand {
 
 /// What the link step learns from the linked module's IR.
 #[derive(Debug, PartialEq)]
-struct LinkedModuleFacts {
+pub(crate) struct LinkedModuleFacts {
     /// `nvshmemi_device_lib_version_d`'s initializer, e.g. `3.4.5`.
     nvshmem_version: String,
     /// The `target-cpu` values of the module's function attributes.
@@ -274,7 +274,7 @@ struct LinkedModuleFacts {
 }
 
 impl LinkedModuleFacts {
-    fn read(ir: &str) -> Result<LinkedModuleFacts, String> {
+    pub(crate) fn read(ir: &str) -> Result<LinkedModuleFacts, String> {
         let version_line = ir
             .lines()
             .find(|line| line.starts_with("@nvshmemi_device_lib_version_d ="))
@@ -321,7 +321,7 @@ impl LinkedModuleFacts {
 
     /// NVSHMEM's code is compiled for one architecture; targeting another would emit instructions the
     /// GPU lacks, or wrong per-architecture paths.
-    fn check_arch(&self, arch: &str, device_bitcode: &Path) -> Result<(), String> {
+    pub(crate) fn check_arch(&self, arch: &str, device_bitcode: &Path) -> Result<(), String> {
         let foreign: Vec<&String> = self
             .target_cpus
             .iter()

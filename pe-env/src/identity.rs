@@ -72,7 +72,7 @@ impl PeIdentity {
     }
 
     /// [`PeIdentity::from_env`] over any source of variables.
-    fn from_lookup(
+    pub fn from_lookup(
         lookup: impl Fn(&str) -> Option<OsString>,
     ) -> Result<Option<PeIdentity>, PeEnvError> {
         if lookup(PE).is_none() {

@@ -1,0 +1,37 @@
+//! Every command-line parser of the project, on any words: a parsed command line or clap's error,
+//! never a panic. The first byte picks the program; the rest, split at NUL bytes, are its words
+//! (any bytes, not only UTF-8).
+#![no_main]
+
+use clap::Parser;
+use libfuzzer_sys::fuzz_target;
+use std::ffi::OsString;
+use std::os::unix::ffi::OsStringExt;
+
+#[path = "../../bench/micro/src/options.rs"]
+#[allow(dead_code)]
+mod micro;
+
+fn words(bytes: &[u8]) -> Vec<OsString> {
+    bytes
+        .split(|&b| b == 0)
+        .map(|w| OsString::from_vec(w.to_vec()))
+        .collect()
+}
+
+fn parse<P: Parser>(name: &str, args: Vec<OsString>) {
+    let _ = P::try_parse_from(std::iter::once(OsString::from(name)).chain(args));
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&which, rest)) = data.split_first() else {
+        return;
+    };
+    let args = words(rest);
+    match which % 2 {
+        0 => {
+            let _ = nvshmem_launch::cli::parse(args);
+        }
+        _ => parse::<micro::Options>("micro", args),
+    }
+});
