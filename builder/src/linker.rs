@@ -425,4 +425,25 @@ attributes #1 = { "target-cpu"="sm_70" "target-features"="+ptx60" }
         let error = LinkedModuleFacts::read("define void @k() { ret void }").unwrap_err();
         assert!(error.contains("nvshmemi_device_lib_version_d"), "{error}");
     }
+
+    proptest::proptest! {
+        /// As the `builder_inputs` fuzz target: any command line or IR text is read or refused,
+        /// never a panic.
+        #[test]
+        fn any_linker_input_is_read_or_refused(
+            args in proptest::collection::vec("-o|--export-symbol|--target|-L|-O3|[a-z./]{0,8}", 0..8),
+            ir in "((@nvshmemi_device_lib_version_d = .{0,20}(i32 [0-9]{0,3}, ?){0,4}|\"target-cpu\"=\"sm_[0-9]{0,3}\"|\\+ptx[0-9]{0,3}|.{0,10})\n?){0,5}",
+        ) {
+            let args: Vec<OsString> = args.iter().map(OsString::from).collect();
+            let job = LinkJob::parse(&args, "d.bc".into(), "sm_90".into(), 83, "bin".into());
+            if let Ok(job) = job {
+                proptest::prop_assert!(args.contains(&OsString::from("-o")));
+                proptest::prop_assert!(!job.output.as_os_str().is_empty() || args.len() > 1);
+            }
+            if let Ok(facts) = LinkedModuleFacts::read(&ir) {
+                proptest::prop_assert_eq!(facts.nvshmem_version.split('.').count(), 3);
+                let _ = facts.check_arch("sm_90", Path::new("d.bc"));
+            }
+        }
+    }
 }
