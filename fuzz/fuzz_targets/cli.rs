@@ -8,9 +8,16 @@ use libfuzzer_sys::fuzz_target;
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt;
 
+// Each program's parser, from the file its binary compiles (kept free of kernels for this).
+#[path = "../../examples/faults/src/args.rs"]
+mod faults;
+#[path = "../../examples/interop/src/args.rs"]
+mod interop;
 #[path = "../../bench/micro/src/options.rs"]
 #[allow(dead_code)]
 mod micro;
+#[path = "../../examples/ring/src/args.rs"]
+mod ring;
 
 fn words(bytes: &[u8]) -> Vec<OsString> {
     bytes
@@ -28,10 +35,13 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let args = words(rest);
-    match which % 2 {
+    match which % 5 {
         0 => {
             let _ = nvshmem_launch::cli::parse(args);
         }
-        _ => parse::<micro::Options>("micro", args),
+        1 => parse::<micro::Options>("micro", args),
+        2 => parse::<ring::Args>("ring", args),
+        3 => parse::<faults::Args>("faults", args),
+        _ => parse::<interop::Options>("interop", args),
     }
 });
