@@ -13,6 +13,14 @@ use std::os::unix::ffi::OsStringExt;
 mod faults;
 #[path = "../../examples/interop/src/args.rs"]
 mod interop;
+// The Jacobi runners' parsers, with the flags they share as `crate::flags`, as in their binaries.
+#[path = "../../examples/jacobi/src/flags.rs"]
+#[allow(dead_code)]
+mod flags;
+#[path = "../../examples/jacobi/src/args.rs"]
+mod jacobi;
+#[path = "../../examples/jacobi/src/grid_args.rs"]
+mod jacobi2d_grid;
 #[path = "../../bench/micro/src/options.rs"]
 #[allow(dead_code)]
 mod micro;
@@ -35,13 +43,19 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let args = words(rest);
-    match which % 5 {
+    match which % 7 {
         0 => {
             let _ = nvshmem_launch::cli::parse(args);
         }
         1 => parse::<micro::Options>("micro", args),
         2 => parse::<ring::Args>("ring", args),
         3 => parse::<faults::Args>("faults", args),
-        _ => parse::<interop::Options>("interop", args),
+        4 => parse::<interop::Options>("interop", args),
+        5 => {
+            let _ = flags::parse::<jacobi::Args>(&jacobi::RULES, args);
+        }
+        _ => {
+            let _ = flags::parse::<jacobi2d_grid::Args>(&jacobi2d_grid::RULES, args);
+        }
     }
 });
