@@ -38,7 +38,8 @@ pub fn compute_capability(arch: &str) -> Result<u32, BuildError> {
     let invalid = || BuildError::InvalidArchitecture(arch.to_string());
     let digits = arch.strip_prefix("sm_").ok_or_else(invalid)?;
     let digits = digits.strip_suffix(['a', 'f']).unwrap_or(digits);
-    if digits.len() < 2 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+    // Compute capabilities start at 1.0: a leading zero (`sm_05`) names no architecture.
+    if digits.len() < 2 || digits.starts_with('0') || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return Err(invalid());
     }
     digits.parse().map_err(|_| invalid())
@@ -128,7 +129,17 @@ mod tests {
         assert_eq!(compute_capability("sm_90").unwrap(), 90);
         assert_eq!(compute_capability("sm_90a").unwrap(), 90);
         assert_eq!(compute_capability("sm_100").unwrap(), 100);
-        for bad in ["90", "sm90", "sm_", "sm_9", "compute_90", "sm_9x"] {
+        // `sm_05` and `sm_00`: found by the `builder_inputs` fuzz target, accepted as 5 and 0.
+        for bad in [
+            "90",
+            "sm90",
+            "sm_",
+            "sm_9",
+            "compute_90",
+            "sm_9x",
+            "sm_05",
+            "sm_00",
+        ] {
             let message = compute_capability(bad).unwrap_err().to_string();
             assert!(message.contains("e.g. `sm_90`"), "{bad}: {message}");
         }

@@ -57,6 +57,8 @@
 
 mod arch;
 mod error;
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
 mod linker;
 mod nested_cargo;
 mod ptxas;
@@ -622,5 +624,26 @@ mod tests {
         )
         .unwrap();
         assert_eq!(package_name(&manifest).unwrap(), "ring-kernels");
+    }
+
+    proptest::proptest! {
+        /// As the `builder_inputs` fuzz target: any PTX text, kernel name and register count is
+        /// inspected and limited or refused, never a panic; and any dep-info text is split.
+        #[test]
+        fn any_ptx_or_dep_info_is_read_or_refused(
+            ptx in "(// nvshmem-builder: nvshmem-device-version=[0-9.]{0,6}|\\.visible \\.entry [a-z]{0,3}\\(|\n\\{| nvshmemi_device_state_d| nvshmemi_device_lib_version_d|.maxnreg|.{0,8})*",
+            kernel in "[a-z]{0,3}",
+            registers in 0u32..300,
+            dep_info in "([a-z/]{0,6}(: |\\\\| |\n)?){0,8}",
+        ) {
+            if let Ok((kernels, _)) = inspect_ptx(Path::new("k.ptx"), &ptx) {
+                proptest::prop_assert!(!kernels.is_empty());
+            }
+            if let Ok(limited) = limit_registers(&ptx, &kernel, registers) {
+                let line = format!(".maxnreg {}", registers);
+                proptest::prop_assert!(limited.contains(&line));
+            }
+            let _ = crate::nested_cargo::parse_dep_info(&dep_info);
+        }
     }
 }

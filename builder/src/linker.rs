@@ -53,7 +53,7 @@ pub fn run_if_invoked_as_linker() {
 
 /// One link, as rustc asked for it.
 #[derive(Debug, PartialEq)]
-struct LinkJob {
+pub(crate) struct LinkJob {
     exports: Vec<String>,
     inputs: Vec<PathBuf>,
     output: PathBuf,
@@ -84,7 +84,7 @@ impl LinkJob {
 
     /// Reads rustc's `llvm-bitcode-linker` command line: `--export-symbol NAME`, `-o OUT`, inputs, and
     /// options this step decides itself (`--target`, `--target-cpu`, `-L`, `-O*`, `--debug`, …).
-    fn parse(
+    pub(crate) fn parse(
         args: &[OsString],
         device_bitcode: PathBuf,
         arch: String,
@@ -264,7 +264,7 @@ impl ToolCommand {
 
 /// What the link step learns from the linked module's IR.
 #[derive(Debug, PartialEq)]
-struct LinkedModuleFacts {
+pub(crate) struct LinkedModuleFacts {
     /// `nvshmemi_device_lib_version_d`'s initializer, e.g. `3.4.5`.
     nvshmem_version: String,
     /// The `target-cpu` values of the module's function attributes.
@@ -274,7 +274,7 @@ struct LinkedModuleFacts {
 }
 
 impl LinkedModuleFacts {
-    fn read(ir: &str) -> Result<LinkedModuleFacts, String> {
+    pub(crate) fn read(ir: &str) -> Result<LinkedModuleFacts, String> {
         let version_line = ir
             .lines()
             .find(|line| line.starts_with("@nvshmemi_device_lib_version_d ="))
@@ -321,7 +321,7 @@ impl LinkedModuleFacts {
 
     /// NVSHMEM's code is compiled for one architecture; targeting another would emit instructions the
     /// GPU lacks, or wrong per-architecture paths.
-    fn check_arch(&self, arch: &str, device_bitcode: &Path) -> Result<(), String> {
+    pub(crate) fn check_arch(&self, arch: &str, device_bitcode: &Path) -> Result<(), String> {
         let foreign: Vec<&String> = self
             .target_cpus
             .iter()
@@ -424,5 +424,26 @@ attributes #1 = { "target-cpu"="sm_70" "target-features"="+ptx60" }
     fn a_module_without_nvshmem_is_reported() {
         let error = LinkedModuleFacts::read("define void @k() { ret void }").unwrap_err();
         assert!(error.contains("nvshmemi_device_lib_version_d"), "{error}");
+    }
+
+    proptest::proptest! {
+        /// As the `builder_inputs` fuzz target: any command line or IR text is read or refused,
+        /// never a panic.
+        #[test]
+        fn any_linker_input_is_read_or_refused(
+            args in proptest::collection::vec("-o|--export-symbol|--target|-L|-O3|[a-z./]{0,8}", 0..8),
+            ir in "((@nvshmemi_device_lib_version_d = .{0,20}(i32 [0-9]{0,3}, ?){0,4}|\"target-cpu\"=\"sm_[0-9]{0,3}\"|\\+ptx[0-9]{0,3}|.{0,10})\n?){0,5}",
+        ) {
+            let args: Vec<OsString> = args.iter().map(OsString::from).collect();
+            let job = LinkJob::parse(&args, "d.bc".into(), "sm_90".into(), 83, "bin".into());
+            if let Ok(job) = job {
+                proptest::prop_assert!(args.contains(&OsString::from("-o")));
+                proptest::prop_assert!(!job.output.as_os_str().is_empty() || args.len() > 1);
+            }
+            if let Ok(facts) = LinkedModuleFacts::read(&ir) {
+                proptest::prop_assert_eq!(facts.nvshmem_version.split('.').count(), 3);
+                let _ = facts.check_arch("sm_90", Path::new("d.bc"));
+            }
+        }
     }
 }

@@ -172,7 +172,7 @@ fn read_dep_info(path: &Path) -> Result<Vec<PathBuf>, BuildError> {
     Ok(parse_dep_info(&text))
 }
 
-fn parse_dep_info(text: &str) -> Vec<PathBuf> {
+pub(crate) fn parse_dep_info(text: &str) -> Vec<PathBuf> {
     let Some(first_rule) = text.lines().find(|line| line.contains(": ")) else {
         return Vec::new();
     };

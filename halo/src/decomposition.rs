@@ -463,8 +463,11 @@ impl Decomposition2d {
     }
 
     fn check_size(&self) -> Result<(), DecompositionError> {
-        let elements = self.pitch() * (self.rows.max_len() + 2);
-        if elements > u32::MAX as usize {
+        // In u128: the sides of a grid too large for 32-bit indices may overflow `usize` here.
+        let pitch = (self.columns.max_len() as u128 + 2).next_multiple_of(ROW_ALIGNMENT as u128);
+        let elements = pitch * (self.rows.max_len() as u128 + 2);
+        if elements > u32::MAX as u128 {
+            let elements = usize::try_from(elements).unwrap_or(usize::MAX);
             Err(DecompositionError::TooLarge { elements })
         } else {
             Ok(())
@@ -853,6 +856,11 @@ mod tests {
         );
         assert!(matches!(
             Decomposition1d::new(1 << 20, 1 << 13, 1, open),
+            Err(DecompositionError::TooLarge { .. })
+        ));
+        // Found by the `decomposition` fuzz target: the array's size overflowed `usize`.
+        assert!(matches!(
+            Decomposition1d::new(u32::MAX as usize, u32::MAX as usize, 1, open),
             Err(DecompositionError::TooLarge { .. })
         ));
     }

@@ -48,11 +48,11 @@ impl NormSchedule {
 
     /// The iteration whose norm is in slot `j`.
     pub const fn iteration_of(&self, j: u32) -> u32 {
-        let k = (j + 1) * self.every - 1;
-        if k < self.iterations {
-            k
-        } else {
-            self.iterations - 1
+        // The last slot's `(j + 1) * every` may pass `u32::MAX` when `every` does not divide the
+        // iterations; that slot holds the last iteration's norm.
+        match (j + 1).checked_mul(self.every) {
+            Some(end) if end - 1 < self.iterations => end - 1,
+            _ => self.iterations - 1,
         }
     }
 }
@@ -81,5 +81,27 @@ mod tests {
         }
         assert!(NormSchedule::new(0, 1).is_none());
         assert!(NormSchedule::new(1, 0).is_none());
+    }
+
+    /// Found by the `decomposition` fuzz target: the last slot's end overflowed `u32`.
+    #[test]
+    fn the_last_slot_of_a_huge_run_is_its_last_iteration() {
+        let s = NormSchedule::new(u32::MAX, u32::MAX - 1).unwrap();
+        assert_eq!(s.count(), 2);
+        assert_eq!(s.iteration_of(1), u32::MAX - 1);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn every_slot_maps_back_to_its_iteration(iterations in 1u32.., every in 1u32..) {
+            let s = NormSchedule::new(iterations, every).unwrap();
+            let last = s.iteration_of(s.count() - 1);
+            proptest::prop_assert_eq!(last, iterations - 1);
+            proptest::prop_assert!(s.computes(last));
+            proptest::prop_assert_eq!(s.index(last), s.count() - 1);
+            let first = s.iteration_of(0);
+            proptest::prop_assert!(s.computes(first));
+            proptest::prop_assert_eq!(s.index(first), 0);
+        }
     }
 }

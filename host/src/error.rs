@@ -59,6 +59,8 @@ pub enum Error {
     },
     /// The launcher's environment (`NVSHMEMRS_*`) is inconsistent.
     PeEnvironment(nvshmem_pe_env::PeEnvError),
+    /// An `NVSHMEM_*` variable holds a value NVSHMEM cannot read (see [`crate::environment`]).
+    Environment(crate::environment::EnvironmentError),
     /// The unique-id exchange with PE 0 failed.
     Rendezvous(nvshmem_pe_env::rendezvous::RendezvousError),
     /// NVSHMEM started with a different PE number or count than the launcher assigned.
@@ -277,6 +279,7 @@ impl fmt::Display for Error {
                 )
             }
             Error::PeEnvironment(error) => write!(f, "{error}"),
+            Error::Environment(error) => write!(f, "{error}"),
             Error::Rendezvous(error) => write!(f, "{error}"),
             Error::PeMismatch { expected, actual } => write!(
                 f,
@@ -319,15 +322,34 @@ impl fmt::Display for Error {
             Error::HeapExhausted {
                 bytes,
                 symmetric_size,
-            } => write!(
-                f,
-                "nvshmem_malloc could not allocate {bytes} bytes from the symmetric heap \
-                 (NVSHMEM_SYMMETRIC_SIZE is {}); set NVSHMEM_SYMMETRIC_SIZE larger (e.g. \
-                 NVSHMEM_SYMMETRIC_SIZE=4G) before starting the job, or free buffers first",
-                symmetric_size
-                    .as_deref()
-                    .unwrap_or("unset, i.e. NVSHMEM's default of 1 GiB")
-            ),
+            } => {
+                let setting = match symmetric_size {
+                    Some(value) => format!("NVSHMEM_SYMMETRIC_SIZE={value}"),
+                    None => "NVSHMEM_SYMMETRIC_SIZE unset: NVSHMEM's default of 1 GiB".into(),
+                };
+                write!(
+                    f,
+                    "nvshmem_malloc could not allocate {bytes} bytes from the symmetric heap \
+                     ({setting}); "
+                )?;
+                // The heap holds every live buffer and this one: its present size plus this
+                // request is enough whatever the others take.
+                let heap =
+                    crate::environment::symmetric_size(|_| symmetric_size.clone().map(Into::into));
+                match heap.and_then(|heap| heap.checked_add(*bytes as u64)) {
+                    Some(needed) => write!(
+                        f,
+                        "set NVSHMEM_SYMMETRIC_SIZE to at least {}M before starting the job, or \
+                         free buffers first",
+                        needed.div_ceil(1 << 20)
+                    ),
+                    None => write!(
+                        f,
+                        "set NVSHMEM_SYMMETRIC_SIZE larger before starting the job, or free buffers \
+                         first"
+                    ),
+                }
+            }
             Error::InvalidAlignment { alignment, minimum } => write!(
                 f,
                 "alignment {alignment} is not a power of two of at least {minimum} (the element \
@@ -487,6 +509,12 @@ impl From<nvshmem_sys::LoadError> for Error {
     }
 }
 
+impl From<crate::environment::EnvironmentError> for Error {
+    fn from(error: crate::environment::EnvironmentError) -> Self {
+        Error::Environment(error)
+    }
+}
+
 impl From<nvshmem_pe_env::PeEnvError> for Error {
     fn from(error: nvshmem_pe_env::PeEnvError) -> Self {
         Error::PeEnvironment(error)
@@ -625,6 +653,26 @@ impl<T> CudaContext<T> for Result<T, cudarc::driver::DriverError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_full_heap_names_the_size_needed_and_the_variable() {
+        let error = Error::HeapExhausted {
+            bytes: 3 << 20,
+            symmetric_size: Some("64M".into()),
+        };
+        let message = error.to_string();
+        assert!(message.contains("3145728 bytes"), "{message}");
+        assert!(message.contains("NVSHMEM_SYMMETRIC_SIZE=64M"), "{message}");
+        assert!(
+            message.contains("NVSHMEM_SYMMETRIC_SIZE to at least 67M"),
+            "{message}"
+        );
+        let default = Error::HeapExhausted {
+            bytes: 1,
+            symmetric_size: None,
+        };
+        assert!(default.to_string().contains("at least 1025M"), "{default}");
+    }
 
     #[test]
     fn an_oversized_block_names_the_limit_and_both_fixes() {

@@ -43,6 +43,7 @@ pub mod allocation_check;
 mod bootstrap;
 mod buffer;
 mod device_memory;
+pub mod environment;
 mod error;
 mod exit_guard;
 mod graph;

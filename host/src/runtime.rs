@@ -143,6 +143,8 @@ impl Nvshmem {
         context: Arc<CudaContext>,
         start: impl FnOnce(&'static NvshmemHost) -> Result<(), Error>,
     ) -> Result<Nvshmem, Error> {
+        // NVSHMEM reads its variables inside `start` and crashes on some it cannot parse.
+        crate::environment::check(|name| std::env::var_os(name))?;
         let lib = nvshmem_sys::library()?;
         let started = start(lib);
         // After NVSHMEM's initialisation, failed or not: its exit handlers are registered by now.

@@ -164,7 +164,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> i32 {
 
 /// Reads the command line; `--help` and `--version` come back as errors of their kinds, which
 /// print to stdout and exit 0.
-fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Launch, clap::Error> {
+pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Launch, clap::Error> {
     let args = Args::try_parse_from(std::iter::once(OsString::from("nvshmemrun")).chain(args))?;
     let mut command = args.command.into_iter();
     let program = command.next().expect("clap requires the program");

@@ -827,4 +827,22 @@ mod tests {
         let error = parse_version_header("#define NVSHMEM_VENDOR_MAJOR_VERSION 3\n").unwrap_err();
         assert!(error.contains("MINOR"), "{error}");
     }
+
+    proptest::proptest! {
+        /// The same property as the `nvshmem_version` fuzz target: any text is a version or an
+        /// error, and a version reads back from the header it would be written as.
+        #[test]
+        fn any_header_text_is_a_version_or_an_error(
+            text in "(#define NVSHMEM_VENDOR_(MAJOR|MINOR|PATCH)_VERSION [0-9 x-]{0,12}\n|.{0,20}\n){0,6}",
+        ) {
+            if let Ok(version) = parse_version_header(&text) {
+                let header = format!(
+                    "#define NVSHMEM_VENDOR_MAJOR_VERSION {}\n#define NVSHMEM_VENDOR_MINOR_VERSION {}\n\
+                     #define NVSHMEM_VENDOR_PATCH_VERSION {}\n",
+                    version.major, version.minor, version.patch
+                );
+                proptest::prop_assert_eq!(parse_version_header(&header), Ok(version));
+            }
+        }
+    }
 }

@@ -72,7 +72,7 @@ impl PeIdentity {
     }
 
     /// [`PeIdentity::from_env`] over any source of variables.
-    fn from_lookup(
+    pub fn from_lookup(
         lookup: impl Fn(&str) -> Option<OsString>,
     ) -> Result<Option<PeIdentity>, PeEnvError> {
         if lookup(PE).is_none() {
@@ -245,6 +245,25 @@ mod tests {
             let err = parse(&bad).unwrap_err();
             assert!(matches!(err, PeEnvError::Inconsistent { .. }), "{err}");
             assert!(err.to_string().contains("nvshmemrun"), "{err}");
+        }
+    }
+
+    proptest::proptest! {
+        /// The same property as the `rendezvous` fuzz target's identity half: any values are an
+        /// identity whose numbers agree, or an error.
+        #[test]
+        fn any_variables_are_a_consistent_identity_or_an_error(
+            values in proptest::collection::vec(proptest::prop_oneof![8 => "[0-4]", 1 => "x|-1| 3|"], 6),
+        ) {
+            let names = [PE, N_PES, LOCAL_PE, LOCAL_N_PES, PES_PER_GPU, RENDEZVOUS];
+            let lookup = |name: &str| {
+                let i = names.iter().position(|n| *n == name)?;
+                Some(OsString::from(&values[i]))
+            };
+            if let Ok(Some(me)) = PeIdentity::from_lookup(lookup) {
+                proptest::prop_assert!(me.pe < me.n_pes && me.local_pe < me.local_n_pes);
+                proptest::prop_assert!(me.pes_per_gpu > 0 && me.local_n_pes <= me.n_pes);
+            }
         }
     }
 }

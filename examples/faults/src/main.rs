@@ -11,7 +11,10 @@
 //! and the PE, and the victim exits with status 4 after printing the host's error. With
 //! `--fault none` every PE reaches the barrier and the job succeeds (the control case).
 
-use clap::{Parser, ValueEnum};
+mod args;
+
+use args::{Args, Fault};
+use clap::Parser;
 use nvshmem_host::{LaunchConfig, Module, Nvshmem, SymmetricBuffer};
 use std::process::ExitCode;
 
@@ -20,38 +23,6 @@ const PTX: &str = include_str!(env!("FAULTS_KERNELS_PTX"));
 const TRAPPED: i32 = 4;
 /// Elements the bad-pe victim puts.
 const BAD_PE_COUNT: usize = 1024;
-
-/// One PE (the victim) dies while the others wait for it in a device-side barrier; the launcher must
-/// end the job within 5 s, naming the victim. Run it under the launcher: nvshmemrun -n 2 faults
-/// --fault exit.
-#[derive(Parser, Debug, PartialEq)]
-#[command(name = "faults", version)]
-struct Args {
-    /// How the victim dies
-    #[arg(long, value_enum)]
-    fault: Fault,
-    /// The PE that dies
-    #[arg(long, value_name = "PE", default_value_t = 1, allow_hyphen_values = true,
-          value_parser = clap::value_parser!(i32).range(0..))]
-    victim: i32,
-}
-
-/// How the victim dies.
-#[derive(Clone, Copy, Debug, PartialEq, ValueEnum)]
-enum Fault {
-    /// Exits with status 3
-    Exit,
-    /// Sends itself SIGKILL
-    Kill,
-    /// Writes through a null pointer (SIGSEGV)
-    Segv,
-    /// Panics
-    Panic,
-    /// Puts to PE n_pes, which does not exist: the device check traps, the victim exits with 4
-    BadPe,
-    /// Nobody dies: every PE passes the barrier (the control case)
-    None,
-}
 
 fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
@@ -146,6 +117,7 @@ unsafe extern "C" {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::ValueEnum;
     use nvshmem_launch::cli::{assert_help_and_version, assert_usage_errors};
 
     fn parse(line: &str) -> Result<Args, clap::Error> {

@@ -17,34 +17,18 @@
 //! others wait for it (60 s at most); each uses GPU `rank / NVSHMEMRS_PES_PER_GPU`. Exits non-zero
 //! on any mismatch or error.
 
+mod args;
+
+use args::Options;
 use clap::Parser;
 use interop::{PTX, cudarc_launch_reads_a_put, peer_pointers, registered_allocation_is_put};
 use nvshmem_host::{Bootstrap, Nvshmem, UNIQUE_ID_TIMEOUT, UniqueId};
-use nvshmem_launch::cli::JobArgs;
 use nvshmem_pe_env::rendezvous;
 use std::error::Error;
 use std::ffi::OsString;
 use std::num::NonZeroUsize;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
-
-/// nvshmem-host beside cudarc: a cudarc launch on symmetric memory, a registered cudarc
-/// allocation, peer pointers.
-#[derive(Parser)]
-#[command(name = "interop", version)]
-struct Options {
-    #[command(flatten)]
-    job: JobArgs,
-    /// Elements moved.
-    #[arg(long, default_value_t = 1 << 16, value_parser = clap::value_parser!(u32).range(1..))]
-    count: u32,
-    /// Meet through a unique id in FILE: rank 0 writes it, the others read it.
-    #[arg(long, value_name = "FILE", requires_all = ["rank", "n_pes"])]
-    rendezvous: Option<PathBuf>,
-    /// This PE's rank, with --rendezvous.
-    #[arg(long, requires = "rendezvous")]
-    rank: Option<u32>,
-}
 
 fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();

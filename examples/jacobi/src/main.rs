@@ -47,12 +47,15 @@
 //! `--norm-every`. Started directly, it relaunches itself on `PES` processes through `nvshmem-launch`, as the ring
 //! example does. Shared with `jacobi2d-grid`: `solver.rs`.
 
+mod args;
+mod flags;
 mod solver;
 
-use clap::{Parser, ValueEnum};
+use args::{Args, Variant};
+use clap::ValueEnum;
 use cudarc::driver::{CudaSlice, DevicePtr};
 use nvshmem_halo::host::{HaloGrids, HaloSignals, NormBuffers, resident_blocks};
-use nvshmem_halo::{Boundary, Decomposition1d, Decomposition2d, DecompositionError, Tiling};
+use nvshmem_halo::{Decomposition2d, Tiling};
 use nvshmem_host::{Kernel, LaunchConfig, Nvshmem, OnStream};
 use solver::{CommonKernels, Iterations, Meeting, Options, Program, Verdict};
 use std::error::Error;
@@ -60,66 +63,13 @@ use std::process::ExitCode;
 
 const PTX: &str = include_str!(env!("JACOBI_KERNELS_PTX"));
 
-/// NVIDIA's multi-GPU 2-D Jacobi on NVSHMEM: rows split over PEs, halo rows exchanged each
-/// iteration.
-///
-/// Started directly, it relaunches itself on -n PEs through the launcher; started by nvshmemrun,
-/// mpirun or srun, it is one PE. The last line, from PE 0, is the machine-readable `result:` line.
-/// RUST_LOG=nvshmem_host=debug shows what NVSHMEM found and chose.
-#[derive(Parser, Debug)]
-#[command(name = "jacobi", version)]
-struct Args {
-    /// How halos travel and PEs meet
-    #[arg(long, value_enum, allow_hyphen_values = true, default_value_t = Variant::PutBlock)]
-    variant: Variant,
-    #[command(flatten)]
-    options: Options,
-}
-
-impl From<Args> for Options {
-    fn from(args: Args) -> Options {
-        args.options.with_variant(args.variant)
-    }
-}
-
 const PROGRAM: Program = Program {
-    single_launch: &["persistent"],
-    no_graph: &[
-        ("signal", NUMBERED_SIGNALS),
-        ("overlap", NUMBERED_SIGNALS),
-        (
-            "persistent",
-            "it runs every iteration in one cooperative launch, which loops on the GPU already",
-        ),
-    ],
-    graphable: "put-block or p",
-    decompose,
+    rules: args::RULES,
     run,
 };
 
-/// Why `--graph` refuses the signalled variants.
-const NUMBERED_SIGNALS: &str = "its kernels wait for signals numbered by iteration, and a replayed \
-    graph would repeat the numbers of the iterations it captured";
-
 fn main() -> ExitCode {
     solver::main::<Args>(&PROGRAM)
-}
-
-/// The interior rows split over `n_pes` PEs.
-fn decompose(options: &Options, n_pes: usize) -> Result<Decomposition2d, String> {
-    let rows = options.ny - 2;
-    Decomposition1d::new(options.nx - 2, rows, n_pes, Boundary::Open)
-        .map(|rows| rows.as_2d())
-        .map_err(|error| {
-            let fix = match error {
-                DecompositionError::TooLarge { .. } => "use more PEs or a smaller --nx or --ny",
-                _ => "use at most as many PEs as rows, or a larger --ny",
-            };
-            format!(
-                "{error} (a {} x {} grid has {rows} interior rows to split over {n_pes} PEs); {fix}",
-                options.nx, options.ny
-            )
-        })
 }
 
 fn run(
@@ -139,21 +89,6 @@ fn run(
         meeting: nvshmem.stream().alloc_zeros(1)?,
     };
     solver::solve(nvshmem, &common, options, decomposition, &mut iterations)
-}
-
-/// The variants, as `--variant` names them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Variant {
-    /// `nvshmemx_float_put_nbi_block` halos, a barrier each iteration
-    PutBlock,
-    /// `nvshmem_float_p` per edge cell, a barrier each iteration
-    P,
-    /// `put_nbi_block` halos, neighbour signals
-    Signal,
-    /// As `signal`, edge rows first, the interior while halos fly
-    Overlap,
-    /// As `overlap`, every iteration in one cooperative launch
-    Persistent,
 }
 
 impl Variant {
@@ -312,6 +247,7 @@ impl Iterations for JacobiIterations<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use args::decompose;
     use solver::tests::{args, names_the_flag_and_the_fix, parse_with, property};
 
     solver::tests::shared_flag_tests!(Args, &PROGRAM);
@@ -328,7 +264,7 @@ mod tests {
     fn more_pes_than_rows_are_refused() {
         use proptest::prelude::*;
         let too_many = (3usize..=1000, 3usize..=100)
-            .prop_flat_map(|(nx, ny)| (Just(nx), Just(ny), ny - 1..=solver::MAX_PES));
+            .prop_flat_map(|(nx, ny)| (Just(nx), Just(ny), ny - 1..=flags::MAX_PES));
         property(too_many, |(nx, ny, n)| {
             let args = args(&format!("-n {n} --nx {nx} --ny {ny}"));
             let message = parse_with::<Args>(&PROGRAM, &args).unwrap_err();

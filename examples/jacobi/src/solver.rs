@@ -1,7 +1,8 @@
 //! What the two Jacobi runners share (`jacobi` and `jacobi2d-grid`, each including this file as its
-//! `solver` module, so that its tests run in both): flags, relaunching through the launcher, the problem's initial state,
-//! the norm bookkeeping of an iteration, the timed run, the checks against a single-GPU and a CPU
-//! run, and the report with its machine-readable `result:` line.
+//! `solver` module, so that its tests run in both): relaunching through the launcher (the flags
+//! are in `flags.rs`), the problem's initial state, the norm bookkeeping of an iteration, the
+//! timed run, the checks against a single-GPU and a CPU run, and the report with its
+//! machine-readable `result:` line.
 //!
 //! The problem (NVIDIA's multi-GPU Jacobi, from a non-zero interior): `nx × ny` cells of `f32`; the
 //! left and right columns hold `sin(2π y / (ny - 1))` for global row `y` and stay fixed, as do the
@@ -17,17 +18,16 @@
 #[path = "../kernels/src/problem.rs"]
 mod problem;
 
-use clap::error::ErrorKind;
-use clap::{CommandFactory, Parser, ValueEnum};
+pub use crate::flags::{Options, Rules, STALE_HALO_NEEDS_PES, STALE_ITERATION, parse, usage_error};
+use clap::Parser;
 use cudarc::driver::DevicePtr;
 use nvshmem_halo::host::{HaloGrids, NormBuffers};
-use nvshmem_halo::{Decomposition2d, NormSchedule, Patch, ProcessGrid, Tiling};
+use nvshmem_halo::{Decomposition2d, NormSchedule, Patch, Tiling};
 use nvshmem_host::timing::StreamTimer;
 use nvshmem_host::{
     Bootstrap, CudaContext as _, Graph, Kernel, KernelArg, LaunchConfig, Module, Nvshmem, OnStream,
     SymmetricBuffer,
 };
-use nvshmem_launch::cli::JobArgs;
 use std::error::Error;
 use std::ffi::OsString;
 use std::io::Write;
@@ -43,230 +43,8 @@ pub const CPU_CHECK_LIMIT: u64 = 1 << 28;
 /// relative, so each run's sum of squares by about `1.2e-4` at worst, its square root by half that;
 /// rounding errors of long sums mostly cancel, and the norms measured differ by below `1e-8`.
 pub const NORM_TOLERANCE: f64 = 1e-4;
-/// The iteration after whose exchange `--stale-halo` plants its defect.
-pub const STALE_ITERATION: u32 = 0;
 /// Bytes per copy of the copy-rate measurement.
 const COPY_BYTES: usize = 512 << 20;
-
-/// The flags both runners take; each runner flattens them into its own `clap::Parser`, beside its
-/// `--variant` (and `--grid`), and hands them back through [`Options::with_variant`].
-///
-/// Values may start with a hyphen (`--append-result -a`, `--nx -5`), so that a bad one is refused
-/// naming its flag instead of being read as a flag of its own.
-#[derive(clap::Args, Debug, Clone, PartialEq)]
-pub struct Options {
-    #[command(flatten)]
-    pub job: JobArgs,
-    /// `--variant`, one of the runner's (set by [`Options::with_variant`]).
-    #[arg(skip)]
-    pub variant: String,
-    /// Cells per row, the fixed edges included
-    #[arg(allow_hyphen_values = true, long, value_name = "N", default_value_t = 16384, value_parser = side)]
-    pub nx: usize,
-    /// Rows, the fixed edges included
-    #[arg(allow_hyphen_values = true, long, value_name = "N", default_value_t = 16384, value_parser = side)]
-    pub ny: usize,
-    /// Iterations
-    #[arg(allow_hyphen_values = true, long, value_name = "K", default_value_t = 1000,
-          value_parser = positive)]
-    pub iters: u32,
-    /// Compute the residual norm every M iterations (and after the last)
-    #[arg(allow_hyphen_values = true, long, value_name = "M", default_value_t = 1,
-          value_parser = positive)]
-    pub norm_every: u32,
-    /// Compare every cell with a single-GPU run (and a CPU run on small problems)
-    #[arg(long)]
-    pub check: bool,
-    /// Plant a defect for --check to find: a halo one iteration late (needs --check, -n 2 or more,
-    /// --iters 2 or more, and a variant that launches each iteration)
-    #[arg(long)]
-    pub stale_halo: bool,
-    /// Capture K iterations into a CUDA graph (two graphs, for alternate chunks of K) and replay
-    /// them; K divides --iters and is a multiple of --norm-every, for a variant that launches each
-    /// iteration
-    #[arg(allow_hyphen_values = true, long, value_name = "K", value_parser = positive)]
-    pub graph: Option<u32>,
-    /// Threads per block: a multiple of 32 up to 1024
-    #[arg(allow_hyphen_values = true, long, value_name = "THREADS", default_value_t = 128, value_parser = block_x)]
-    pub block_x: u32,
-    /// Rows each thread computes per band
-    #[arg(allow_hyphen_values = true, long = "rows-per-thread", value_name = "R", default_value_t = 8,
-          value_parser = positive)]
-    pub rows_per_band: u32,
-    /// Append the machine-readable `result:` line to FILE
-    #[arg(allow_hyphen_values = true, long, value_name = "FILE")]
-    pub append_result: Option<String>,
-    /// `--grid PXxPY`, where the runner takes it (set by the runner).
-    #[arg(skip)]
-    pub grid: Option<ProcessGrid>,
-}
-
-impl Options {
-    /// These options with the runner's `--variant`.
-    pub fn with_variant(self, variant: impl ValueEnum) -> Options {
-        let name = variant.to_possible_value().expect("no variant is skipped");
-        Options {
-            variant: name.get_name().to_string(),
-            ..self
-        }
-    }
-
-    /// The stencil kernels' tiling: `--block-x`, `--rows-per-thread`, and 4 columns per thread,
-    /// the kernels' `VECTOR` (they refuse another value).
-    pub fn tiling(&self) -> Tiling {
-        Tiling {
-            block_x: self.block_x,
-            rows_per_band: self.rows_per_band,
-            vector: 4,
-        }
-    }
-}
-
-/// A runner's part of one PE's run: loads its kernels and calls [`solve`].
-pub type RunPe = fn(&Nvshmem, &Options, &Decomposition2d) -> Result<Verdict, Box<dyn Error>>;
-
-/// What a runner passes to [`main`], beside its command line (a `clap::Parser` that flattens
-/// [`Options`]).
-pub struct Program {
-    /// Its variants that run every iteration in one launch, into which `--stale-halo` cannot plant.
-    pub single_launch: &'static [&'static str],
-    /// Its variants that `--graph` cannot capture, each with the reason.
-    pub no_graph: &'static [(&'static str, &'static str)],
-    /// The variants `--graph` captures, as a refusal suggests them (`put-block or p`).
-    pub graphable: &'static str,
-    /// Splits the interior over `n_pes` PEs.
-    pub decompose: fn(&Options, usize) -> Result<Decomposition2d, String>,
-    /// Runs one PE: the runner's part of [`solve`].
-    pub run: RunPe,
-}
-
-/// The most PEs `-n` starts on this machine.
-pub const MAX_PES: usize = 1024;
-/// The longest side `--nx` and `--ny` take; far beyond what fits a GPU, and small enough that no
-/// size computed from it overflows.
-pub const MAX_SIDE: usize = 1 << 31;
-
-/// A side of the grid: the fixed edges and at least one interior cell.
-fn side(text: &str) -> Result<usize, String> {
-    text.parse()
-        .ok()
-        .filter(|side| (3..=MAX_SIDE).contains(side))
-        .ok_or_else(|| {
-            format!(
-                "expected a whole number from 3 to {MAX_SIDE} (the fixed edges and at least one \
-                 interior cell)"
-            )
-        })
-}
-
-/// A count of at least 1; clap's own range parser says only "number too large" above `u32::MAX`.
-fn positive(text: &str) -> Result<u32, String> {
-    text.parse::<u32>()
-        .ok()
-        .filter(|&v| v > 0)
-        .ok_or_else(|| format!("expected a whole number from 1 to {}", u32::MAX))
-}
-
-/// Threads per block.
-fn block_x(text: &str) -> Result<u32, String> {
-    text.parse::<u32>()
-        .ok()
-        .filter(|&v| v > 0 && v <= 1024 && v.is_multiple_of(32))
-        .ok_or_else(|| "expected a multiple of 32 from 32 to 1024".to_string())
-}
-
-/// Reads the command line `args` (without the program's name) with the runner's parser `A`, then
-/// checks what clap cannot: the flags against each other. Every refusal is a clap usage error
-/// (exit status 2) that names the flag and the fix; `--help` and `--version` come back as errors
-/// of their kinds (exit status 0).
-pub fn parse<A: Parser + Into<Options>>(
-    program: &Program,
-    args: impl IntoIterator<Item = impl Into<OsString> + Clone>,
-) -> Result<Options, clap::Error> {
-    let name = OsString::from(A::command().get_name());
-    let options: Options =
-        A::try_parse_from(std::iter::once(name).chain(args.into_iter().map(Into::into)))?.into();
-    check_across_flags(program, &options).map_err(usage_error::<A>)?;
-    Ok(options)
-}
-
-/// A usage error of `A`'s command line, printed in clap's style.
-fn usage_error<A: CommandFactory>(problem: String) -> clap::Error {
-    A::command().error(ErrorKind::ValueValidation, problem)
-}
-
-/// What clap cannot check: `-n` against the problem (and the grid), and `--stale-halo` against
-/// everything it needs. `Err` starts with the flag it is about and says what to pass instead.
-fn check_across_flags(program: &Program, options: &Options) -> Result<(), String> {
-    if let Some(n) = options.job.n_pes {
-        if n.get() > MAX_PES {
-            return Err(format!(
-                "-n {n}: at most {MAX_PES} PEs run on one machine; use -n {MAX_PES} or fewer"
-            ));
-        }
-        (program.decompose)(options, n.get()).map_err(|problem| format!("-n {n}: {problem}"))?;
-    }
-    if options.stale_halo {
-        let problem = if !options.check {
-            Some("plants a defect for --check to find; use it with --check")
-        } else if options.iters <= STALE_ITERATION + 1 {
-            Some(
-                "spoils a halo after the first iteration for the next to read; use --iters 2 or more",
-            )
-        } else if program.single_launch.contains(&options.variant.as_str()) {
-            Some(
-                "cannot plant into a variant whose iterations run in one launch; use another --variant",
-            )
-        } else if options.job.n_pes.is_some_and(|n| n.get() < 2) {
-            Some(STALE_HALO_NEEDS_PES)
-        } else {
-            None
-        };
-        if let Some(problem) = problem {
-            return Err(format!("--stale-halo {problem}"));
-        }
-    }
-    if let Some(k) = options.graph {
-        check_graph(program, options, k).map_err(|problem| format!("--graph {k} {problem}"))?;
-    }
-    Ok(())
-}
-
-/// What `--graph K` needs: a variant whose iterations are launches and on-stream operations that
-/// repeat alike, so that two graphs replayed in turn are the same work as the loop; `K` dividing
-/// `--iters`, so that the run is whole graphs; and `K` a multiple of `--norm-every`, so that every
-/// graph computes the norm at the same places, its last iteration among them.
-fn check_graph(program: &Program, options: &Options, k: u32) -> Result<(), String> {
-    let variant = options.variant.as_str();
-    if let Some((_, why)) = program.no_graph.iter().find(|(name, _)| *name == variant) {
-        return Err(format!(
-            "cannot capture --variant {variant}: {why}; use --variant {}, or leave out --graph",
-            program.graphable
-        ));
-    }
-    if !options.iters.is_multiple_of(k) {
-        let more = options.iters.div_ceil(k).saturating_mul(k);
-        return Err(format!(
-            "does not divide --iters {} (the run replays whole graphs of K iterations); use \
-             --iters {more}, or a K that divides {}",
-            options.iters, options.iters
-        ));
-    }
-    if !k.is_multiple_of(options.norm_every) {
-        return Err(format!(
-            "is not a multiple of --norm-every {} (every graph computes the norm at the same \
-             iterations, its last among them); use --graph {} and --iters a multiple of it, or \
-             --norm-every a divisor of {k}",
-            options.norm_every,
-            k.div_ceil(options.norm_every)
-                .saturating_mul(options.norm_every)
-        ));
-    }
-    Ok(())
-}
-
-/// Why `--stale-halo` on one PE is refused.
-const STALE_HALO_NEEDS_PES: &str = "needs a neighbour whose halo to spoil; use -n 2 or more";
 
 /// How a PE's run ended.
 pub enum Verdict {
@@ -278,12 +56,24 @@ pub enum Verdict {
     Usage(String),
 }
 
+/// A runner's part of one PE's run: loads its kernels and calls [`solve`].
+pub type RunPe = fn(&Nvshmem, &Options, &Decomposition2d) -> Result<Verdict, Box<dyn Error>>;
+
+/// What a runner passes to [`main`], beside its command line (a `clap::Parser` that flattens
+/// [`Options`]).
+pub struct Program {
+    /// What its flags may be.
+    pub rules: Rules,
+    /// Runs one PE: the runner's part of [`solve`].
+    pub run: RunPe,
+}
+
 /// The whole program, with `A` its command line: parses, relaunches through the launcher when
 /// started directly, or runs this PE.
 pub fn main<A: Parser + Into<Options>>(program: &Program) -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
-    let options = parse::<A>(program, &args).unwrap_or_else(|error| error.exit());
+    let options = parse::<A>(&program.rules, &args).unwrap_or_else(|error| error.exit());
     let name = A::command().get_name().to_string();
     match Bootstrap::detect() {
         Ok(Bootstrap::SinglePe) => {
@@ -313,7 +103,7 @@ fn run_pe(
 ) -> Result<Verdict, Box<dyn Error>> {
     size_symmetric_heap(program, options, &bootstrap);
     let nvshmem = Nvshmem::init_with(bootstrap)?;
-    let decomposition = match (program.decompose)(options, nvshmem.n_pes() as usize) {
+    let decomposition = match (program.rules.decompose)(options, nvshmem.n_pes() as usize) {
         Ok(decomposition) => decomposition,
         Err(problem) => return Ok(Verdict::Usage(problem)),
     };
@@ -346,7 +136,7 @@ fn size_symmetric_heap(program: &Program, options: &Options, bootstrap: &Bootstr
         Bootstrap::Launcher(identity) => identity.n_pes,
         _ => 1,
     };
-    let Ok(decomposition) = (program.decompose)(options, n_pes.max(1)) else {
+    let Ok(decomposition) = (program.rules.decompose)(options, n_pes.max(1)) else {
         return;
     };
     let mib = symmetric_heap_bytes(options, &decomposition.patch(0)).div_ceil(1 << 20);
@@ -1300,6 +1090,10 @@ fn copy_rate(
 #[cfg(test)]
 pub mod tests {
     use super::*;
+    use crate::flags::MAX_PES;
+    use clap::CommandFactory;
+    use nvshmem_halo::ProcessGrid;
+    use nvshmem_launch::cli::JobArgs;
     use proptest::prelude::*;
     use proptest::sample::select;
     use proptest::test_runner::{Config, TestCaseError, TestRunner};
@@ -1332,7 +1126,7 @@ pub mod tests {
         program: &Program,
         args: &[String],
     ) -> Result<Options, String> {
-        parse::<A>(program, args).map_err(|error| {
+        parse::<A>(&program.rules, args).map_err(|error| {
             assert_eq!(error.exit_code(), 2, "{error}");
             error.to_string()
         })
@@ -1521,8 +1315,8 @@ pub mod tests {
             1u32..=32,
             1u32..=64,
         );
-        let single_launch = program.single_launch;
-        let no_graph = program.no_graph;
+        let single_launch = program.rules.single_launch;
+        let no_graph = program.rules.no_graph;
         // A graph of `norm_every × m` iterations, replayed `c` times.
         let graph_request = proptest::option::of((1u32..=4, 1u32..=50));
         (jobs, problem, graph_request)
@@ -1673,7 +1467,9 @@ pub mod tests {
     /// `--help` exits 0 and names every flag; `--version` exits 0.
     pub fn help_names_every_flag_and_version_exits_0<A: Parser + Into<Options>>(program: &Program) {
         nvshmem_launch::cli::assert_help_and_version::<A>();
-        let text = parse::<A>(program, ["--help"]).unwrap_err().to_string();
+        let text = parse::<A>(&program.rules, ["--help"])
+            .unwrap_err()
+            .to_string();
         for flag in FLAGS {
             let taken = flag != "--grid" || takes_grid::<A>();
             assert_eq!(text.contains(flag), taken, "{flag} in\n{text}");
@@ -1775,7 +1571,7 @@ pub mod tests {
                 "{error}"
             );
         }
-        for variant in program.single_launch {
+        for variant in program.rules.single_launch {
             let error = stale(&format!("--check --variant {variant}")).unwrap_err();
             assert!(error.contains("use another --variant"), "{error}");
         }
@@ -1793,9 +1589,9 @@ pub mod tests {
             assert!(error.starts_with("error: --graph "), "{error}");
             assert!(error.contains(fix), "{error}");
         }
-        for (variant, why) in program.no_graph {
+        for (variant, why) in program.rules.no_graph {
             let error = graph(&format!("1 --variant {variant}")).unwrap_err();
-            let use_instead = format!("{why}; use --variant {}", program.graphable);
+            let use_instead = format!("{why}; use --variant {}", program.rules.graphable);
             assert!(error.contains(&use_instead), "{error}");
         }
     }
@@ -1913,10 +1709,12 @@ pub mod tests {
             }
         }
         let program = Program {
-            single_launch: &[],
-            no_graph: &[],
-            graphable: "",
-            decompose: |_, _| unreachable!(),
+            rules: Rules {
+                single_launch: &[],
+                no_graph: &[],
+                graphable: "",
+                decompose: |_, _| unreachable!(),
+            },
             run: |_, _, _| unreachable!(),
         };
         let o = parse_with::<Shared>(&program, &args("--nx 16384 --ny 16384 --check")).unwrap();

@@ -11,30 +11,16 @@
 //! per visible GPU). Started by `nvshmemrun`, `mpirun` or `srun`, it is one PE. Exits non-zero on any
 //! mismatch or error.
 
+mod args;
+
+use args::Args;
 use clap::Parser;
 use nvshmem_host::{Bootstrap, LaunchConfig, Nvshmem};
-use nvshmem_launch::cli::JobArgs;
 use std::ffi::OsString;
 use std::process::ExitCode;
 
 const PTX: &str = include_str!(env!("RING_KERNELS_PTX"));
 const KERNELS: [&str; 2] = ["ring_block", "ring_elementwise"];
-/// The ring: every PE puts a block of `f32` into the next PE and gets it back, for both kernels.
-///
-/// Started directly, it relaunches itself on -n PEs through the launcher; started by nvshmemrun,
-/// mpirun or srun, it is one PE. Exits non-zero on any mismatch or error. RUST_LOG=nvshmem_host=debug
-/// shows what NVSHMEM found and chose.
-#[derive(Parser, Debug, PartialEq)]
-#[command(name = "ring", version)]
-struct Args {
-    #[command(flatten)]
-    job: JobArgs,
-    /// Elements of f32 each PE moves; below 2^24, so that every value stays exact in f32
-    #[arg(allow_hyphen_values = true, long, value_name = "ELEMENTS", default_value_t = 1 << 20,
-          value_parser = clap::value_parser!(u32).range(1..1 << 24))]
-    count: u32,
-}
-
 fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
@@ -143,7 +129,7 @@ fn mismatches(got: &[f32], expected: &[f32]) -> Vec<(usize, f32, f32)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use nvshmem_launch::cli::{assert_help_and_version, assert_usage_errors};
+    use nvshmem_launch::cli::{JobArgs, assert_help_and_version, assert_usage_errors};
     use std::num::NonZeroUsize;
     use std::time::Duration;
 

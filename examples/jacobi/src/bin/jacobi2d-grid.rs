@@ -20,15 +20,20 @@
 //! last PE's left halo (its upper one on a single column of PEs) after the first iteration, as in
 //! `examples/jacobi`: a column halo one iteration late, which the check must find.
 
+#[path = "../grid_args.rs"]
+mod args;
+#[path = "../flags.rs"]
+mod flags;
 // Shared with `examples/jacobi`, which uses all of it; this runner does not (no signals).
 #[allow(dead_code)]
 #[path = "../solver.rs"]
 mod solver;
 
-use clap::{Parser, ValueEnum};
+use args::{Args, Variant};
+use clap::ValueEnum;
 use nvshmem_halo::host::{HaloGrids, NormBuffers};
 use nvshmem_halo::packing::ColumnPacking;
-use nvshmem_halo::{Boundary, Decomposition2d, DecompositionError, ProcessGrid, Tiling};
+use nvshmem_halo::{Decomposition2d, Tiling};
 use nvshmem_host::{Kernel, KernelArg, LaunchConfig, Nvshmem, OnStream, SymmetricBuffer};
 use solver::{CommonKernels, Iterations, Meeting, Options, Program, Verdict};
 use std::error::Error;
@@ -36,99 +41,13 @@ use std::process::ExitCode;
 
 const PTX: &str = include_str!(env!("JACOBI2D_GRID_KERNELS_PTX"));
 
-/// The 2-D Jacobi of `jacobi` on a 2-D process grid: the interior split into rectangles, halos
-/// exchanged with up to four neighbours.
-///
-/// Started directly, it relaunches itself on -n PEs through the launcher; started by nvshmemrun,
-/// mpirun or srun, it is one PE. The last line, from PE 0, is the machine-readable `result:` line.
-/// RUST_LOG=nvshmem_host=debug shows what NVSHMEM found and chose.
-#[derive(Parser, Debug)]
-#[command(name = "jacobi2d-grid", version)]
-struct Args {
-    /// How halos travel
-    #[arg(long, value_enum, allow_hyphen_values = true, default_value_t = Variant::GridPack)]
-    variant: Variant,
-    /// PEs along x and y, PX times PY of them [default: chosen for -n]
-    #[arg(allow_hyphen_values = true, long, value_name = "PXxPY", value_parser = process_grid)]
-    grid: Option<ProcessGrid>,
-    #[command(flatten)]
-    options: Options,
-}
-
-impl From<Args> for Options {
-    fn from(args: Args) -> Options {
-        Options {
-            grid: args.grid,
-            ..args.options.with_variant(args.variant)
-        }
-    }
-}
-
-/// `--grid PXxPY`: PEs along x and y.
-fn process_grid(text: &str) -> Result<ProcessGrid, String> {
-    text.split_once('x')
-        .and_then(|(px, py)| Some((px.parse().ok()?, py.parse().ok()?)))
-        .filter(|&(px, py): &(usize, usize)| {
-            px > 0 && py > 0 && px.checked_mul(py).is_some_and(|n| n <= solver::MAX_PES)
-        })
-        .map(|(px, py)| ProcessGrid { px, py })
-        .ok_or_else(|| {
-            format!(
-                "expected PXxPY, PEs along x and y, at most {} in all (e.g. 2x3)",
-                solver::MAX_PES
-            )
-        })
-}
-
-/// The variants, as `--variant` names them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Variant {
-    /// Rows by `put_nbi_block`; columns packed, one `put_nbi_block` per side, unpacked after the
-    /// barrier
-    GridPack,
-    /// `nvshmem_float_p` per edge cell
-    GridP,
-}
-
 const PROGRAM: Program = Program {
-    single_launch: &[],
-    no_graph: &[],
-    graphable: "grid-pack or grid-p",
-    decompose,
+    rules: args::RULES,
     run,
 };
 
 fn main() -> ExitCode {
     solver::main::<Args>(&PROGRAM)
-}
-
-/// The interior split over `n_pes` PEs on `--grid` or the chosen process grid.
-fn decompose(options: &Options, n_pes: usize) -> Result<Decomposition2d, String> {
-    let (nx, ny, open) = (options.nx - 2, options.ny - 2, Boundary::Open);
-    let decomposition = match options.grid {
-        Some(grid) if grid.n_pes() != n_pes => Err(DecompositionError::GridMismatch {
-            px: grid.px,
-            py: grid.py,
-            n_pes,
-        }),
-        Some(grid) => Decomposition2d::new(nx, ny, grid, open, open),
-        None => Decomposition2d::for_pes(nx, ny, n_pes, open, open),
-    };
-    decomposition.map_err(|error| {
-        let fix = match error {
-            DecompositionError::GridMismatch { .. } => {
-                format!("use a --grid of {n_pes} PEs, or none to have one chosen")
-            }
-            DecompositionError::TooLarge { .. } => {
-                "use more PEs or a smaller --nx or --ny".to_string()
-            }
-            _ => "use fewer PEs, a larger --nx or --ny, or another --grid".to_string(),
-        };
-        format!(
-            "{error} (the {} x {} grid has {nx} x {ny} interior cells); {fix}",
-            options.nx, options.ny
-        )
-    })
 }
 
 fn run(
@@ -224,6 +143,8 @@ impl Iterations for GridIterations<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use args::decompose;
+    use nvshmem_halo::ProcessGrid;
     use solver::tests::{args, parse_with};
 
     fn parse(line: &str) -> Result<Options, String> {

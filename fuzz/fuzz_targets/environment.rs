@@ -1,0 +1,25 @@
+//! NVSHMEM's environment as nvshmem-host checks it before initialisation: any value of any
+//! documented variable is accepted or refused with an error naming it, never a panic; an accepted
+//! size reads back the same when written in bytes.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use nvshmem_host::environment::{self, VARIABLES};
+use std::ffi::OsString;
+use std::os::unix::ffi::OsStringExt;
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&which, value)) = data.split_first() else {
+        return;
+    };
+    let (variable, _) = VARIABLES[usize::from(which) % VARIABLES.len()];
+    let value = OsString::from_vec(value.to_vec());
+    let lookup = |name: &str| (name == variable).then(|| value.clone());
+    if let Err(error) = environment::check(lookup) {
+        assert_eq!(error.variable, variable);
+        assert!(error.to_string().starts_with(variable));
+    }
+    if let Some(bytes) = value.to_str().and_then(environment::parse_size) {
+        assert_eq!(environment::parse_size(&bytes.to_string()), Some(bytes));
+    }
+});

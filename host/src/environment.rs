@@ -1,0 +1,274 @@
+//! NVSHMEM's environment variables, checked before NVSHMEM reads them.
+//!
+//! NVSHMEM parses its own variables during initialisation, and a value it cannot read ends badly:
+//! `NVSHMEM_SYMMETRIC_SIZE=lots` prints a warning and then crashes inside NVSHMEM, and a boolean
+//! such as `NVSHMEM_DISABLE_NVLS=off` is silently read as *true* (NVSHMEM takes every value not
+//! starting with `0`, `n` or `f` as true). [`check`] reads every variable this project documents
+//! the way NVSHMEM will, and refuses a value that NVSHMEM would reject or misread, naming the
+//! variable, its value and the forms it accepts.
+
+use std::ffi::OsString;
+use std::fmt;
+
+/// The symmetric heap NVSHMEM reserves per PE when `NVSHMEM_SYMMETRIC_SIZE` is unset: 1 GiB.
+pub const DEFAULT_SYMMETRIC_SIZE: u64 = 1 << 30;
+
+/// The variable that sizes the symmetric heap.
+pub const SYMMETRIC_SIZE: &str = "NVSHMEM_SYMMETRIC_SIZE";
+
+/// What a variable holds, and so which values are accepted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A size in bytes: `1073741824`, `512M`, `1.5G`, `64k` (suffixes k, M, G, T are powers of 1024).
+    Size,
+    /// A switch: `1`/`0`, `yes`/`no`, `true`/`false`, `y`/`n`, `t`/`f` (any case).
+    Bool,
+    /// One of a fixed list of names (any case).
+    OneOf(&'static [&'static str]),
+}
+
+impl Kind {
+    /// The accepted forms, as an error message lists them.
+    fn accepted(self) -> String {
+        match self {
+            Kind::Size => {
+                "a size in bytes: a whole or decimal number, optionally followed by k, M, \
+                           G or T for KiB, MiB, GiB or TiB (e.g. 1073741824, 512M, 1.5G)"
+                    .to_string()
+            }
+            Kind::Bool => "1 or 0 (also yes/no, true/false, y/n, t/f)".to_string(),
+            Kind::OneOf(names) => format!("one of {}", names.join(", ")),
+        }
+    }
+}
+
+/// The `NVSHMEM_*` variables this project documents, with what each holds.
+pub const VARIABLES: [(&str, Kind); 8] = [
+    (SYMMETRIC_SIZE, Kind::Size),
+    ("NVSHMEM_DISABLE_NVLS", Kind::Bool),
+    ("NVSHMEM_DISABLE_P2P", Kind::Bool),
+    ("NVSHMEM_DISABLE_NCCL", Kind::Bool),
+    (
+        "NVSHMEM_BOOTSTRAP",
+        Kind::OneOf(&["PMI", "MPI", "SHMEM", "UID", "plugin"]),
+    ),
+    (
+        "NVSHMEM_BOOTSTRAP_PMI",
+        Kind::OneOf(&["PMI", "PMI-2", "PMIX"]),
+    ),
+    (
+        "NVSHMEM_REMOTE_TRANSPORT",
+        Kind::OneOf(&["ibrc", "ibgda", "ibdevx", "ucx", "libfabric", "none"]),
+    ),
+    (
+        "NVSHMEM_DEBUG",
+        Kind::OneOf(&["VERSION", "WARN", "INFO", "ABORT", "TRACE"]),
+    ),
+];
+
+/// A variable of [`VARIABLES`] holds a value NVSHMEM cannot read, or would read otherwise than
+/// meant.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EnvironmentError {
+    /// The variable.
+    pub variable: &'static str,
+    /// Its value (lossily decoded where it is not UTF-8).
+    pub value: String,
+    /// What it holds.
+    pub kind: Kind,
+}
+
+impl fmt::Display for EnvironmentError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let EnvironmentError {
+            variable,
+            value,
+            kind,
+        } = self;
+        write!(f, "{variable}={value:?} is not {}", kind.accepted())?;
+        if *kind == Kind::Bool {
+            write!(
+                f,
+                " (NVSHMEM would read it as true: only values starting with 0, n or f are false)"
+            )?;
+        }
+        write!(f, "; set {variable} to such a value, or unset it")
+    }
+}
+
+impl std::error::Error for EnvironmentError {}
+
+/// Checks every variable of [`VARIABLES`] that `lookup` finds (use `|name| std::env::var_os(name)`
+/// for the process's environment); the first bad one is the error.
+pub fn check(lookup: impl Fn(&str) -> Option<OsString>) -> Result<(), EnvironmentError> {
+    for (variable, kind) in VARIABLES {
+        if let Some(value) = lookup(variable) {
+            let text = value.to_str().unwrap_or("");
+            let fine = match kind {
+                Kind::Size => parse_size(text).is_some(),
+                Kind::Bool => parse_bool(text).is_some(),
+                Kind::OneOf(names) => names.iter().any(|name| name.eq_ignore_ascii_case(text)),
+            };
+            if !fine {
+                return Err(EnvironmentError {
+                    variable,
+                    value: value.to_string_lossy().into_owned(),
+                    kind,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The symmetric heap's size in bytes that `lookup` sets (or NVSHMEM's default), if readable.
+pub fn symmetric_size(lookup: impl Fn(&str) -> Option<OsString>) -> Option<u64> {
+    match lookup(SYMMETRIC_SIZE) {
+        None => Some(DEFAULT_SYMMETRIC_SIZE),
+        Some(value) => parse_size(value.to_str()?),
+    }
+}
+
+/// A size as NVSHMEM reads it: a non-negative decimal number (`3`, `0.5`, `.5`), then optionally
+/// one of `k`, `m`, `g`, `t` (either case) scaling by 2^10, 2^20, 2^30 or 2^40, rounded up to a
+/// whole byte. `None` for anything else, including what NVSHMEM reads otherwise than it looks
+/// (`20kk`, NVSHMEM's 20 KiB) and sizes beyond `u64`.
+pub fn parse_size(text: &str) -> Option<u64> {
+    let (number, shift) = match text.as_bytes().last()? {
+        b'k' | b'K' => (&text[..text.len() - 1], 10),
+        b'm' | b'M' => (&text[..text.len() - 1], 20),
+        b'g' | b'G' => (&text[..text.len() - 1], 30),
+        b't' | b'T' => (&text[..text.len() - 1], 40),
+        _ => (text, 0),
+    };
+    let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
+    let digits = |part: &str| part.bytes().all(|b| b.is_ascii_digit());
+    if whole.len() + fraction.len() == 0 || !digits(whole) || !digits(fraction) {
+        return None;
+    }
+    // Exact arithmetic: the whole part shifted, plus the fraction's bytes rounded up.
+    let whole: u64 = if whole.is_empty() {
+        0
+    } else {
+        whole.parse().ok()?
+    };
+    let scaled = whole.checked_mul(1 << shift)?;
+    let fraction = fraction.trim_end_matches('0');
+    if fraction.is_empty() {
+        return Some(scaled);
+    }
+    // A fraction of 2^shift bytes: digits beyond 20 cannot change the rounded-up byte count by more
+    // than the ceiling already does, so they are cut to keep the product within u128.
+    let (kept, rest) = fraction.split_at(fraction.len().min(20));
+    let numerator: u128 = kept.parse::<u128>().ok()? + u128::from(!rest.is_empty());
+    let denominator = 10u128.pow(kept.len() as u32);
+    let bytes = (numerator << shift).div_ceil(denominator);
+    scaled.checked_add(u64::try_from(bytes).ok()?)
+}
+
+/// A switch as NVSHMEM reads it, for the values that mean what they say.
+pub fn parse_bool(text: &str) -> Option<bool> {
+    match text.to_ascii_lowercase().as_str() {
+        "1" | "y" | "yes" | "t" | "true" => Some(true),
+        "0" | "n" | "no" | "f" | "false" => Some(false),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn only(name: &'static str, value: &str) -> impl Fn(&str) -> Option<OsString> {
+        let value = OsString::from(value);
+        move |asked: &str| (asked == name).then(|| value.clone())
+    }
+
+    #[test]
+    fn sizes_read_as_nvshmem_reads_them() {
+        for (text, bytes) in [
+            ("1073741824", 1 << 30),
+            ("20m", 20 << 20),
+            ("3.1M", 3250586),
+            (".5m", 1 << 19),
+            ("0.5M", 1 << 19),
+            ("1G", 1 << 30),
+            ("2t", 2 << 40),
+            ("64K", 64 << 10),
+            ("0", 0),
+            ("1.0000000000000000000001k", 1025),
+        ] {
+            assert_eq!(parse_size(text), Some(bytes), "{text}");
+        }
+        for text in [
+            "lots", "", "k", ".", "-1", "-1G", "1GB", "20kk", "1e9", "inf", "nan", " 1G",
+        ] {
+            assert_eq!(parse_size(text), None, "{text}");
+        }
+        assert_eq!(parse_size("18446744073709551615"), Some(u64::MAX));
+        assert_eq!(parse_size("18446744073709551616"), None);
+        assert_eq!(parse_size("16777216T"), None);
+    }
+
+    #[test]
+    fn a_bad_value_names_the_variable_its_value_and_the_forms() {
+        let error = check(only(SYMMETRIC_SIZE, "lots")).unwrap_err();
+        let message = error.to_string();
+        for part in [
+            "NVSHMEM_SYMMETRIC_SIZE=\"lots\"",
+            "512M",
+            "1.5G",
+            "unset it",
+        ] {
+            assert!(message.contains(part), "{message}");
+        }
+        let error = check(only("NVSHMEM_DISABLE_NVLS", "off")).unwrap_err();
+        assert!(error.to_string().contains("read it as true"), "{error}");
+        let error = check(only("NVSHMEM_REMOTE_TRANSPORT", "infiniband")).unwrap_err();
+        assert!(error.to_string().contains("ibrc, ibgda"), "{error}");
+    }
+
+    #[test]
+    fn good_values_pass() {
+        for (name, value) in [
+            (SYMMETRIC_SIZE, "4G"),
+            ("NVSHMEM_DISABLE_NVLS", "1"),
+            ("NVSHMEM_DISABLE_P2P", "FALSE"),
+            ("NVSHMEM_BOOTSTRAP", "plugin"),
+            ("NVSHMEM_BOOTSTRAP", "mpi"),
+            ("NVSHMEM_BOOTSTRAP_PMI", "PMI-2"),
+            ("NVSHMEM_REMOTE_TRANSPORT", "none"),
+            ("NVSHMEM_DEBUG", "info"),
+        ] {
+            assert_eq!(check(only(name, value)), Ok(()), "{name}={value}");
+        }
+        assert_eq!(check(|_| None), Ok(()));
+        assert_eq!(symmetric_size(|_| None), Some(DEFAULT_SYMMETRIC_SIZE));
+        assert_eq!(symmetric_size(only(SYMMETRIC_SIZE, "2G")), Some(2 << 30));
+    }
+
+    proptest! {
+        #[test]
+        fn whole_sizes_with_a_suffix_scale_exactly(n in 0u64..1 << 23, unit in 0usize..5) {
+            let (suffix, shift) = [("", 0), ("k", 10), ("M", 20), ("g", 30), ("T", 40)][unit];
+            prop_assert_eq!(parse_size(&format!("{n}{suffix}")), Some(n << shift));
+        }
+
+        #[test]
+        fn decimal_sizes_round_up_to_a_byte(whole in 0u64..1000, thousandths in 0u64..1000) {
+            let text = format!("{whole}.{thousandths:03}M");
+            let exact = (whole * 1000 + thousandths) << 20;
+            prop_assert_eq!(parse_size(&text), Some(exact.div_ceil(1000)));
+        }
+
+        #[test]
+        fn any_text_is_a_size_or_refused_without_panicking(text in ".{0,30}") {
+            if let Some(bytes) = parse_size(&text) {
+                let digits_and_suffix = text.trim_end_matches(|c: char| "kKmMgGtT".contains(c));
+                prop_assert!(digits_and_suffix.chars().all(|c| c.is_ascii_digit() || c == '.'));
+                prop_assert!(text.contains('.') || bytes > 0 || text.starts_with('0'));
+            }
+        }
+    }
+}
