@@ -20,9 +20,10 @@ pub fn linked_module_ir(ir: &str, arch: &str) -> Result<(), String> {
 /// Inspects a PTX file's text as [`crate::PtxBuilder::build`] does, then limits the registers of
 /// `kernel`: the kernels and NVSHMEM version found, or the first error.
 pub fn ptx(text: &str, kernel: &str, registers: u32) -> Result<(Vec<String>, String), String> {
-    let found = crate::inspect_ptx(Path::new("k.ptx"), text).map_err(|e| e.to_string())?;
+    let (kernels, version, _ptx_isa) =
+        crate::inspect_ptx(Path::new("k.ptx"), text).map_err(|e| e.to_string())?;
     crate::limit_registers(text, kernel, registers)?;
-    Ok(found)
+    Ok((kernels, version))
 }
 
 /// The sources a dep-info file lists.

@@ -636,7 +636,7 @@ mod tests {
             registers in 0u32..300,
             dep_info in "([a-z/]{0,6}(: |\\\\| |\n)?){0,8}",
         ) {
-            if let Ok((kernels, _)) = inspect_ptx(Path::new("k.ptx"), &ptx) {
+            if let Ok((kernels, _, _)) = inspect_ptx(Path::new("k.ptx"), &ptx) {
                 proptest::prop_assert!(!kernels.is_empty());
             }
             if let Ok(limited) = limit_registers(&ptx, &kernel, registers) {

@@ -1,5 +1,5 @@
 //! NVSHMEM's version, as read from `nvshmem_version.h`: any text gives a version or an error, and a
-//! version read back from the header it would be written as is the same.
+//! version read back from the header it would be written as is the same, and shows as `major.minor…`.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -12,6 +12,6 @@ fuzz_target!(|text: &str| {
             version.major, version.minor, version.patch
         );
         assert_eq!(nvshmem_locate::parse_version_header(&header), Ok(version));
-        let _ = version.device_compatible_with(version);
+        assert!(version.to_string().starts_with(&format!("{}.{}", version.major, version.minor)));
     }
 });
