@@ -179,8 +179,12 @@ def main():
             ax.set_xlabel("grid side")
             ax.set_ylabel("µs per iteration")
             ax.grid(True, which="both", alpha=0.3)
-    axes[0][0].legend(fontsize=6)
-    fig.tight_layout()
+    labels = {}
+    for ax in fig.axes:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            labels.setdefault(label, handle)
+    fig.legend(list(labels.values()), list(labels.keys()), loc="center right", fontsize=7)
+    fig.tight_layout(rect=(0, 0, 0.86, 1))
     fig.savefig(prefix + ".png", dpi=90)
 
 
