@@ -75,8 +75,7 @@ impl GridBarrier {
         // SAFETY: the whole block calls it (the caller's contract).
         unsafe { thread::sync_threads() };
         if thread::rank_in_block() == 0 {
-            let blocks = thread::grid_dim_x() * thread::grid_dim_y() * thread::grid_dim_z();
-            let target = blocks.wrapping_mul(self.passed);
+            let target = thread::blocks_in_grid().wrapping_mul(self.passed);
             // SAFETY: `counter` is the barrier's zero-initialised u32 (the caller's contract).
             unsafe {
                 memory::atomic_add_acq_rel_gpu(self.counter, 1);

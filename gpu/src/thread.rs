@@ -70,6 +70,12 @@ pub fn grid_size_x() -> usize {
     grid_dim_x() as usize * block_dim_x() as usize
 }
 
+/// `gridDim.x * gridDim.y * gridDim.z`: the number of blocks in the grid.
+#[inline]
+pub fn blocks_in_grid() -> u32 {
+    grid_dim_x() * grid_dim_y() * grid_dim_z()
+}
+
 /// `threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)`: this thread's rank in its
 /// block.
 #[inline]

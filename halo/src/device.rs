@@ -217,18 +217,36 @@ pub unsafe fn add_norm(target: &NormTarget, residual: f32) {
 /// As for [`add_norm`], after the block's additions.
 #[inline(never)]
 unsafe fn count_block_in(target: NormTarget) {
-    let blocks = thread::grid_dim_x() * thread::grid_dim_y() * thread::grid_dim_z();
-    // SAFETY: the counter is a local u32 only touched atomically here (the caller's contract).
-    let before = unsafe { memory::atomic_add_acq_rel_gpu(target.ticket, 1) };
-    if before + 1 == blocks {
-        // SAFETY: every block's additions were released before its increment, which this one
-        // acquired; nothing else touches the slots until the next norm on this set.
-        unsafe { put_total(&target) };
+    // SAFETY: the counter is a local u32 that only this grid's blocks touch (the caller's
+    // contract); every block's additions were released before its increment, which the last one
+    // acquired; nothing else touches the slots until the next norm on this set.
+    unsafe {
+        if last_block_in(target.ticket) {
+            put_total(&target);
+        }
     }
 }
 
-/// The last block's part of [`add_norm`]: sums and zeroes the slots, zeroes the counter and puts
-/// the total to every PE.
+/// Counts this block in at `counter` (one thread per block, after the block's work, which the
+/// increment releases) and says whether it was the grid's last; the last also sets the counter back
+/// to zero for the next launch or the next use, and has acquired every other block's work.
+///
+/// # Safety
+/// `counter` is a local `u32`, zero before the grid's first block arrives, touched by nothing else
+/// until every block of the grid has arrived.
+#[inline(always)]
+unsafe fn last_block_in(counter: *mut u32) -> bool {
+    // SAFETY: the caller's contract.
+    unsafe {
+        let last = memory::atomic_add_acq_rel_gpu(counter, 1) + 1 == thread::blocks_in_grid();
+        if last {
+            counter.write_volatile(0);
+        }
+        last
+    }
+}
+
+/// The last block's part of [`add_norm`]: sums and zeroes the slots and puts the total to every PE.
 ///
 /// # Safety
 /// As for [`add_norm`], called by one thread after every block's additions.
@@ -236,7 +254,6 @@ unsafe fn put_total(target: &NormTarget) {
     // SAFETY: the caller's contract.
     unsafe {
         let total = sum_norm_slots(target.slots);
-        target.ticket.write_volatile(0);
         let me = pe::my_pe();
         let row = target.totals.add(me as usize);
         for other in 0..pe::n_pes() {
@@ -276,12 +293,10 @@ pub unsafe fn meet_at_end(meeting: *mut u32) {
 /// As for [`meet_at_end`].
 #[inline(never)]
 unsafe fn arrive_at_meeting(meeting: *mut u32) {
-    let blocks = thread::grid_dim_x() * thread::grid_dim_y() * thread::grid_dim_z();
     // SAFETY: `meeting` is the caller's zeroed counter; every PE's last block reaches the barrier.
     unsafe {
         sync::quiet();
-        if memory::atomic_add_acq_rel_gpu(meeting, 1) + 1 == blocks {
-            meeting.write_volatile(0);
+        if last_block_in(meeting) {
             sync::barrier_all();
         }
     }

@@ -198,11 +198,6 @@ impl<'nv> NormBuffers<'nv> {
         })
     }
 
-    /// The symmetric bytes [`new`](Self::new) allocates for `schedule` on `n_pes` PEs.
-    pub fn symmetric_bytes(schedule: NormSchedule, n_pes: usize) -> usize {
-        schedule.count() as usize * n_pes * std::mem::size_of::<f64>()
-    }
-
     /// The schedule.
     pub fn schedule(&self) -> NormSchedule {
         self.schedule

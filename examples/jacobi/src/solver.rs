@@ -1012,8 +1012,8 @@ fn time_launches(nvshmem: &Nvshmem, kernel: &Kernel<'_>) -> Result<f64, Box<dyn 
 }
 
 /// The copy rate of a working set of two arrays of `bytes` each, in bytes moved per second: the
-/// best of three launches of `copy_trips`, each copying back and forth enough times to take well
-/// over a launch.
+/// best of four launches of `copy_trips` (the first also touches the arrays), each copying back and
+/// forth enough times to take well over a launch.
 fn fit_copy_rate(
     nvshmem: &Nvshmem,
     common: &CommonKernels<'_>,
