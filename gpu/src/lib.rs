@@ -174,6 +174,7 @@ mod element;
 pub mod atomic;
 mod checks;
 pub mod collective;
+mod deadline;
 mod debug;
 pub mod ffi;
 pub mod grid;
