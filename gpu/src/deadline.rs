@@ -17,9 +17,10 @@ use crate::Team;
 use core::ffi::CStr;
 
 /// The settings the host writes into a loaded module (`nvshmem-host`'s `module.rs` writes the same
-/// layout: three 8-byte words).
-#[cfg(any(test, all(target_arch = "nvptx64", feature = "checks")))]
+/// layout: three 8-byte words). `nvshmem-host` writes one into each module that defines
+/// [`DEVICE_CHECKS_SYMBOL`].
 #[repr(C)]
+#[derive(Debug, Clone, Copy)]
 pub struct DeviceChecks {
     /// How long a wait or handshake may last, in nanoseconds of `%globaltimer`.
     pub timeout_ns: u64,
@@ -33,11 +34,13 @@ pub struct DeviceChecks {
 }
 
 /// The limit of a module whose loader did not set one: generous, so that only a real hang hits it.
-#[cfg(all(target_arch = "nvptx64", feature = "checks"))]
-const DEFAULT_TIMEOUT_NS: u64 = 60_000_000_000;
+pub const DEFAULT_TIMEOUT_NS: u64 = 60_000_000_000;
 
-/// The settings of this module, found by name by `nvshmem-host` (and kept visible by
-/// `nvshmem-builder`'s internalize step).
+/// The name of [`NVSHMEMRS_DEVICE_CHECKS`], which only a module built with the feature defines.
+pub const DEVICE_CHECKS_SYMBOL: &str = "NVSHMEMRS_DEVICE_CHECKS";
+
+/// The settings of this module, found by name ([`DEVICE_CHECKS_SYMBOL`]) by `nvshmem-host` (and
+/// kept visible by `nvshmem-builder`'s internalize step).
 #[cfg(all(target_arch = "nvptx64", feature = "checks"))]
 #[unsafe(no_mangle)]
 pub static mut NVSHMEMRS_DEVICE_CHECKS: DeviceChecks = DeviceChecks {

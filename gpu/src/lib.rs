@@ -192,6 +192,9 @@ pub mod team;
 pub mod thread;
 pub mod warp;
 
+/// The device checks' settings, which `nvshmem-host` writes into a loaded module.
+#[doc(hidden)]
+pub use deadline::{DEFAULT_TIMEOUT_NS, DEVICE_CHECKS_SYMBOL, DeviceChecks};
 pub use element::{
     AtomicAdd, AtomicBitwise, AtomicCompareSwap, AtomicElement, AtomicInteger, Element, WaitElement,
 };
