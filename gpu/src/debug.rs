@@ -210,11 +210,11 @@ pub(crate) fn team_pe_out_of_range(function: &CStr, team: i32, pe: i32, n_pes: i
 struct ExpiredWaitArgs {
     who: Who,
     function: *const u8,
-    ms: u64,
     ivar: *const c_void,
     cmp: *const u8,
     expected: i64,
     now: i64,
+    ms: u64,
 }
 
 /// Reports a wait on one variable that outlived the module's time limit (`deadline.rs`) and traps.
@@ -230,15 +230,15 @@ pub(crate) fn wait_expired(
     now: i64,
 ) -> ! {
     fail(
-        c"nvshmem-gpu: PE %d (block %u, thread %u): %s waited %llu ms for *%p %s %lld, it is %lld: did the PE that should write it skip its put or signal? (NVSHMEMRS_DEVICE_TIMEOUT_S sets the limit)\n",
+        c"nvshmem-gpu: PE %d (block %u, thread %u): %s: *%p %s %lld never held (it is %lld): did the PE that should write it skip its put or signal? Gave up after %llu ms (NVSHMEMRS_DEVICE_TIMEOUT_S sets the limit)\n",
         &ExpiredWaitArgs {
             who: who(),
             function: function.as_ptr().cast(),
-            ms: waited_ns / 1_000_000,
             ivar,
             cmp: cmp.as_ptr().cast(),
             expected,
             now,
+            ms: waited_ns / 1_000_000,
         },
     )
 }
@@ -248,9 +248,9 @@ pub(crate) fn wait_expired(
 struct ExpiredWaitsArgs {
     who: Who,
     function: *const u8,
-    ms: u64,
     count: usize,
     ivars: *const c_void,
+    ms: u64,
 }
 
 /// Reports a wait on `count` variables from `ivars` that outlived the module's time limit and
@@ -265,13 +265,13 @@ pub(crate) fn waits_expired(
     count: usize,
 ) -> ! {
     fail(
-        c"nvshmem-gpu: PE %d (block %u, thread %u): %s waited %llu ms on %llu variables at %p without its condition holding: did the PEs that should write them skip their puts or signals? (NVSHMEMRS_DEVICE_TIMEOUT_S sets the limit)\n",
+        c"nvshmem-gpu: PE %d (block %u, thread %u): %s: the condition on the %llu variables at %p never held: did the PEs that should write them skip their puts or signals? Gave up after %llu ms (NVSHMEMRS_DEVICE_TIMEOUT_S sets the limit)\n",
         &ExpiredWaitsArgs {
             who: who(),
             function: function.as_ptr().cast(),
-            ms: waited_ns / 1_000_000,
             count,
             ivars,
+            ms: waited_ns / 1_000_000,
         },
     )
 }
@@ -281,10 +281,10 @@ pub(crate) fn waits_expired(
 struct ExpiredCollectiveArgs {
     who: Who,
     function: *const u8,
-    ms: u64,
     missing: i32,
     member: i32,
     members: i32,
+    ms: u64,
 }
 
 /// Reports a barrier, sync or collective whose handshake waited past the module's time limit for
@@ -300,14 +300,14 @@ pub(crate) fn collective_timed_out(
     members: i32,
 ) -> ! {
     fail(
-        c"nvshmem-gpu: PE %d (block %u, thread %u): %s waited %llu ms for PE %d (number %d of the team's %d), which has not arrived: is the call inside a branch that not every PE takes? (NVSHMEMRS_DEVICE_TIMEOUT_S sets the limit)\n",
+        c"nvshmem-gpu: PE %d (block %u, thread %u): %s: PE %d (number %d of the team's %d) has not arrived: is the call inside a branch that not every PE takes? Gave up after %llu ms (NVSHMEMRS_DEVICE_TIMEOUT_S sets the limit)\n",
         &ExpiredCollectiveArgs {
             who: who(),
             function: function.as_ptr().cast(),
-            ms: waited_ns / 1_000_000,
             missing,
             member,
             members,
+            ms: waited_ns / 1_000_000,
         },
     )
 }
