@@ -4,7 +4,7 @@
 //! NVSHMEM's routine. Without the feature, or on the host, every function here is empty and
 //! `#[inline(always)]`, so the wrappers compile to NVSHMEM's call alone.
 //!
-//! The settings live in a module global, [`NVSHMEMRS_DEVICE_CHECKS`], that `nvshmem-host` fills when
+//! The settings live in a module global, `NVSHMEMRS_DEVICE_CHECKS`, that `nvshmem-host` fills when
 //! it loads the module: the time limit (`NVSHMEMRS_DEVICE_TIMEOUT_S`) and the handshake's symmetric
 //! scratch. A module loaded by other code keeps the compiled-in limit and skips the handshakes.
 //!
@@ -36,7 +36,7 @@ pub struct DeviceChecks {
 /// The limit of a module whose loader did not set one: generous, so that only a real hang hits it.
 pub const DEFAULT_TIMEOUT_NS: u64 = 60_000_000_000;
 
-/// The name of [`NVSHMEMRS_DEVICE_CHECKS`], which only a module built with the feature defines.
+/// The name of `NVSHMEMRS_DEVICE_CHECKS`, which only a module built with the feature defines.
 pub const DEVICE_CHECKS_SYMBOL: &str = "NVSHMEMRS_DEVICE_CHECKS";
 
 /// The settings of this module, found by name ([`DEVICE_CHECKS_SYMBOL`]) by `nvshmem-host` (and
