@@ -136,6 +136,12 @@ macro_rules! return_if_nothing_to_wait_for {
     };
 }
 
+/// A `_some` test's count as a poll's result: `None` while it found nothing.
+#[cfg(all(target_arch = "nvptx64", feature = "checks"))]
+fn some_found(found: usize) -> Option<usize> {
+    (found > 0).then_some(found)
+}
+
 /// Index results: NVSHMEM's `SIZE_MAX` means "none".
 fn index(found: usize) -> Option<usize> {
     (found != usize::MAX).then_some(found)
@@ -234,11 +240,8 @@ pub unsafe fn wait_until_some<T: WaitElement>(
 ) -> usize {
     return_if_nothing_to_wait_for!(count, skip, 0);
     polled!(
-        || {
-            // SAFETY: the caller's contract above.
-            let found = unsafe { test_some(ivars, count, indices, skip, cmp, value) };
-            (found > 0).then_some(found)
-        },
+        // SAFETY: the caller's contract above.
+        || some_found(unsafe { test_some(ivars, count, indices, skip, cmp, value) }),
         waits_expired!("wait_until_some", ivars, count),
         // SAFETY: the caller's contract above.
         unsafe {
@@ -331,11 +334,8 @@ pub unsafe fn wait_until_some_vector<T: WaitElement>(
 ) -> usize {
     return_if_nothing_to_wait_for!(count, skip, 0);
     polled!(
-        || {
-            // SAFETY: the caller's contract above.
-            let found = unsafe { test_some_vector(ivars, count, indices, skip, cmp, values) };
-            (found > 0).then_some(found)
-        },
+        // SAFETY: the caller's contract above.
+        || some_found(unsafe { test_some_vector(ivars, count, indices, skip, cmp, values) }),
         waits_expired!("wait_until_some_vector", ivars, count),
         // SAFETY: the caller's contract above; NVSHMEM only reads `values`.
         unsafe {
