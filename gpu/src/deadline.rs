@@ -103,7 +103,7 @@ pub(crate) unsafe fn meet(function: &'static CStr, scope: Scope, team: Team) {
 #[cfg(all(target_arch = "nvptx64", feature = "checks"))]
 #[inline(never)]
 unsafe fn handshake(function: &'static CStr, team: Team) {
-    use crate::{SymmetricPtr, pe, signal};
+    use crate::{ffi, pe};
     // SAFETY: the host writes the settings before any launch and never during one.
     let settings = unsafe { (&raw const NVSHMEMRS_DEVICE_CHECKS).read() };
     let slot = team.raw() as u32;
@@ -114,19 +114,19 @@ unsafe fn handshake(function: &'static CStr, team: Team) {
     let me = pe::my_pe();
     // SAFETY: `scratch` holds `slots × 2 × n_world` symmetric words (the host's contract) and
     // `slot < slots`, so both rows are inside it.
-    let arrivals =
-        unsafe { SymmetricPtr::from_raw(settings.scratch.add(slot as usize * 2 * n_world)) };
+    let arrivals = unsafe { settings.scratch.add(slot as usize * 2 * n_world) };
     // SAFETY: as above, the second row of the slot.
     let consumed = unsafe { arrivals.add(n_world) };
     let members = crate::team::n_pes(team);
     let world_pe = |member| crate::team::translate_pe(team, member, Team::WORLD).unwrap_or(0);
     for member in 0..members {
-        // SAFETY: `me < n_world`, and a member's world number is a PE of the job.
+        // SAFETY: `me < n_world`, so the word is in the symmetric scratch, and a member's world
+        // number is a PE of the job. NVSHMEM's own call: the signal module is a layer above.
         unsafe {
-            signal::signal_op(
+            ffi::nvshmemx_signal_op(
                 arrivals.add(me as usize),
                 1,
-                signal::SignalOp::Add,
+                ffi::NVSHMEM_SIGNAL_ADD,
                 world_pe(member),
             )
         };
@@ -136,10 +136,10 @@ unsafe fn handshake(function: &'static CStr, team: Team) {
         // SAFETY: `from < n_world`: both words are in this PE's rows; `consumed` is written only
         // here, by the one thread per PE that makes the team's collective calls.
         unsafe {
-            let count = consumed.add(from).as_ptr();
+            let count = consumed.add(from);
             let expected = count.read_volatile() + 1;
             poll(
-                || (signal::signal_fetch(arrivals.add(from)) >= expected).then_some(()),
+                || (ffi::nvshmem_signal_fetch(arrivals.add(from)) >= expected).then_some(()),
                 |waited| {
                     crate::debug::collective_timed_out(
                         function,

@@ -44,9 +44,11 @@
 //!
 //! The modules form layers, each importing only from those below it: [`ffi`] (NVSHMEM's C
 //! declarations, which use nothing of this crate), then `thread`, [`pe`], [`team`] and the element
-//! tables, then the load/store path (`peer`, below), then [`rma`], [`signal`], [`p2p`], [`atomic`]
-//! and [`collective`], and [`sync`] on top (its timeouts signal and test). `gpu/tests/layers.rs`
-//! reads the sources and fails on an import cycle or a typed import in `ffi`.
+//! tables, then the device checks (`checks`, `debug`, and `deadline`, which puts the time limit of
+//! the "Checks" section below on blocking calls), then the load/store path (`peer`, below), then
+//! [`rma`], [`signal`], [`p2p`], [`atomic`] and [`collective`], and [`sync`] on top (its timeouts
+//! signal and test). `gpu/tests/layers.rs` reads the sources and fails on an import cycle or a
+//! typed import in `ffi`.
 //!
 //! Typed calls are generic over sealed traits, one per family of NVSHMEM types, each implemented
 //! from one table of `(Rust type, C type name)` pairs (in `element.rs`): [`Element`] (RMA and
