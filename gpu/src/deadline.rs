@@ -179,7 +179,7 @@ pub(crate) fn poll<R>(mut ready: impl FnMut() -> Option<R>, expired: impl FnOnce
 /// then returns at once, and so must the polling form.
 ///
 /// `skip`, if given, has at least `count` entries (the wait's contract); a shorter one panics.
-#[cfg(all(target_arch = "nvptx64", feature = "checks"))]
+#[cfg(any(test, all(target_arch = "nvptx64", feature = "checks")))]
 pub(crate) fn nothing_to_wait_for(count: usize, skip: Option<&[i32]>) -> bool {
     match skip {
         None => count == 0,
@@ -189,6 +189,17 @@ pub(crate) fn nothing_to_wait_for(count: usize, skip: Option<&[i32]>) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::nothing_to_wait_for;
+
+    #[test]
+    fn a_wait_with_every_variable_skipped_has_nothing_to_wait_for() {
+        assert!(nothing_to_wait_for(0, None));
+        assert!(!nothing_to_wait_for(3, None));
+        assert!(nothing_to_wait_for(3, Some(&[1, 2, -1, 0])));
+        assert!(!nothing_to_wait_for(3, Some(&[1, 0, 1])));
+        assert!(nothing_to_wait_for(0, Some(&[0])));
+    }
+
     #[test]
     fn the_settings_are_three_words_as_the_host_writes_them() {
         assert_eq!(size_of::<super::DeviceChecks>(), 24);
