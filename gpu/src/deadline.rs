@@ -16,9 +16,8 @@
 use crate::Team;
 use core::ffi::CStr;
 
-/// The settings the host writes into a loaded module (`nvshmem-host`'s `module.rs` writes the same
-/// layout: three 8-byte words). `nvshmem-host` writes one into each module that defines
-/// [`DEVICE_CHECKS_SYMBOL`].
+/// The settings of a module's device checks, three 8-byte words; `nvshmem-host` writes them into
+/// each module it loads that defines [`DEVICE_CHECKS_SYMBOL`].
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct DeviceChecks {
