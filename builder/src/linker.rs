@@ -30,6 +30,23 @@ pub(crate) const LLVM_BIN_VAR: &str = "NVSHMEM_BUILDER_LLVM_BIN";
 pub const NVSHMEM_STATE_SYMBOLS: [&str; 2] =
     ["nvshmemi_device_state_d", "nvshmemi_device_lib_version_d"];
 
+/// `nvshmem-gpu`'s settings of its device checks (the `checks` feature), which `nvshmem-host` finds
+/// by name and fills when it loads the module; kept visible beside [`NVSHMEM_STATE_SYMBOLS`] (a
+/// module built without the feature lacks it, which is harmless to the internalize step).
+pub const DEVICE_CHECKS_SYMBOL: &str = "NVSHMEMRS_DEVICE_CHECKS";
+
+/// The `-internalize-public-api-list` of the link step: the kernels `exports`, and the globals the
+/// host finds by name.
+fn public_api(exports: &[String]) -> String {
+    let kept: Vec<&str> = exports
+        .iter()
+        .map(String::as_str)
+        .chain(NVSHMEM_STATE_SYMBOLS)
+        .chain([DEVICE_CHECKS_SYMBOL])
+        .collect();
+    kept.join(",")
+}
+
 /// The first line of every PTX file the link step writes; [`crate::BuiltPtx`] reads it back.
 pub(crate) const PTX_HEADER_PREFIX: &str = "// nvshmem-builder:";
 
@@ -155,16 +172,13 @@ impl LinkJob {
             .map_err(|e| format!("{}: {e}", linked_text.display()))?;
         let facts = LinkedModuleFacts::read(&ir)?;
         facts.check_arch(&self.arch, &self.device_bitcode)?;
-        let keep: Vec<&str> = self
-            .exports
-            .iter()
-            .map(String::as_str)
-            .chain(NVSHMEM_STATE_SYMBOLS)
-            .collect();
         let optimized = work.join("optimized.bc");
         self.tool("opt")
             .arg("-passes=internalize,default<O3>")
-            .arg(format!("-internalize-public-api-list={}", keep.join(",")))
+            .arg(format!(
+                "-internalize-public-api-list={}",
+                public_api(&self.exports)
+            ))
             .arg(&linked)
             .arg("-o")
             .arg(&optimized)
@@ -424,6 +438,40 @@ attributes #1 = { "target-cpu"="sm_70" "target-features"="+ptx60" }
     fn a_module_without_nvshmem_is_reported() {
         let error = LinkedModuleFacts::read("define void @k() { ret void }").unwrap_err();
         assert!(error.contains("nvshmemi_device_lib_version_d"), "{error}");
+    }
+
+    #[test]
+    fn internalizing_keeps_the_globals_the_host_fills() {
+        let opt = crate::llvm_tools_dir()
+            .expect("the toolchain's LLVM tools (rust-toolchain.toml lists them)")
+            .join("opt");
+        let module = "@NVSHMEMRS_DEVICE_CHECKS = global [3 x i64] [i64 60000000000, i64 0, i64 0]\n\
+                      @nvshmemi_device_state_d = global i64 0\n\
+                      @helper_state = global i64 0\n\
+                      define void @kernel() { ret void }\n";
+        let mut child = Command::new(opt)
+            .arg("-passes=internalize,globaldce")
+            .arg(format!(
+                "-internalize-public-api-list={}",
+                public_api(&["kernel".to_string()])
+            ))
+            .args(["-S", "-o", "-", "-"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::io::Write::write_all(&mut child.stdin.take().unwrap(), module.as_bytes()).unwrap();
+        let output = child.wait_with_output().unwrap();
+        let ir = String::from_utf8_lossy(&output.stdout);
+        assert!(output.status.success(), "{ir}");
+        for kept in [
+            "@NVSHMEMRS_DEVICE_CHECKS = global",
+            "@nvshmemi_device_state_d = global",
+            "define void @kernel",
+        ] {
+            assert!(ir.contains(kept), "{kept} is gone:\n{ir}");
+        }
+        assert!(!ir.contains("@helper_state"), "unused globals go:\n{ir}");
     }
 
     proptest::proptest! {

@@ -218,10 +218,26 @@ macro_rules! peer_path {
     };
 }
 
+/// With the `checks` feature, meets the other PEs of `$team` with a deadline before the collective
+/// `$name` of scope `$Scope` (`deadline.rs`); nothing without it.
+macro_rules! meet {
+    ($name:literal, $Scope:ident, $team:expr) => {
+        // SAFETY: the caller's contract: the whole scope on every PE of `team` makes this
+        // collective call, and this PE is in `team`.
+        unsafe {
+            crate::deadline::meet(
+                crate::checks::wrapper_name!($name),
+                crate::deadline::Scope::$Scope,
+                $team,
+            )
+        }
+    };
+}
+
 /// Generates the collectives of one scope; `$peer` says whether they take the load/store path of
 /// [`crate::peer`] (the thread scope).
 macro_rules! scoped_collectives {
-    ($scope:ident, $peer:literal, $who:literal, $x:literal, $suffix:literal) => {
+    ($scope:ident, $Scope:ident, $peer:literal, $who:literal, $x:literal, $suffix:literal) => {
         paste::paste! {
         /// Combines `source` of every PE of `team` element-wise with `op` into `dest` on every PE
         #[doc = concat!("(`nvshmem", $x, "_<T>_<op>_reduce", $suffix, "`).")]
@@ -240,6 +256,7 @@ macro_rules! scoped_collectives {
             count: usize,
         ) {
             let _ = op;
+            meet!("reduce", $Scope, team);
             peer_path!($peer, crate::peer::pull_reduce(
                 team, crate::peer::Pull::Reduce, dest.as_ptr(), source.as_ptr(), count, O::combine));
             // SAFETY: the caller upholds the contract restated above; the status is always 0.
@@ -261,6 +278,7 @@ macro_rules! scoped_collectives {
             count: usize,
         ) {
             let _ = op;
+            meet!("reducescatter", $Scope, team);
             peer_path!($peer, crate::peer::pull_reduce(
                 team, crate::peer::Pull::ReduceScatter, dest.as_ptr(), source.as_ptr(), count, O::combine));
             // SAFETY: the caller upholds the contract restated above; the status is always 0.
@@ -284,6 +302,7 @@ macro_rules! scoped_collectives {
             root: i32,
         ) {
             crate::checks::check_team_pe!("broadcast", team, root);
+            meet!("broadcast", $Scope, team);
             // SAFETY: the caller upholds the contract restated above; the status is always 0.
             let _ = unsafe { (T::COLLECTIVE.broadcast.$scope)(team.raw(), dest.as_ptr(), source.as_ptr(), count, root) };
         }
@@ -303,6 +322,7 @@ macro_rules! scoped_collectives {
             source: SymmetricPtr<T>,
             count: usize,
         ) {
+            meet!("fcollect", $Scope, team);
             peer_path!($peer, crate::peer::push_blocks(
                 team, crate::peer::Push::Fcollect, dest.as_ptr().cast(), source.as_ptr().cast(), count * size_of::<T>()));
             // SAFETY: the caller upholds the contract restated above; the status is always 0.
@@ -324,6 +344,7 @@ macro_rules! scoped_collectives {
             source: SymmetricPtr<T>,
             count: usize,
         ) {
+            meet!("alltoall", $Scope, team);
             peer_path!($peer, crate::peer::push_blocks(
                 team, crate::peer::Push::Alltoall, dest.as_ptr().cast(), source.as_ptr().cast(), count * size_of::<T>()));
             // SAFETY: the caller upholds the contract restated above; the status is always 0.
@@ -338,6 +359,7 @@ macro_rules! scoped_collectives {
         #[inline]
         pub unsafe fn broadcastmem<T>(team: Team, dest: SymmetricPtr<T>, source: SymmetricPtr<T>, bytes: usize, root: i32) {
             crate::checks::check_team_pe!("broadcastmem", team, root);
+            meet!("broadcastmem", $Scope, team);
             // SAFETY: the caller upholds the contract restated above; the status is always 0.
             let _ = unsafe { ffi::[<nvshmem $x _broadcastmem $suffix>](team.raw(), dest.as_ptr().cast(), source.as_ptr().cast_const().cast(), bytes, root) };
         }
@@ -349,6 +371,7 @@ macro_rules! scoped_collectives {
         /// As for [`fcollect`], with `bytes` bytes per PE.
         #[inline]
         pub unsafe fn fcollectmem<T>(team: Team, dest: SymmetricPtr<T>, source: SymmetricPtr<T>, bytes: usize) {
+            meet!("fcollectmem", $Scope, team);
             peer_path!($peer, crate::peer::push_blocks(
                 team, crate::peer::Push::Fcollect, dest.as_ptr().cast(), source.as_ptr().cast(), bytes));
             // SAFETY: the caller upholds the contract restated above; the status is always 0.
@@ -362,6 +385,7 @@ macro_rules! scoped_collectives {
         /// As for [`alltoall`], with blocks of `bytes` bytes.
         #[inline]
         pub unsafe fn alltoallmem<T>(team: Team, dest: SymmetricPtr<T>, source: SymmetricPtr<T>, bytes: usize) {
+            meet!("alltoallmem", $Scope, team);
             peer_path!($peer, crate::peer::push_blocks(
                 team, crate::peer::Push::Alltoall, dest.as_ptr().cast(), source.as_ptr().cast(), bytes));
             // SAFETY: the caller upholds the contract restated above; the status is always 0.
@@ -371,7 +395,7 @@ macro_rules! scoped_collectives {
     };
 }
 
-scoped_collectives!(thread, true, "called by exactly one thread", "", "");
+scoped_collectives!(thread, Thread, true, "called by exactly one thread", "", "");
 
 /// Warp-cooperative collectives (`nvshmemx_*_warp`).
 pub mod warp {
@@ -379,6 +403,7 @@ pub mod warp {
     use crate::{Element, SymmetricPtr, Team, ffi};
     scoped_collectives!(
         warp,
+        Warp,
         false,
         "called by every thread of exactly one warp",
         "x",
@@ -392,6 +417,7 @@ pub mod block {
     use crate::{Element, SymmetricPtr, Team, ffi};
     scoped_collectives!(
         block,
+        Block,
         false,
         "called by every thread of exactly one block",
         "x",
@@ -411,6 +437,7 @@ pub mod block {
         dest: SymmetricPtr<MaxLoc>,
         source: SymmetricPtr<MaxLoc>,
     ) {
+        meet!("maxloc_reduce", Block, team);
         // SAFETY: the caller upholds the contract above; NVSHMEM reduces exactly one element.
         let _ = unsafe {
             ffi::nvshmemx_double2_maxloc_reduce_block(

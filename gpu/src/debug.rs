@@ -1,6 +1,7 @@
 //! Device-side diagnostics for the opt-in timeouts ([`crate::p2p::wait_until_timeout`],
 //! [`crate::sync::barrier_all_timeout`]) and the PE checks of the `checks` feature (`checks.rs`):
-//! the cycle counter, and a message through CUDA's `vprintf` followed by a trap.
+//! the cycle counter, and a message through CUDA's `vprintf` followed by a trap; also the messages
+//! of the `checks` feature's deadlines (`deadline.rs`) and the clock they read.
 #![cfg(target_arch = "nvptx64")]
 
 use core::ffi::{CStr, c_void};
@@ -14,6 +15,20 @@ pub(crate) fn clock64() -> u64 {
         core::arch::asm!("mov.u64 {}, %clock64;", out(reg64) cycles, options(nomem, nostack));
     }
     cycles
+}
+
+/// The GPU's nanosecond clock (`%globaltimer`): unlike `%clock64` it does not depend on the SM's
+/// frequency, so a limit in seconds means seconds.
+#[cfg(feature = "checks")]
+#[inline]
+pub(crate) fn global_timer_ns() -> u64 {
+    let ns: u64;
+    // SAFETY: reading a PTX special register has no preconditions and touches no memory; not
+    // `pure`, so every read is a new one.
+    unsafe {
+        core::arch::asm!("mov.u64 {}, %globaltimer;", out(reg64) ns, options(nomem, nostack));
+    }
+    ns
 }
 
 /// Which PE, block and thread is speaking, as `vprintf` arguments.
@@ -186,6 +201,113 @@ pub(crate) fn team_pe_out_of_range(function: &CStr, team: i32, pe: i32, n_pes: i
             pe,
             team,
             n_pes,
+        },
+    )
+}
+
+#[repr(C)]
+#[cfg(feature = "checks")]
+struct ExpiredWaitArgs {
+    who: Who,
+    function: *const u8,
+    ivar: *const c_void,
+    cmp: *const u8,
+    expected: i64,
+    now: i64,
+    ms: u64,
+}
+
+/// Reports a wait on one variable that outlived the module's time limit (`deadline.rs`) and traps.
+#[cold]
+#[inline(never)]
+#[cfg(feature = "checks")]
+pub(crate) fn wait_expired(
+    function: &CStr,
+    waited_ns: u64,
+    ivar: *const c_void,
+    cmp: &CStr,
+    expected: i64,
+    now: i64,
+) -> ! {
+    fail(
+        c"nvshmem-gpu: PE %d (block %u, thread %u): %s: *%p %s %lld never held (it is %lld): did the PE that should write it skip its put or signal? Gave up after %llu ms (NVSHMEMRS_DEVICE_TIMEOUT_S sets the limit)\n",
+        &ExpiredWaitArgs {
+            who: who(),
+            function: function.as_ptr().cast(),
+            ivar,
+            cmp: cmp.as_ptr().cast(),
+            expected,
+            now,
+            ms: waited_ns / 1_000_000,
+        },
+    )
+}
+
+#[repr(C)]
+#[cfg(feature = "checks")]
+struct ExpiredWaitsArgs {
+    who: Who,
+    function: *const u8,
+    count: usize,
+    ivars: *const c_void,
+    ms: u64,
+}
+
+/// Reports a wait on `count` variables from `ivars` that outlived the module's time limit and
+/// traps.
+#[cold]
+#[inline(never)]
+#[cfg(feature = "checks")]
+pub(crate) fn waits_expired(
+    function: &CStr,
+    waited_ns: u64,
+    ivars: *const c_void,
+    count: usize,
+) -> ! {
+    fail(
+        c"nvshmem-gpu: PE %d (block %u, thread %u): %s: the condition on the %llu variables at %p never held: did the PEs that should write them skip their puts or signals? Gave up after %llu ms (NVSHMEMRS_DEVICE_TIMEOUT_S sets the limit)\n",
+        &ExpiredWaitsArgs {
+            who: who(),
+            function: function.as_ptr().cast(),
+            count,
+            ivars,
+            ms: waited_ns / 1_000_000,
+        },
+    )
+}
+
+#[repr(C)]
+#[cfg(feature = "checks")]
+struct ExpiredCollectiveArgs {
+    who: Who,
+    function: *const u8,
+    missing: i32,
+    member: i32,
+    members: i32,
+    ms: u64,
+}
+
+/// Reports a barrier, sync or collective whose handshake waited past the module's time limit for
+/// PE `missing` (number `member` of the team's `members`) and traps.
+#[cold]
+#[inline(never)]
+#[cfg(feature = "checks")]
+pub(crate) fn collective_timed_out(
+    function: &CStr,
+    waited_ns: u64,
+    missing: i32,
+    member: i32,
+    members: i32,
+) -> ! {
+    fail(
+        c"nvshmem-gpu: PE %d (block %u, thread %u): %s: PE %d (number %d of the team's %d) has not arrived: is the call inside a branch that not every PE takes? Gave up after %llu ms (NVSHMEMRS_DEVICE_TIMEOUT_S sets the limit)\n",
+        &ExpiredCollectiveArgs {
+            who: who(),
+            function: function.as_ptr().cast(),
+            missing,
+            member,
+            members,
+            ms: waited_ns / 1_000_000,
         },
     )
 }

@@ -44,9 +44,11 @@
 //!
 //! The modules form layers, each importing only from those below it: [`ffi`] (NVSHMEM's C
 //! declarations, which use nothing of this crate), then `thread`, [`pe`], [`team`] and the element
-//! tables, then the load/store path (`peer`, below), then [`rma`], [`signal`], [`p2p`], [`atomic`]
-//! and [`collective`], and [`sync`] on top (its timeouts signal and test). `gpu/tests/layers.rs`
-//! reads the sources and fails on an import cycle or a typed import in `ffi`.
+//! tables, then the device checks (`checks`, `debug`, and `deadline`, which puts the time limit of
+//! the "Checks" section below on blocking calls), then the load/store path (`peer`, below), then
+//! [`rma`], [`signal`], [`p2p`], [`atomic`] and [`collective`], and [`sync`] on top (its timeouts
+//! signal and test). `gpu/tests/layers.rs` reads the sources and fails on an import cycle or a
+//! typed import in `ffi`.
 //!
 //! Typed calls are generic over sealed traits, one per family of NVSHMEM types, each implemented
 //! from one table of `(Rust type, C type name)` pairs (in `element.rs`): [`Element`] (RMA and
@@ -156,6 +158,26 @@
 //! costs a read of NVSHMEM's PE count and one compare; without the feature the checks compile to
 //! nothing. The [`ffi`] functions are never checked.
 //!
+//! The feature also puts a deadline on every call that waits for other PEs, so that a call not
+//! every PE makes (a barrier inside `if my_pe() == 0`) ends the job instead of hanging it: every
+//! [`p2p`] `wait_until` form and [`signal::signal_wait_until`] poll the matching test, and every
+//! barrier, sync and collective ([`sync`], [`collective`], at thread, warp and block scope) first
+//! meets the team's other PEs in a handshake of signals, then calls NVSHMEM's routine. A call still
+//! waiting after the limit prints, from one thread,
+//!
+//! ```text
+//! nvshmem-gpu: PE 0 (block 0, thread 0): nvshmem_gpu::sync::barrier_all: PE 1 (number 1 of the team's 2) has not arrived: is the call inside a branch that not every PE takes? Gave up after 60000 ms (NVSHMEMRS_DEVICE_TIMEOUT_S sets the limit)
+//! ```
+//!
+//! (a wait names its variable, the condition and the value it has) and traps. The limit is 60 s;
+//! `nvshmem-host` sets it from `NVSHMEMRS_DEVICE_TIMEOUT_S` (seconds) when it loads the module, and
+//! gives the handshakes a symmetric scratch, which makes loading such a module collective. Without
+//! that scratch (a module loaded by other code), or for a team handle of 32 or more, the handshake
+//! is skipped and NVSHMEM's routine waits as it does without checks; [`sync::barrier_warpgroup`]
+//! has no handshake either (its four warps have no barrier of their own to gather at). The
+//! handshake doubles the cost of a barrier or collective, and a polled wait reads a clock per poll:
+//! debug-build prices.
+//!
 //! `nvshmem-builder` turns the feature on when the crate that builds the kernels is built with debug
 //! assertions (a `cargo build` or `cargo test` without `--release`) and leaves it off otherwise;
 //! `PtxBuilder::checks(true)` turns it on in a release build, `checks(false)` off in a debug one. A
@@ -174,6 +196,7 @@ mod element;
 pub mod atomic;
 mod checks;
 pub mod collective;
+mod deadline;
 mod debug;
 pub mod ffi;
 pub mod grid;
@@ -191,6 +214,9 @@ pub mod team;
 pub mod thread;
 pub mod warp;
 
+/// The device checks' settings, which `nvshmem-host` writes into a loaded module.
+#[doc(hidden)]
+pub use deadline::{DEFAULT_TIMEOUT_NS, DEVICE_CHECKS_SYMBOL, DeviceChecks};
 pub use element::{
     AtomicAdd, AtomicBitwise, AtomicCompareSwap, AtomicElement, AtomicInteger, Element, WaitElement,
 };

@@ -91,6 +91,57 @@ fn skip_ptr(skip: Option<&[i32]>) -> *const i32 {
     skip.map_or(core::ptr::null(), <[i32]>::as_ptr)
 }
 
+/// With checks on, the wait polls the matching test: `polled!(ready, expired, nvshmem)` is what
+/// `ready` gives once it gives something, with `expired` (given the nanoseconds waited) called when
+/// the module's time limit passes first (`deadline.rs`); without checks it is `nvshmem`, NVSHMEM's
+/// own wait.
+#[cfg(all(target_arch = "nvptx64", feature = "checks"))]
+macro_rules! polled {
+    ($ready:expr, $expired:expr, $nvshmem:expr) => {
+        crate::deadline::poll($ready, $expired)
+    };
+}
+#[cfg(not(all(target_arch = "nvptx64", feature = "checks")))]
+macro_rules! polled {
+    ($ready:expr, $expired:expr, $nvshmem:expr) => {
+        $nvshmem
+    };
+}
+
+pub(crate) use polled;
+
+/// The `expired` argument of [`polled!`] for the wait `$name` on `$count` variables at `$ivars`.
+#[cfg(all(target_arch = "nvptx64", feature = "checks"))]
+macro_rules! waits_expired {
+    ($name:literal, $ivars:expr, $count:expr) => {
+        |waited| {
+            crate::debug::waits_expired(
+                crate::checks::wrapper_name!($name),
+                waited,
+                $ivars.as_ptr().cast_const().cast(),
+                $count,
+            )
+        }
+    };
+}
+
+/// With checks on, makes the calling `_any`/`_some` wait return `$none` at once when every variable
+/// is skipped, as NVSHMEM's does (its test would never succeed, and the poll would time out).
+macro_rules! return_if_nothing_to_wait_for {
+    ($count:expr, $skip:expr, $none:expr) => {
+        #[cfg(all(target_arch = "nvptx64", feature = "checks"))]
+        if crate::deadline::nothing_to_wait_for($count, $skip) {
+            return $none;
+        }
+    };
+}
+
+/// A `_some` test's count as a poll's result: `None` while it found nothing.
+#[cfg(all(target_arch = "nvptx64", feature = "checks"))]
+fn some_found(found: usize) -> Option<usize> {
+    (found > 0).then_some(found)
+}
+
 /// Index results: NVSHMEM's `SIZE_MAX` means "none".
 fn index(found: usize) -> Option<usize> {
     (found != usize::MAX).then_some(found)
@@ -103,8 +154,24 @@ fn index(found: usize) -> Option<usize> {
 /// (other PEs, or other blocks of a cooperative launch). Otherwise the kernel hangs.
 #[inline]
 pub unsafe fn wait_until<T: WaitElement>(ivar: SymmetricPtr<T>, cmp: Cmp, value: T) {
-    // SAFETY: the caller's contract above.
-    unsafe { (T::WAIT.wait_until)(ivar.as_ptr(), cmp as i32, value) }
+    polled!(
+        // SAFETY: the caller's contract above.
+        || unsafe { test(ivar, cmp, value) }.then_some(()),
+        |waited| {
+            // SAFETY: as above; a volatile read of the variable for the message.
+            let now = unsafe { core::ptr::read_volatile(ivar.as_ptr()) };
+            crate::debug::wait_expired(
+                crate::checks::wrapper_name!("wait_until"),
+                waited,
+                ivar.as_ptr().cast_const().cast(),
+                cmp.c_symbol(),
+                value.widen(),
+                now.widen(),
+            )
+        },
+        // SAFETY: the caller's contract above.
+        unsafe { (T::WAIT.wait_until)(ivar.as_ptr(), cmp as i32, value) }
+    )
 }
 
 /// Waits until `ivars[i] <cmp> value` for every `i` in `0..count` not skipped
@@ -121,8 +188,15 @@ pub unsafe fn wait_until_all<T: WaitElement>(
     cmp: Cmp,
     value: T,
 ) {
-    // SAFETY: the caller's contract above.
-    unsafe { (T::WAIT.wait_until_all)(ivars.as_ptr(), count, skip_ptr(skip), cmp as i32, value) }
+    polled!(
+        // SAFETY: the caller's contract above.
+        || unsafe { test_all(ivars, count, skip, cmp, value) }.then_some(()),
+        waits_expired!("wait_until_all", ivars, count),
+        // SAFETY: the caller's contract above.
+        unsafe {
+            (T::WAIT.wait_until_all)(ivars.as_ptr(), count, skip_ptr(skip), cmp as i32, value)
+        }
+    )
 }
 
 /// Waits until `ivars[i] <cmp> value` for some `i` not skipped, and returns that `i`; `None` if
@@ -138,10 +212,16 @@ pub unsafe fn wait_until_any<T: WaitElement>(
     cmp: Cmp,
     value: T,
 ) -> Option<usize> {
-    // SAFETY: the caller's contract above.
-    index(unsafe {
-        (T::WAIT.wait_until_any)(ivars.as_ptr(), count, skip_ptr(skip), cmp as i32, value)
-    })
+    return_if_nothing_to_wait_for!(count, skip, None);
+    polled!(
+        // SAFETY: the caller's contract above.
+        || unsafe { test_any(ivars, count, skip, cmp, value) }.map(Some),
+        waits_expired!("wait_until_any", ivars, count),
+        // SAFETY: the caller's contract above.
+        index(unsafe {
+            (T::WAIT.wait_until_any)(ivars.as_ptr(), count, skip_ptr(skip), cmp as i32, value)
+        })
+    )
 }
 
 /// Waits until `ivars[i] <cmp> value` for at least one `i` not skipped, writes every such `i` to
@@ -158,17 +238,23 @@ pub unsafe fn wait_until_some<T: WaitElement>(
     cmp: Cmp,
     value: T,
 ) -> usize {
-    // SAFETY: the caller's contract above.
-    unsafe {
-        (T::WAIT.wait_until_some)(
-            ivars.as_ptr(),
-            count,
-            indices.as_mut_ptr(),
-            skip_ptr(skip),
-            cmp as i32,
-            value,
-        )
-    }
+    return_if_nothing_to_wait_for!(count, skip, 0);
+    polled!(
+        // SAFETY: the caller's contract above.
+        || some_found(unsafe { test_some(ivars, count, indices, skip, cmp, value) }),
+        waits_expired!("wait_until_some", ivars, count),
+        // SAFETY: the caller's contract above.
+        unsafe {
+            (T::WAIT.wait_until_some)(
+                ivars.as_ptr(),
+                count,
+                indices.as_mut_ptr(),
+                skip_ptr(skip),
+                cmp as i32,
+                value,
+            )
+        }
+    )
 }
 
 /// Waits until `ivars[i] <cmp> values[i]` for every `i` not skipped
@@ -184,16 +270,21 @@ pub unsafe fn wait_until_all_vector<T: WaitElement>(
     cmp: Cmp,
     values: &[T],
 ) {
-    // SAFETY: the caller's contract above; NVSHMEM only reads `values`.
-    unsafe {
-        (T::WAIT.wait_until_all_vector)(
-            ivars.as_ptr(),
-            count,
-            skip_ptr(skip),
-            cmp as i32,
-            values.as_ptr().cast_mut(),
-        )
-    }
+    polled!(
+        // SAFETY: the caller's contract above.
+        || unsafe { test_all_vector(ivars, count, skip, cmp, values) }.then_some(()),
+        waits_expired!("wait_until_all_vector", ivars, count),
+        // SAFETY: the caller's contract above; NVSHMEM only reads `values`.
+        unsafe {
+            (T::WAIT.wait_until_all_vector)(
+                ivars.as_ptr(),
+                count,
+                skip_ptr(skip),
+                cmp as i32,
+                values.as_ptr().cast_mut(),
+            )
+        }
+    )
 }
 
 /// Waits until `ivars[i] <cmp> values[i]` for some `i` not skipped and returns it
@@ -209,16 +300,22 @@ pub unsafe fn wait_until_any_vector<T: WaitElement>(
     cmp: Cmp,
     values: &[T],
 ) -> Option<usize> {
-    // SAFETY: the caller's contract above; NVSHMEM only reads `values`.
-    index(unsafe {
-        (T::WAIT.wait_until_any_vector)(
-            ivars.as_ptr(),
-            count,
-            skip_ptr(skip),
-            cmp as i32,
-            values.as_ptr().cast_mut(),
-        )
-    })
+    return_if_nothing_to_wait_for!(count, skip, None);
+    polled!(
+        // SAFETY: the caller's contract above.
+        || unsafe { test_any_vector(ivars, count, skip, cmp, values) }.map(Some),
+        waits_expired!("wait_until_any_vector", ivars, count),
+        // SAFETY: the caller's contract above; NVSHMEM only reads `values`.
+        index(unsafe {
+            (T::WAIT.wait_until_any_vector)(
+                ivars.as_ptr(),
+                count,
+                skip_ptr(skip),
+                cmp as i32,
+                values.as_ptr().cast_mut(),
+            )
+        })
+    )
 }
 
 /// Waits until `ivars[i] <cmp> values[i]` for at least one `i`, writes every such `i` to `indices`
@@ -235,17 +332,23 @@ pub unsafe fn wait_until_some_vector<T: WaitElement>(
     cmp: Cmp,
     values: &[T],
 ) -> usize {
-    // SAFETY: the caller's contract above; NVSHMEM only reads `values`.
-    unsafe {
-        (T::WAIT.wait_until_some_vector)(
-            ivars.as_ptr(),
-            count,
-            indices.as_mut_ptr(),
-            skip_ptr(skip),
-            cmp as i32,
-            values.as_ptr().cast_mut(),
-        )
-    }
+    return_if_nothing_to_wait_for!(count, skip, 0);
+    polled!(
+        // SAFETY: the caller's contract above.
+        || some_found(unsafe { test_some_vector(ivars, count, indices, skip, cmp, values) }),
+        waits_expired!("wait_until_some_vector", ivars, count),
+        // SAFETY: the caller's contract above; NVSHMEM only reads `values`.
+        unsafe {
+            (T::WAIT.wait_until_some_vector)(
+                ivars.as_ptr(),
+                count,
+                indices.as_mut_ptr(),
+                skip_ptr(skip),
+                cmp as i32,
+                values.as_ptr().cast_mut(),
+            )
+        }
+    )
 }
 
 /// Whether `*ivar <cmp> value` now (`nvshmem_<T>_test`).

@@ -65,8 +65,27 @@ pub unsafe fn signal_fetch(signal: SymmetricPtr<u64>) -> u64 {
 /// see `p2p::wait_until_timeout` for a variant that traps instead.
 #[inline]
 pub unsafe fn signal_wait_until(signal: SymmetricPtr<u64>, cmp: Cmp, value: u64) -> u64 {
-    // SAFETY: the caller's contract above.
-    unsafe { ffi::nvshmem_signal_wait_until(signal.as_ptr(), cmp as i32, value) }
+    crate::p2p::polled!(
+        || {
+            // SAFETY: the caller's contract above.
+            let now = unsafe { signal_fetch(signal) };
+            cmp.holds(now, value).then_some(now)
+        },
+        |waited| {
+            // SAFETY: as above.
+            let now = unsafe { signal_fetch(signal) };
+            crate::debug::wait_expired(
+                crate::checks::wrapper_name!("signal_wait_until"),
+                waited,
+                signal.as_ptr().cast_const().cast(),
+                cmp.c_symbol(),
+                value as i64,
+                now as i64,
+            )
+        },
+        // SAFETY: the caller's contract above.
+        unsafe { ffi::nvshmem_signal_wait_until(signal.as_ptr(), cmp as i32, value) }
+    )
 }
 
 /// `put_signal` of `$bytes` bytes at scope `$scope` (`thread`, `warp` or `block`) through

@@ -29,6 +29,8 @@
 //! `barrier_all_timeout` (GPU target only) is a debugging barrier that traps instead of hanging when a PE never
 //! arrives.
 
+use crate::checks::wrapper_name;
+use crate::deadline::Scope;
 use crate::{Team, ffi};
 
 /// Completes every outstanding put, `_nbi` transfer and atomic this thread issued (`nvshmem_quiet`).
@@ -90,7 +92,7 @@ pub unsafe fn flush_block() {
 macro_rules! collective_waits {
     ($(
         $(#[$doc:meta])*
-        $name:ident => $c:ident, $who:literal;
+        $name:ident => $c:ident, $scope:ident, $who:literal;
     )*) => { $(
         $(#[$doc])*
         ///
@@ -100,7 +102,10 @@ macro_rules! collective_waits {
         #[inline]
         pub unsafe fn $name() {
             // SAFETY: the caller's contract above.
-            unsafe { ffi::$c() }
+            unsafe {
+                crate::deadline::meet(wrapper_name!(stringify!($name)), Scope::$scope, Team::WORLD);
+                ffi::$c()
+            }
         }
     )* };
 }
@@ -108,23 +113,23 @@ macro_rules! collective_waits {
 collective_waits! {
     /// Completes this thread's outstanding transfers, then waits until every PE arrives
     /// (`nvshmem_barrier_all`).
-    barrier_all => nvshmem_barrier_all, "exactly one thread";
+    barrier_all => nvshmem_barrier_all, Thread, "exactly one thread";
     /// [`barrier_all`] for a whole warp (`nvshmemx_barrier_all_warp`).
-    barrier_all_warp => nvshmemx_barrier_all_warp, "every thread of exactly one warp";
+    barrier_all_warp => nvshmemx_barrier_all_warp, Warp, "every thread of exactly one warp";
     /// [`barrier_all`] for a whole block (`nvshmemx_barrier_all_block`).
-    barrier_all_block => nvshmemx_barrier_all_block, "every thread of exactly one block";
+    barrier_all_block => nvshmemx_barrier_all_block, Block, "every thread of exactly one block";
     /// Waits until every PE arrives, without completing transfers (`nvshmem_sync_all`).
-    sync_all => nvshmem_sync_all, "exactly one thread";
+    sync_all => nvshmem_sync_all, Thread, "exactly one thread";
     /// [`sync_all`] for a whole warp (`nvshmemx_sync_all_warp`).
-    sync_all_warp => nvshmemx_sync_all_warp, "every thread of exactly one warp";
+    sync_all_warp => nvshmemx_sync_all_warp, Warp, "every thread of exactly one warp";
     /// [`sync_all`] for a whole block (`nvshmemx_sync_all_block`).
-    sync_all_block => nvshmemx_sync_all_block, "every thread of exactly one block";
+    sync_all_block => nvshmemx_sync_all_block, Block, "every thread of exactly one block";
 }
 
 macro_rules! team_waits {
     ($(
         $(#[$doc:meta])*
-        $name:ident => $c:ident, $who:literal;
+        $name:ident => $c:ident, $($scope:ident)?, $who:literal;
     )*) => { $(
         $(#[$doc])*
         ///
@@ -135,7 +140,10 @@ macro_rules! team_waits {
         #[inline]
         pub unsafe fn $name(team: Team) {
             // SAFETY: the caller's contract above. The status is always 0 on the device.
-            let _ = unsafe { ffi::$c(team.raw()) };
+            let _ = unsafe {
+                $(crate::deadline::meet(wrapper_name!(stringify!($name)), Scope::$scope, team);)?
+                ffi::$c(team.raw())
+            };
         }
     )* };
 }
@@ -143,19 +151,21 @@ macro_rules! team_waits {
 team_waits! {
     /// Completes this thread's outstanding transfers, then waits until every PE of `team` arrives
     /// (`nvshmem_barrier`).
-    barrier => nvshmem_barrier, "exactly one thread";
+    barrier => nvshmem_barrier, Thread, "exactly one thread";
     /// [`barrier`] for a whole warp (`nvshmemx_barrier_warp`).
-    barrier_warp => nvshmemx_barrier_warp, "every thread of exactly one warp";
+    barrier_warp => nvshmemx_barrier_warp, Warp, "every thread of exactly one warp";
     /// [`barrier`] for a warpgroup: four consecutive, aligned warps (`nvshmemx_barrier_warpgroup`).
-    barrier_warpgroup => nvshmemx_barrier_warpgroup, "every thread of exactly one warpgroup";
+    /// The only barrier without the `checks` feature's deadline: its four warps have no barrier of
+    /// their own to gather at without taking a named barrier that NVSHMEM or the kernel may use.
+    barrier_warpgroup => nvshmemx_barrier_warpgroup, , "every thread of exactly one warpgroup";
     /// [`barrier`] for a whole block (`nvshmemx_barrier_block`).
-    barrier_block => nvshmemx_barrier_block, "every thread of exactly one block";
+    barrier_block => nvshmemx_barrier_block, Block, "every thread of exactly one block";
     /// Waits until every PE of `team` arrives, without completing transfers (`nvshmem_team_sync`).
-    team_sync => nvshmem_team_sync, "exactly one thread";
+    team_sync => nvshmem_team_sync, Thread, "exactly one thread";
     /// [`team_sync`] for a whole warp (`nvshmemx_team_sync_warp`).
-    team_sync_warp => nvshmemx_team_sync_warp, "every thread of exactly one warp";
+    team_sync_warp => nvshmemx_team_sync_warp, Warp, "every thread of exactly one warp";
     /// [`team_sync`] for a whole block (`nvshmemx_team_sync_block`).
-    team_sync_block => nvshmemx_team_sync_block, "every thread of exactly one block";
+    team_sync_block => nvshmemx_team_sync_block, Block, "every thread of exactly one block";
 }
 
 /// A debugging barrier over all PEs that traps instead of hanging: completes this thread's

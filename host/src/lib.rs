@@ -42,6 +42,7 @@
 pub mod allocation_check;
 mod bootstrap;
 mod buffer;
+pub mod device_checks;
 mod device_memory;
 pub mod environment;
 mod error;

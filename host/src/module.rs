@@ -1,7 +1,7 @@
 //! PTX modules linked with NVSHMEM's device library, and their kernels.
 
 use crate::error::CudaContext as _;
-use crate::{Error, Nvshmem, result};
+use crate::{Error, Nvshmem, SymmetricBuffer, result};
 use cudarc::driver::sys::{CUfunction_attribute, CUmodule};
 use cudarc::driver::{CudaFunction, CudaModule};
 use std::ffi::CString;
@@ -29,6 +29,9 @@ pub struct Module<'nv> {
     /// The raw handle of `cuda_module`, which NVSHMEM's module calls take.
     module: CUmodule,
     kernels: Vec<String>,
+    /// The handshake scratch of the device checks' settings (`device_checks.rs`), if the module
+    /// has them; freed after the module is finalised.
+    _check_scratch: Option<SymmetricBuffer<'nv, u64>>,
 }
 
 /// One kernel of a [`Module`]; launch it with [`Kernel::launch`] or [`Kernel::launch_cooperative`].
@@ -54,6 +57,13 @@ impl std::fmt::Debug for Module<'_> {
 impl Nvshmem {
     /// Loads PTX built by `nvshmem-builder`, checks that its NVSHMEM device code suits this host
     /// library, and initialises its NVSHMEM state.
+    ///
+    /// Kernels built with `nvshmem-gpu`'s device checks (the builder's default for debug builds)
+    /// time out every blocking device call: the limit is `NVSHMEMRS_DEVICE_TIMEOUT_S` seconds (60
+    /// when unset; a value that is not a number of seconds above 0 is an error), and the barriers'
+    /// and collectives' handshakes get a symmetric scratch of `32 × 2 × n_pes` words. Loading and
+    /// dropping such a module is therefore collective, like `alloc`: every PE loads it, in the same
+    /// order relative to other symmetric allocations. Other modules load on one PE alone.
     ///
     /// ```no_run
     /// # let nvshmem = nvshmem_host::Nvshmem::init()?;
@@ -91,12 +101,15 @@ impl Nvshmem {
         // SAFETY: the module is loaded in NVSHMEM's context and links NVSHMEM's device library (it
         // defines nvshmemi_device_lib_version_d); on an error cudarc unloads it.
         unsafe { result::cumodule_init(self.lib(), module) }?;
-        let module = Module {
+        let mut module = Module {
             nvshmem: self,
             cuda_module,
             module,
             kernels,
+            _check_scratch: None,
         };
+        // Once `module` exists, so that an error here still finalises it (on drop).
+        module._check_scratch = crate::device_checks::set_up(self, module.module, ptx)?;
         Ok(module)
     }
 }

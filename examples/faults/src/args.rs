@@ -31,6 +31,11 @@ pub(crate) enum Fault {
     Panic,
     /// Puts to PE n_pes, which does not exist: the device check traps, the victim exits with 4
     BadPe,
+    /// Every PE runs a kernel whose barrier only the victim reaches: the victim's barrier times
+    /// out (NVSHMEMRS_DEVICE_TIMEOUT_S) and traps, the victim exits with 4
+    BarrierInBranch,
+    /// The victim waits for a flag nobody sets: its wait times out and traps, it exits with 4
+    UnsetFlag,
     /// Nobody dies: every PE passes the barrier (the control case)
     None,
 }

@@ -3,12 +3,17 @@
 //! 5 s, naming the victim and how it ended.
 //!
 //! ```text
-//! nvshmemrun -n 2 faults --fault exit|kill|segv|panic|bad-pe|none [--victim PE]
+//! nvshmemrun -n 2 faults --fault exit|kill|segv|panic|bad-pe|barrier-in-branch|unset-flag|none [--victim PE]
 //! ```
 //!
 //! With `--fault bad-pe` the victim's kernel puts to PE `n_pes`, which does not exist; the kernels
 //! are built with `nvshmem-gpu`'s device checks, so the put traps with a message naming the call
 //! and the PE, and the victim exits with status 4 after printing the host's error. With
+//! `--fault barrier-in-branch` every PE runs a kernel whose `barrier_all` only the victim reaches,
+//! and with `--fault unset-flag` the victim waits for a flag nobody sets: the device checks'
+//! deadline (`NVSHMEMRS_DEVICE_TIMEOUT_S`, 60 s by default) traps the victim's call with a message
+//! naming it and the likely cause, and the victim exits with status 4 while the others wait in a
+//! host barrier for the launcher to end them. With
 //! `--fault none` every PE reaches the barrier and the job succeeds (the control case).
 
 mod args;
@@ -51,8 +56,12 @@ fn run(fault: Fault, victim: i32) -> Result<(), nvshmem_host::Error> {
             Fault::Segv => segfault(),
             Fault::Panic => panic!("PE {victim}: injected panic"),
             Fault::BadPe => put_to_missing_pe(&nvshmem, &module, &buffer),
+            Fault::BarrierInBranch | Fault::UnsetFlag => {}
             Fault::None => unreachable!("the control case has no victim"),
         }
+    }
+    if matches!(fault, Fault::BarrierInBranch | Fault::UnsetFlag) {
+        run_into_the_deadline(&nvshmem, &module, fault, victim);
     }
     println!("PE {}: waiting in the device barrier", nvshmem.my_pe());
     // SAFETY: the kernel takes no parameters; every live PE launches it once.
@@ -81,13 +90,73 @@ fn put_to_missing_pe(nvshmem: &Nvshmem, module: &Module<'_>, buffer: &SymmetricB
         };
         nvshmem.synchronize()
     });
+    exit_trapped(nvshmem, launched, "the put to a missing PE")
+}
+
+/// Every PE launches the kernel of `fault` (a barrier only `victim` reaches, or a wait of
+/// `victim`'s for a flag nobody sets); the victim's call must time out and trap, and the victim
+/// exits with [`TRAPPED`]. The others wait in a host barrier, which the victim never reaches, until
+/// the launcher ends them.
+fn run_into_the_deadline(nvshmem: &Nvshmem, module: &Module<'_>, fault: Fault, victim: i32) -> ! {
+    // Symmetric, so every PE makes it; never freed, as freeing is collective and the victim does
+    // not get there.
+    let launched = nvshmem.alloc_zeroed::<u64>(1).and_then(|flag| {
+        let launched = launch_unmatched(nvshmem, module, fault, victim, &flag);
+        std::mem::forget(flag);
+        launched
+    });
+    if nvshmem.my_pe() == victim {
+        exit_trapped(nvshmem, launched, "the unmatched blocking call")
+    }
+    if let Err(error) = launched {
+        eprintln!("faults: PE {}: {error}", nvshmem.my_pe());
+        std::process::exit(1)
+    }
+    println!(
+        "PE {}: waiting for the launcher to end the job",
+        nvshmem.my_pe()
+    );
+    nvshmem.barrier_all();
+    eprintln!("faults: the victim reached the host barrier: its call did not trap");
+    std::process::exit(1)
+}
+
+/// Launches the kernel of `fault` on this PE and waits for it.
+fn launch_unmatched(
+    nvshmem: &Nvshmem,
+    module: &Module<'_>,
+    fault: Fault,
+    victim: i32,
+    flag: &SymmetricBuffer<u64>,
+) -> Result<(), nvshmem_host::Error> {
+    println!("PE {}: running the {fault:?} kernel", nvshmem.my_pe());
+    let config = LaunchConfig::linear(1, 32);
+    // SAFETY: the kernels' blocking calls are unmatched on purpose, and the device checks'
+    // deadline ends them; `flag` is a symmetric u64 on every PE.
+    unsafe {
+        match fault {
+            Fault::BarrierInBranch => module
+                .kernel("barrier_in_branch")?
+                .launch_cooperative(config, &[&victim])?,
+            Fault::UnsetFlag => module
+                .kernel("wait_for_unset_flag")?
+                .launch(config, &[&flag.as_symmetric_ptr(), &victim])?,
+            _ => unreachable!("only the deadline faults launch these kernels"),
+        }
+    };
+    nvshmem.synchronize()
+}
+
+/// Exits with [`TRAPPED`] once the host has seen the failed launch of `what`, without NVSHMEM's
+/// teardown, which would wait for the PEs that are still running; with 1 if it did not fail.
+fn exit_trapped(nvshmem: &Nvshmem, launched: Result<(), nvshmem_host::Error>, what: &str) -> ! {
     match launched {
         Err(error) => {
             eprintln!("faults: PE {}: {error}", nvshmem.my_pe());
             std::process::exit(TRAPPED)
         }
         Ok(()) => {
-            eprintln!("faults: the put to a missing PE did not trap: are the device checks off?");
+            eprintln!("faults: {what} did not trap: are the device checks off?");
             std::process::exit(1)
         }
     }
@@ -140,7 +209,7 @@ mod tests {
             ("", "--fault <FAULT>"),
             (
                 "--fault nope",
-                "[possible values: exit, kill, segv, panic, bad-pe, none]",
+                "[possible values: exit, kill, segv, panic, bad-pe, barrier-in-branch, unset-flag, none]",
             ),
             ("--fault exit --victim -1", "'-1' for '--victim <PE>'"),
             ("--fault exit --victim x", "'x' for '--victim <PE>'"),

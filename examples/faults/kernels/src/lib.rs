@@ -1,9 +1,10 @@
 //! Kernels of the faults example. The crate is always built with `nvshmem-gpu`'s device checks
-//! (the workspace's `build.rs` asks for them), which [`put_to_missing_pe`] trips.
+//! (the workspace's `build.rs` asks for them), which [`put_to_missing_pe`] trips, and whose
+//! deadline on blocking calls [`barrier_in_branch`] and [`wait_for_unset_flag`] run into.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
 
-use nvshmem_gpu::{SymmetricPtr, kernel, pe, rma, sync, thread};
+use nvshmem_gpu::{Cmp, SymmetricPtr, kernel, p2p, pe, rma, sync, thread};
 
 /// Waits in a device-side `barrier_all`: with a PE gone, the others spin here until the launcher
 /// ends them. Launch cooperatively with one block.
@@ -33,5 +34,32 @@ pub unsafe fn put_to_missing_pe(buffer: SymmetricPtr<f32>, count: usize) {
     unsafe {
         rma::block::put_nbi(buffer, buffer.as_ptr(), count, missing);
         sync::quiet();
+    }
+}
+
+/// The classic mistake: a barrier inside a branch that only PE `pe` takes. Without the device
+/// checks that PE waits forever; with them its barrier times out and traps, naming the call. Launch
+/// cooperatively with one block.
+///
+/// # Safety
+/// None: the barrier is unmatched on purpose, and the device checks' deadline ends it.
+#[kernel]
+pub unsafe fn barrier_in_branch(pe: i32) {
+    if thread::rank_in_block() == 0 && pe::my_pe() == pe {
+        // SAFETY: none: the other PEs skip this barrier on purpose (see above).
+        unsafe { sync::barrier_all() };
+    }
+}
+
+/// PE `pe` waits for `flag` to become 1, which no PE ever sets: with the device checks the wait
+/// times out and traps, naming the call, the flag and its value. Launch with one block.
+///
+/// # Safety
+/// `flag` is a symmetric `u64` on every PE; the wait never ends without the device checks.
+#[kernel]
+pub unsafe fn wait_for_unset_flag(flag: SymmetricPtr<u64>, pe: i32) {
+    if thread::rank_in_block() == 0 && pe::my_pe() == pe {
+        // SAFETY: `flag` is symmetric (caller); nobody sets it, on purpose.
+        unsafe { p2p::wait_until(flag, Cmp::Eq, 1) };
     }
 }
