@@ -56,6 +56,27 @@ pub fn ptx_isa_for(compute_capability: u32) -> u32 {
     architecture_minimum.max(NVSHMEM_MIN_PTX_ISA)
 }
 
+/// `archs` in groups whose Rust code is compiled once: rustc's optimized nvptx bitcode for sm_80,
+/// sm_89 and sm_90 differs only in the functions' `target-cpu` attribute (their PTX, linked from
+/// one compilation, is byte for byte that of a compilation per architecture), but from sm_100 on
+/// LLVM optimizes the Rust code differently (other loads and registers in the Jacobi kernels), so
+/// each of those architectures is compiled on its own.
+pub fn same_rust_code<'a>(archs: &[&'a str]) -> Vec<Vec<&'a str>> {
+    let mut groups: Vec<(Option<u32>, Vec<&str>)> = Vec::new();
+    for &arch in archs {
+        // Invalid names get a group of their own, where the build reports them.
+        let key = match compute_capability(arch) {
+            Ok(capability) if capability < 100 => Some(0),
+            _ => None,
+        };
+        match groups.iter_mut().find(|(k, _)| key.is_some() && *k == key) {
+            Some((_, group)) => group.push(arch),
+            None => groups.push((key, vec![arch])),
+        }
+    }
+    groups.into_iter().map(|(_, group)| group).collect()
+}
+
 /// NVSHMEM's device bitcode for `arch` in `install`: `lib/libnvshmem_device_<arch>.bc` (NVSHMEM ≥ 3.7)
 /// or the single `lib/libnvshmem_device.bc` of earlier releases, which holds sm_90 code only.
 pub fn device_bitcode(
@@ -143,6 +164,20 @@ mod tests {
             let message = compute_capability(bad).unwrap_err().to_string();
             assert!(message.contains("e.g. `sm_90`"), "{bad}: {message}");
         }
+    }
+
+    #[test]
+    fn rust_code_is_shared_before_sm_100_only() {
+        assert_eq!(
+            same_rust_code(&["sm_80", "sm_100", "sm_89", "sm_90", "sm_120", "x"]),
+            [
+                vec!["sm_80", "sm_89", "sm_90"],
+                vec!["sm_100"],
+                vec!["sm_120"],
+                vec!["x"]
+            ]
+        );
+        assert_eq!(same_rust_code(&["sm_90"]), [vec!["sm_90"]]);
     }
 
     #[test]

@@ -3,13 +3,18 @@
 //! its own link step (the PTX header) and cargo (dep-info), and of the caller's architecture name.
 //! Each must refuse malformed input with an error, never panic.
 
-use crate::linker::{LinkJob, LinkedModuleFacts};
+use crate::linker::{LinkJob, LinkTarget, LinkedModuleFacts};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 /// Reads rustc's linker command line as the link step does.
 pub fn linker_command_line(args: &[OsString]) -> Result<(), String> {
-    LinkJob::parse(args, "device.bc".into(), "sm_90".into(), 83, "bin".into()).map(drop)
+    let target = LinkTarget {
+        arch: "sm_90".into(),
+        device_bitcode: "device.bc".into(),
+        ptx_isa: 83,
+    };
+    LinkJob::parse(args, vec![target], "bin".into()).map(drop)
 }
 
 /// Reads the linked module's IR text, and checks its architecture against `arch`.

@@ -263,12 +263,47 @@ impl PtxBuilder {
     ///
     /// When this process is the nested build's linker, performs the link and exits instead.
     pub fn compile(self) -> Result<BuiltPtx, BuildError> {
+        let arch = self.arch.clone();
+        let mut built = self.compile_for(&[&arch])?;
+        Ok(built.remove(0))
+    }
+
+    /// [`PtxBuilder::compile`] for each of `archs` (instead of [`PtxBuilder::arch`]'s), compiling
+    /// the Rust code once for the architectures whose rustc bitcode differs only in the functions'
+    /// `target-cpu` attribute (those before sm_100; see `arch::same_rust_code`): the link step
+    /// rewrites that attribute and links, optimizes and assembles each architecture in parallel.
+    /// Each PTX is the same as [`PtxBuilder::compile`] gives for its architecture alone. One
+    /// [`BuiltPtx`] per architecture, in order; with more than one, each PTX is
+    /// `<name>.<arch>.ptx` in the output folder.
+    ///
+    /// ```no_run
+    /// let built = nvshmem_builder::PtxBuilder::new("kernels").compile_for(&["sm_80", "sm_90"]).unwrap();
+    /// assert_eq!(built[1].arch, "sm_90");
+    /// ```
+    pub fn compile_for(self, archs: &[&str]) -> Result<Vec<BuiltPtx>, BuildError> {
         run_if_invoked_as_linker();
+        let mut built = Vec::new();
+        for group in arch::same_rust_code(archs) {
+            built.extend(self.clone().compile_group(&group, archs.len() > 1)?);
+        }
+        built.sort_by_key(|ptx| archs.iter().position(|arch| *arch == ptx.arch));
+        Ok(built)
+    }
+
+    /// [`PtxBuilder::compile_for`] for architectures whose Rust code is compiled once; with
+    /// `name_by_arch`, each PTX file's name says its architecture.
+    fn compile_group(
+        self,
+        archs: &[&str],
+        name_by_arch: bool,
+    ) -> Result<Vec<BuiltPtx>, BuildError> {
         let manifest = self.crate_path.join("Cargo.toml");
         if !manifest.is_file() {
             return Err(BuildError::NoKernelCrate(self.crate_path));
         }
-        let compute_capability = arch::compute_capability(&self.arch)?;
+        let Some(first_arch) = archs.first() else {
+            return Err(BuildError::InvalidArchitecture(String::new()));
+        };
         let caller_dir = std::env::var_os("CARGO_MANIFEST_DIR")
             .map(PathBuf::from)
             .unwrap_or_else(|| self.crate_path.clone());
@@ -282,7 +317,16 @@ impl PtxBuilder {
             None => nvshmem_locate::find(&[&caller_dir, &self.crate_path])?,
         };
         let version = install.version()?;
-        let device_bitcode = arch::device_bitcode(&install, version, &self.arch)?;
+        let targets = archs
+            .iter()
+            .map(|arch| {
+                Ok(linker::LinkTarget {
+                    arch: arch.to_string(),
+                    ptx_isa: arch::ptx_isa_for(arch::compute_capability(arch)?),
+                    device_bitcode: arch::device_bitcode(&install, version, arch)?,
+                })
+            })
+            .collect::<Result<Vec<_>, BuildError>>()?;
         let llvm_bin = llvm_tools_dir()?;
         let out_dir = self
             .out_dir
@@ -295,19 +339,11 @@ impl PtxBuilder {
         } else {
             format!("{package}-nvshmem-only")
         };
-        let linker_env = [
+        let mut linker_env = vec![
             (linker::LINKER_MODE_VAR, "1".to_string()),
-            (
-                linker::DEVICE_BITCODE_VAR,
-                device_bitcode.display().to_string(),
-            ),
-            (linker::ARCH_VAR, self.arch.clone()),
-            (
-                linker::PTX_ISA_VAR,
-                arch::ptx_isa_for(compute_capability).to_string(),
-            ),
             (linker::LLVM_BIN_VAR, llvm_bin.display().to_string()),
         ];
+        linker_env.extend(linker::LinkTarget::environment(&targets)?);
         let checks = self
             .checks
             .unwrap_or_else(|| std::env::var_os("CARGO_CFG_DEBUG_ASSERTIONS").is_some());
@@ -320,61 +356,137 @@ impl PtxBuilder {
         .flatten()
         .collect();
         let mut warnings = Vec::new();
-        let kernel_dir =
-            kernel_target_dir(&out_dir, self.load_store, &version.to_string(), &self.arch);
+        let kernel_dir = kernel_target_dir(
+            &out_dir,
+            self.load_store,
+            &version.to_string(),
+            &archs.join("+"),
+        );
         let nested = nested_cargo::build(
             &manifest,
             &kernel_dir,
-            &self.arch,
+            first_arch,
             &features,
             &linker_env,
             |line| warnings.push(line.to_string()),
         )?;
-        let path = out_dir.join(format!("{name}.ptx"));
-        let mut text = std::fs::read_to_string(&nested.ptx).map_err(|error| BuildError::Io {
-            path: nested.ptx.clone(),
-            error,
-        })?;
-        let (kernels, nvshmem_version, ptx_isa) = inspect_ptx(&nested.ptx, &text)?;
-        for (kernel, registers) in &self.register_limits {
-            text = limit_registers(&text, kernel, *registers).map_err(|problem| {
-                BuildError::RegisterLimit {
-                    kernel: kernel.clone(),
-                    registers: *registers,
-                    problem,
-                    kernels: kernels.clone(),
-                }
-            })?;
-        }
         std::fs::create_dir_all(&out_dir).map_err(|error| BuildError::Io {
             path: out_dir.clone(),
             error,
         })?;
-        std::fs::write(&path, &text).map_err(|error| BuildError::Io {
-            path: path.clone(),
+        let linked = std::fs::read_to_string(&nested.ptx).map_err(|error| BuildError::Io {
+            path: nested.ptx.clone(),
             error,
         })?;
-        let assembled = match ptxas::find(&caller_dir) {
-            Ok(ptxas) => {
-                ptxas::check_once(&ptxas, &path, &text, &self.arch, &kernel_dir)?;
-                true
-            }
-            Err(_) => false,
-        };
-        Ok(BuiltPtx {
-            path,
-            package,
-            name,
-            kernels,
-            nvshmem_version,
-            arch: self.arch,
-            ptx_isa,
-            assembled,
-            sources: nested.sources,
-            device_bitcode,
-            warnings,
-        })
+        let modules = split_modules(&linked);
+        let ptxas = ptxas::find(&caller_dir).ok();
+        // Each architecture's PTX is checked and assembled on its own thread: ptxas takes the
+        // longest, and one process uses one core.
+        let built: Vec<Result<BuiltPtx, BuildError>> = std::thread::scope(|scope| {
+            let jobs: Vec<_> = targets
+                .iter()
+                .map(|target| {
+                    let module = modules
+                        .iter()
+                        .find(|(arch, _)| *arch == target.arch)
+                        .map(|(_, module)| *module);
+                    let path = if name_by_arch {
+                        out_dir.join(format!("{name}.{}.ptx", target.arch))
+                    } else {
+                        out_dir.join(format!("{name}.ptx"))
+                    };
+                    let (ptxas, kernel_dir, register_limits) =
+                        (&ptxas, &kernel_dir, &self.register_limits);
+                    let (package, name, sources, nested_ptx) =
+                        (&package, &name, &nested.sources, &nested.ptx);
+                    let warnings = warnings.clone();
+                    scope.spawn(move || {
+                        let module = module.ok_or_else(|| BuildError::InvalidPtx {
+                            ptx: nested_ptx.clone(),
+                            problem: format!(
+                                "it has no module for {}: it was linked for other architectures; \
+                                 delete {} to link again",
+                                target.arch,
+                                kernel_dir.display()
+                            ),
+                        })?;
+                        let (text, kernels, nvshmem_version, ptx_isa) =
+                            finish_ptx(nested_ptx, module, &path, register_limits)?;
+                        if let Some(ptxas) = ptxas {
+                            ptxas::check_once(ptxas, &path, &text, &target.arch, kernel_dir)?;
+                        }
+                        Ok(BuiltPtx {
+                            path,
+                            package: package.clone(),
+                            name: name.clone(),
+                            kernels,
+                            nvshmem_version,
+                            arch: target.arch.clone(),
+                            ptx_isa,
+                            assembled: ptxas.is_some(),
+                            sources: sources.clone(),
+                            device_bitcode: target.device_bitcode.clone(),
+                            warnings,
+                        })
+                    })
+                })
+                .collect();
+            jobs.into_iter()
+                .map(|job| job.join().expect("a PTX check panicked"))
+                .collect()
+        });
+        built.into_iter().collect()
     }
+}
+
+/// The modules of a file the link step wrote, one per architecture, each from its header line on,
+/// with the architecture its header names.
+fn split_modules(text: &str) -> Vec<(&str, &str)> {
+    let starts: Vec<usize> = text
+        .match_indices(linker::PTX_HEADER_PREFIX)
+        .map(|(at, _)| at)
+        .filter(|&at| at == 0 || text.as_bytes()[at - 1] == b'\n')
+        .chain([text.len()])
+        .collect();
+    starts
+        .windows(2)
+        .map(|bounds| {
+            let module = &text[bounds[0]..bounds[1]];
+            let header = module.lines().next().unwrap_or_default();
+            let arch = header
+                .split_whitespace()
+                .find_map(|field| field.strip_prefix("arch="))
+                .unwrap_or_default();
+            (arch, module)
+        })
+        .collect()
+}
+
+/// Checks one module the link step wrote (part of `nested_ptx`), applies `register_limits` and
+/// writes it to `path`: its text, kernels, NVSHMEM version and PTX ISA.
+fn finish_ptx(
+    nested_ptx: &Path,
+    module: &str,
+    path: &Path,
+    register_limits: &[(String, u32)],
+) -> Result<(String, Vec<String>, String, u32), BuildError> {
+    let mut text = module.to_string();
+    let (kernels, nvshmem_version, ptx_isa) = inspect_ptx(nested_ptx, &text)?;
+    for (kernel, registers) in register_limits {
+        text = limit_registers(&text, kernel, *registers).map_err(|problem| {
+            BuildError::RegisterLimit {
+                kernel: kernel.clone(),
+                registers: *registers,
+                problem,
+                kernels: kernels.clone(),
+            }
+        })?;
+    }
+    std::fs::write(path, &text).map_err(|error| BuildError::Io {
+        path: path.to_path_buf(),
+        error,
+    })?;
+    Ok((text, kernels, nvshmem_version, ptx_isa))
 }
 
 /// The kernels (`.entry` names), the linked NVSHMEM version and the PTX ISA of a PTX file written
@@ -541,6 +653,18 @@ mod tests {
     }
 
     #[test]
+    fn a_link_for_several_architectures_is_split_at_its_header_lines() {
+        let sm_80 = "// nvshmem-builder: nvshmem-device-version=3.8.0 arch=sm_80 ptx-isa=88 \
+                     bitcode=a\n.target sm_80\n";
+        let sm_90 = "// nvshmem-builder: nvshmem-device-version=3.8.0 arch=sm_90 ptx-isa=88 \
+                     bitcode=b\n.target sm_90 // nvshmem-builder: arch=sm_100, not a header\n";
+        let both = format!("{sm_80}{sm_90}");
+        assert_eq!(split_modules(&both), [("sm_80", sm_80), ("sm_90", sm_90)]);
+        assert_eq!(split_modules(sm_90), [("sm_90", sm_90)]);
+        assert_eq!(split_modules(".target sm_90\n"), []);
+    }
+
+    #[test]
     fn register_limits_go_between_the_parameters_and_the_body_of_their_kernel_only() {
         let ptx = ".visible .entry ring(\n\t.param .u64 ring_param_0\n)\n{\n\tret;\n}\n\
                    .visible .entry shift(\n\t.param .u64 shift_param_0\n)\n{\n\tret;\n}\n";
@@ -638,6 +762,9 @@ mod tests {
         ) {
             if let Ok((kernels, _, _)) = inspect_ptx(Path::new("k.ptx"), &ptx) {
                 proptest::prop_assert!(!kernels.is_empty());
+            }
+            for (_, module) in split_modules(&ptx) {
+                proptest::prop_assert!(module.starts_with(linker::PTX_HEADER_PREFIX));
             }
             if let Ok(limited) = limit_registers(&ptx, &kernel, registers) {
                 let line = format!(".maxnreg {}", registers);

@@ -10,6 +10,12 @@
 //! device bitcode, check its architecture and read its version from `nvshmemi_device_lib_version_d`,
 //! `opt` with `internalize` (keeping the kernels and NVSHMEM's two state symbols, which
 //! `nvshmemx_cumodule_init` looks up by name) and `default<O3>`, then `llc` to PTX.
+//!
+//! One link may serve several architectures ([`crate::PtxBuilder::compile_for`]): rustc compiled the
+//! Rust code for the first, and for the architectures the builder groups so its bitcode differs
+//! only in the functions' `target-cpu` attribute, so for each other architecture that attribute is
+//! rewritten and the steps from the device bitcode on run again, in parallel; the PTX is the same
+//! as a build for that architecture alone.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -17,11 +23,11 @@ use std::process::Command;
 
 /// Set (to `1`) in the nested build's environment; its presence puts the build script in linker mode.
 pub(crate) const LINKER_MODE_VAR: &str = "NVSHMEM_BUILDER_LINKER";
-/// NVSHMEM's device bitcode file.
+/// NVSHMEM's device bitcode file of each architecture, as a search path (`:`-separated).
 pub(crate) const DEVICE_BITCODE_VAR: &str = "NVSHMEM_BUILDER_DEVICE_BITCODE";
-/// The architecture, `sm_XY`.
+/// The architectures, `sm_XY`, comma-separated; the Rust code was compiled for the first.
 pub(crate) const ARCH_VAR: &str = "NVSHMEM_BUILDER_ARCH";
-/// The PTX ISA, `major * 10 + minor`.
+/// The PTX ISA of each architecture, `major * 10 + minor`, comma-separated.
 pub(crate) const PTX_ISA_VAR: &str = "NVSHMEM_BUILDER_PTX_ISA";
 /// The folder holding `llvm-link`, `opt`, `llc`, `llvm-ar`, `llvm-dis`.
 pub(crate) const LLVM_BIN_VAR: &str = "NVSHMEM_BUILDER_LLVM_BIN";
@@ -68,15 +74,83 @@ pub fn run_if_invoked_as_linker() {
     }
 }
 
+/// One architecture a link is for.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct LinkTarget {
+    /// `sm_XY`.
+    pub(crate) arch: String,
+    /// NVSHMEM's device bitcode for it.
+    pub(crate) device_bitcode: PathBuf,
+    /// The PTX ISA to emit at least, `major * 10 + minor`.
+    pub(crate) ptx_isa: u32,
+}
+
+impl LinkTarget {
+    /// The link step's environment for `targets` (the first is the one rustc compiles for).
+    pub(crate) fn environment(
+        targets: &[LinkTarget],
+    ) -> Result<[(&'static str, String); 3], crate::BuildError> {
+        let bitcode =
+            std::env::join_paths(targets.iter().map(|t| &t.device_bitcode)).map_err(|error| {
+                crate::BuildError::Io {
+                    path: targets[0].device_bitcode.clone(),
+                    error: std::io::Error::new(
+                        std::io::ErrorKind::InvalidInput,
+                        format!("{error}: install NVSHMEM under a path without `:`"),
+                    ),
+                }
+            })?;
+        let list = |field: fn(&LinkTarget) -> String| {
+            targets.iter().map(field).collect::<Vec<_>>().join(",")
+        };
+        Ok([
+            (DEVICE_BITCODE_VAR, bitcode.to_string_lossy().into_owned()),
+            (ARCH_VAR, list(|t| t.arch.clone())),
+            (PTX_ISA_VAR, list(|t| t.ptx_isa.to_string())),
+        ])
+    }
+
+    fn from_environment() -> Result<Vec<LinkTarget>, String> {
+        let archs = required_var(ARCH_VAR)?;
+        let isas = required_var(PTX_ISA_VAR)?;
+        let bitcode = std::env::var_os(DEVICE_BITCODE_VAR).ok_or_else(|| {
+            format!("{DEVICE_BITCODE_VAR} is not set; the builder sets it for the link step")
+        })?;
+        let bitcode: Vec<PathBuf> = std::env::split_paths(&bitcode).collect();
+        let archs: Vec<&str> = archs.split(',').collect();
+        let isas = isas
+            .split(',')
+            .map(|isa| {
+                isa.parse()
+                    .map_err(|_| format!("{PTX_ISA_VAR}={isas} is not a list of numbers"))
+            })
+            .collect::<Result<Vec<u32>, _>>()?;
+        if archs.len() != isas.len() || archs.len() != bitcode.len() {
+            return Err(format!(
+                "{ARCH_VAR}, {PTX_ISA_VAR} and {DEVICE_BITCODE_VAR} name different numbers of \
+                 architectures; the builder sets them for the link step"
+            ));
+        }
+        Ok(archs
+            .into_iter()
+            .zip(isas)
+            .zip(bitcode)
+            .map(|((arch, ptx_isa), device_bitcode)| LinkTarget {
+                arch: arch.to_string(),
+                device_bitcode,
+                ptx_isa,
+            })
+            .collect())
+    }
+}
+
 /// One link, as rustc asked for it.
 #[derive(Debug, PartialEq)]
 pub(crate) struct LinkJob {
     exports: Vec<String>,
     inputs: Vec<PathBuf>,
     output: PathBuf,
-    device_bitcode: PathBuf,
-    arch: String,
-    ptx_isa: u32,
+    targets: Vec<LinkTarget>,
     llvm_bin: PathBuf,
 }
 
@@ -87,14 +161,9 @@ fn required_var(name: &str) -> Result<String, String> {
 
 impl LinkJob {
     fn from_environment(args: &[OsString]) -> Result<LinkJob, String> {
-        let ptx_isa = required_var(PTX_ISA_VAR)?;
         LinkJob::parse(
             args,
-            required_var(DEVICE_BITCODE_VAR)?.into(),
-            required_var(ARCH_VAR)?,
-            ptx_isa
-                .parse()
-                .map_err(|_| format!("{PTX_ISA_VAR}={ptx_isa} is not a number"))?,
+            LinkTarget::from_environment()?,
             required_var(LLVM_BIN_VAR)?.into(),
         )
     }
@@ -103,11 +172,12 @@ impl LinkJob {
     /// options this step decides itself (`--target`, `--target-cpu`, `-L`, `-O*`, `--debug`, …).
     pub(crate) fn parse(
         args: &[OsString],
-        device_bitcode: PathBuf,
-        arch: String,
-        ptx_isa: u32,
+        targets: Vec<LinkTarget>,
         llvm_bin: PathBuf,
     ) -> Result<LinkJob, String> {
+        if targets.is_empty() {
+            return Err("no architecture to link for; the builder names them".into());
+        }
         let mut exports = Vec::new();
         let mut inputs = Vec::new();
         let mut output = None;
@@ -136,9 +206,7 @@ impl LinkJob {
             exports,
             inputs,
             output,
-            device_bitcode,
-            arch,
-            ptx_isa,
+            targets,
             llvm_bin,
         })
     }
@@ -154,11 +222,77 @@ impl LinkJob {
             .arg("-o")
             .arg(&rust)
             .run()?;
+        let compiled_for = &self.targets[0].arch;
+        let results: Vec<Result<String, String>> = std::thread::scope(|scope| {
+            let links: Vec<_> = self
+                .targets
+                .iter()
+                .map(|target| {
+                    let (rust, work) = (&rust, &work);
+                    scope.spawn(move || {
+                        let dir = work.join(&target.arch);
+                        std::fs::create_dir_all(&dir)
+                            .map_err(|e| format!("{}: {e}", dir.display()))?;
+                        let rust = if target.arch == *compiled_for {
+                            rust.clone()
+                        } else {
+                            self.retarget(rust, compiled_for, &target.arch, &dir)?
+                        };
+                        self.link_device(&rust, target, &dir)
+                    })
+                })
+                .collect();
+            links
+                .into_iter()
+                .map(|link| {
+                    link.join()
+                        .unwrap_or_else(|_| Err("a link thread panicked".into()))
+                })
+                .collect()
+        });
+        // One file for all architectures, each module after its header line, so that cargo's
+        // output and its freshness cover them all.
+        let mut modules = String::new();
+        let mut errors = Vec::new();
+        for result in results {
+            match result {
+                Ok(module) => modules.push_str(&module),
+                Err(error) => errors.push(error),
+            }
+        }
+        if !errors.is_empty() {
+            return Err(errors.join("\n"));
+        }
+        std::fs::write(&self.output, modules)
+            .map_err(|e| format!("{}: {e}", self.output.display()))?;
+        let _ = std::fs::remove_dir_all(&work);
+        Ok(())
+    }
+
+    /// `rust` (compiled for `from`) as compiled for `to`: rustc's nvptx bitcode names the
+    /// architecture only in its functions' `target-cpu` attribute, which decides what `llc` emits.
+    fn retarget(&self, rust: &Path, from: &str, to: &str, dir: &Path) -> Result<PathBuf, String> {
+        let text = dir.join("rust.ll");
+        self.tool("llvm-dis").arg(rust).arg("-o").arg(&text).run()?;
+        let ir = std::fs::read_to_string(&text).map_err(|e| format!("{}: {e}", text.display()))?;
+        std::fs::write(&text, retarget_ir(&ir, from, to))
+            .map_err(|e| format!("{}: {e}", text.display()))?;
+        let retargeted = dir.join("rust.bc");
+        self.tool("llvm-as")
+            .arg(&text)
+            .arg("-o")
+            .arg(&retargeted)
+            .run()?;
+        Ok(retargeted)
+    }
+
+    /// Links `rust` with `target`'s device bitcode and optimizes: the PTX, after its header line.
+    fn link_device(&self, rust: &Path, target: &LinkTarget, work: &Path) -> Result<String, String> {
         let linked = work.join("linked.bc");
         self.tool("llvm-link")
-            .arg(&rust)
+            .arg(rust)
             .arg("--only-needed")
-            .arg(&self.device_bitcode)
+            .arg(&target.device_bitcode)
             .arg("-o")
             .arg(&linked)
             .run()?;
@@ -171,7 +305,7 @@ impl LinkJob {
         let ir = std::fs::read_to_string(&linked_text)
             .map_err(|e| format!("{}: {e}", linked_text.display()))?;
         let facts = LinkedModuleFacts::read(&ir)?;
-        facts.check_arch(&self.arch, &self.device_bitcode)?;
+        facts.check_arch(&target.arch, &target.device_bitcode)?;
         let optimized = work.join("optimized.bc");
         self.tool("opt")
             .arg("-passes=internalize,default<O3>")
@@ -184,10 +318,10 @@ impl LinkJob {
             .arg(&optimized)
             .run()?;
         let ptx = work.join("module.ptx");
-        let ptx_isa = self.ptx_isa.max(facts.max_ptx_isa);
+        let ptx_isa = target.ptx_isa.max(facts.max_ptx_isa);
         self.tool("llc")
             .args(["-mtriple=nvptx64-nvidia-cuda", "-O3"])
-            .arg(format!("-mcpu={}", self.arch))
+            .arg(format!("-mcpu={}", target.arch))
             .arg(format!("-mattr=+ptx{ptx_isa}"))
             .arg(&optimized)
             .arg("-o")
@@ -197,13 +331,10 @@ impl LinkJob {
         let header = format!(
             "{PTX_HEADER_PREFIX} nvshmem-device-version={} arch={} ptx-isa={ptx_isa} bitcode={}\n",
             facts.nvshmem_version,
-            self.arch,
-            self.device_bitcode.display()
+            target.arch,
+            target.device_bitcode.display()
         );
-        std::fs::write(&self.output, header + &body)
-            .map_err(|e| format!("{}: {e}", self.output.display()))?;
-        let _ = std::fs::remove_dir_all(&work);
-        Ok(())
+        Ok(header + &body)
     }
 
     /// The bitcode objects to link: plain inputs as they are, rlib members unpacked (`.o` only; the
@@ -355,6 +486,14 @@ impl LinkedModuleFacts {
     }
 }
 
+/// `ir` with every `"target-cpu"="<from>"` attribute saying `to` instead.
+pub(crate) fn retarget_ir(ir: &str, from: &str, to: &str) -> String {
+    ir.replace(
+        &format!("\"target-cpu\"=\"{from}\""),
+        &format!("\"target-cpu\"=\"{to}\""),
+    )
+}
+
 /// rustc's own functions carry the target's default CPU unless `-Ctarget-cpu` is given; the builder
 /// passes it, but core's precompiled parts may still say `sm_30`/`sm_70`.
 fn is_rustc_default_cpu(cpu: &str) -> bool {
@@ -364,6 +503,14 @@ fn is_rustc_default_cpu(cpu: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn sm_90() -> Vec<LinkTarget> {
+        vec![LinkTarget {
+            arch: "sm_90".into(),
+            device_bitcode: "nv.bc".into(),
+            ptx_isa: 83,
+        }]
+    }
 
     fn args(list: &[&str]) -> Vec<OsString> {
         list.iter().map(OsString::from).collect()
@@ -391,9 +538,7 @@ mod tests {
                 "-O3",
                 "--debug",
             ]),
-            "nv.bc".into(),
-            "sm_90".into(),
-            83,
+            sm_90(),
             "/bin".into(),
         )
         .unwrap();
@@ -407,13 +552,7 @@ mod tests {
 
     #[test]
     fn missing_output_is_an_error() {
-        let error = LinkJob::parse(
-            &args(&["a.o"]),
-            "nv.bc".into(),
-            "sm_90".into(),
-            83,
-            "/".into(),
-        );
+        let error = LinkJob::parse(&args(&["a.o"]), sm_90(), "/".into());
         assert!(error.unwrap_err().contains("-o"));
     }
 
@@ -432,6 +571,17 @@ attributes #1 = { "target-cpu"="sm_70" "target-features"="+ptx60" }
         facts.check_arch("sm_90", Path::new("nv.bc")).unwrap();
         let error = facts.check_arch("sm_80", Path::new("nv.bc")).unwrap_err();
         assert!(error.contains("not sm_80"), "{error}");
+    }
+
+    #[test]
+    fn retargeting_rewrites_the_target_cpu_attribute_only() {
+        let ir = "attributes #0 = { \"target-cpu\"=\"sm_90\" }\n\
+                  attributes #1 = { \"target-cpu\"=\"sm_90\" \"x\"=\"sm_90\" }\n";
+        assert_eq!(
+            retarget_ir(ir, "sm_90", "sm_100"),
+            "attributes #0 = { \"target-cpu\"=\"sm_100\" }\n\
+             attributes #1 = { \"target-cpu\"=\"sm_100\" \"x\"=\"sm_90\" }\n"
+        );
     }
 
     #[test]
@@ -483,7 +633,7 @@ attributes #1 = { "target-cpu"="sm_70" "target-features"="+ptx60" }
             ir in "((@nvshmemi_device_lib_version_d = .{0,20}(i32 [0-9]{0,3}, ?){0,4}|\"target-cpu\"=\"sm_[0-9]{0,3}\"|\\+ptx[0-9]{0,3}|.{0,10})\n?){0,5}",
         ) {
             let args: Vec<OsString> = args.iter().map(OsString::from).collect();
-            let job = LinkJob::parse(&args, "d.bc".into(), "sm_90".into(), 83, "bin".into());
+            let job = LinkJob::parse(&args, sm_90(), "bin".into());
             if let Ok(job) = job {
                 proptest::prop_assert!(args.contains(&OsString::from("-o")));
                 proptest::prop_assert!(!job.output.as_os_str().is_empty() || args.len() > 1);

@@ -7,8 +7,10 @@
 //! ```
 //!
 //! Each crate is built as the build scripts of `cargo test` build it (device checks on), in the
-//! same kernel folders (`target/debug/nvshmem-kernels/<release>-<arch>`), so the release and
-//! architecture those scripts use is already built, and a second run only assembles.
+//! debug profile's kernel folders (`target/debug/nvshmem-kernels/<release>-<archs>`, the
+//! architectures joined by `+`), so a single release and architecture those scripts use is
+//! already built, and a second run only assembles. Its Rust code is compiled once for all the
+//! architectures (see `PtxBuilder::compile_for`).
 
 use clap::Parser;
 use std::path::{Path, PathBuf};
@@ -63,28 +65,31 @@ fn run(args: &Args) -> Result<(), String> {
         .iter()
         .map(|path| absolute(path))
         .collect::<Result<Vec<_>, _>>()?;
-    // One worker per core, each taking whole architectures: the crates of one architecture share a
-    // kernel folder, which cargo locks, so they build one after another.
+    // One worker per core, each taking whole crates; a crate's architectures are linked and
+    // assembled in parallel. The crates share a kernel folder, which cargo locks while it compiles,
+    // so a worker compiles while the other assembles.
     let workers = std::thread::available_parallelism().map_or(1, usize::from);
-    let next_arch = Mutex::new(args.arch.iter());
+    let archs: Vec<&str> = args.arch.iter().map(String::as_str).collect();
+    let next_crate = Mutex::new(crates.iter().zip(&args.crates));
     let failed = Mutex::new(Vec::new());
     std::thread::scope(|scope| {
-        for _ in 0..workers.min(args.arch.len()) {
+        for _ in 0..workers.min(crates.len()) {
             scope.spawn(|| {
                 loop {
                     // The lock is held for this statement only.
-                    let Some(arch) = next_arch.lock().unwrap().next() else {
+                    let Some((kernel_crate, shown)) = next_crate.lock().unwrap().next() else {
                         break;
                     };
-                    for (kernel_crate, shown) in crates.iter().zip(&args.crates) {
-                        let job =
-                            format!("{} for {arch} against NVSHMEM {release}", shown.display());
-                        if let Err(error) =
-                            build(&nvshmem, &target_dir, release, arch, kernel_crate, &job)
-                        {
-                            eprintln!("FAILED {job}:\n{error}");
-                            failed.lock().unwrap().push(job);
-                        }
+                    let job = format!(
+                        "{} for {} against NVSHMEM {release}",
+                        shown.display(),
+                        archs.join(", ")
+                    );
+                    if let Err(error) =
+                        build(&nvshmem, &target_dir, release, &archs, kernel_crate, shown)
+                    {
+                        eprintln!("FAILED {job}:\n{error}");
+                        failed.lock().unwrap().push(job);
                     }
                 }
             });
@@ -95,50 +100,54 @@ fn run(args: &Args) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!(
-            "{} of {} builds failed: {}",
+            "{} of {} crates failed: {}",
             failed.len(),
-            args.arch.len() * args.crates.len(),
+            args.crates.len(),
             failed.join("; ")
         ))
     }
 }
 
-/// Builds and assembles one crate for one architecture; prints its line.
+/// Builds and assembles one crate for every architecture; prints one line per architecture.
 fn build(
     nvshmem: &Path,
     target_dir: &Path,
     release: nvshmem_locate::Version,
-    arch: &str,
+    archs: &[&str],
     kernel_crate: &Path,
-    job: &str,
+    shown: &Path,
 ) -> Result<(), String> {
     let started = Instant::now();
     // Cargo's layout for a build script's output, so that the builder shares the debug profile's
     // kernel folders.
-    let out_dir = target_dir.join(format!("debug/build/ptx-matrix-{release}-{arch}/out"));
+    let out_dir = target_dir.join(format!("debug/build/ptx-matrix-{release}/out"));
     let built = nvshmem_builder::PtxBuilder::new(kernel_crate)
         .nvshmem(nvshmem)
-        .arch(arch)
         .checks(true)
         .out_dir(&out_dir)
-        .compile()
+        .compile_for(archs)
         .map_err(|error| error.to_string())?;
-    if !built.assembled {
+    if built.iter().any(|ptx| !ptx.assembled) {
         return Err(
             "ptxas was not found, so nothing was assembled; put CUDA's bin folder or \
              .deps/python/nvidia/cu13/bin (`./x deps`) on PATH, or set PTXAS"
                 .into(),
         );
     }
-    for line in &built.warnings {
-        eprintln!("warning: {}: {line}", built.package);
+    for line in built.first().map_or(&[][..], |ptx| &ptx.warnings) {
+        eprintln!("warning: {}: {line}", built[0].package);
     }
-    println!(
-        "assembled {job}: {} kernels, PTX ISA {}.{}, {:.1} s",
-        built.kernels.len(),
-        built.ptx_isa / 10,
-        built.ptx_isa % 10,
-        started.elapsed().as_secs_f64()
-    );
+    // The time is the crate's, for all its architectures together.
+    let seconds = started.elapsed().as_secs_f64();
+    for ptx in &built {
+        println!(
+            "assembled {} for {} against NVSHMEM {release}: {} kernels, PTX ISA {}.{}, {seconds:.1} s",
+            shown.display(),
+            ptx.arch,
+            ptx.kernels.len(),
+            ptx.ptx_isa / 10,
+            ptx.ptx_isa % 10,
+        );
+    }
     Ok(())
 }
