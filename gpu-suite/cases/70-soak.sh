@@ -29,6 +29,11 @@ else
                 tail -n 10 "$job_log" >>"$soak_log"
             fi
         fi
+        # Progress on the console, so that a suite cut short by its caller still shows how far the
+        # soak got and how long its jobs take.
+        if (((job + 1) % 10 == 0)); then
+            echo "soak, MPS $MPS: $((job + 1)) of $soak_jobs jobs, $soak_failed failed, $(seconds $((($(date +%s%N) - soak_start) / 1000000))) s"
+        fi
     done
     soak_ms=$((($(date +%s%N) - soak_start) / 1000000))
     # The jobs' processes still alive: the launcher, or a PE it did not end.
