@@ -231,13 +231,12 @@ impl fmt::Display for Outcome {
             }
             Ending::NvshmemAborted { pe, grace } => {
                 let report = &self.pes[*pe];
-                let line = report.nvshmem_abort.as_deref().unwrap_or_default();
                 self.write_failure(f, *pe, |f| {
+                    write!(f, "did not exit by itself within {grace:?}")?;
+                    write_nvshmem_abort(f, report)?;
                     write!(
                         f,
-                        "aborted in NVSHMEM: \"{line}\"; the PE did not exit by itself within \
-                         {grace:?} (NVSHMEM's exit hangs in its teardown), so the launcher ended \
-                         it ({})",
+                        " (NVSHMEM's exit hangs in its teardown), so the launcher ended it ({})",
                         report.end
                     )
                 })
@@ -335,11 +334,18 @@ mod tests {
             pe: 1,
             grace: Duration::from_secs(2),
         };
-        outcome.pes[1].nvshmem_abort = Some("aborting due to error in x".into());
+        outcome.pes[1] = PeReport {
+            nvshmem_abort: Some("aborting due to error in x".into()),
+            ..report(1, PeEnd::Signaled(15), true)
+        };
         assert_eq!(outcome.exit_code(), 255);
         let text = outcome.to_string();
         assert!(
-            text.starts_with("PE 1 aborted in NVSHMEM: \"aborting due to error in x\"; the PE did not exit by itself within 2s"),
+            text.starts_with(
+                "PE 1 did not exit by itself within 2s after NVSHMEM aborted: \"aborting due to \
+                 error in x\" (NVSHMEM's exit hangs in its teardown), so the launcher ended it \
+                 (killed by signal 15 (SIGTERM))"
+            ),
             "{text}"
         );
         assert_eq!(PeEnd::Exited(3).to_string(), "exited with status 3");

@@ -270,9 +270,11 @@ exec sleep 1000
     );
     assert_all_gone(&dir.pids(&["pid.0", "pid.1"]));
     for needle in [
-        &format!("nvshmemrun: PE 1 aborted in NVSHMEM: \"{NVSHMEM_ABORT}\"; "),
-        "the PE did not exit by itself within 2s (NVSHMEM's exit hangs in its teardown), so the \
-         launcher ended it (killed by signal 15 (SIGTERM)); ended the other PEs still running (0)",
+        &format!(
+            "nvshmemrun: PE 1 did not exit by itself within 2s after NVSHMEM aborted: \
+             \"{NVSHMEM_ABORT}\" (NVSHMEM's exit hangs in its teardown), so the launcher ended it \
+             (killed by signal 15 (SIGTERM)); ended the other PEs still running (0)"
+        ),
         &format!("\n    [pe 1] {NVSHMEM_CAUSE}\n"),
         "PE 0: killed by signal 15 (SIGTERM) (stopped by the launcher)\n",
     ] {
