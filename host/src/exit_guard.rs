@@ -1,14 +1,19 @@
 //! Ending the process at once when it exits while NVSHMEM is live.
 //!
-//! NVSHMEM calls `exit` itself when its proxy thread meets an error it cannot handle (it prints
-//! "aborting due to error in process_channel_dma" and exits with status 255), and a program may call
-//! `std::process::exit` without finalizing. `exit` then runs the exit handlers that CUDA and NVSHMEM
-//! registered, whose teardown waits for kernels that can no longer finish (a PE waiting in a barrier
-//! for a peer that is gone), so the process hangs and the launcher never learns that it failed.
+//! A program may call `std::process::exit` (or NVSHMEM its own `exit`) without finalizing. `exit`
+//! then runs the exit handlers that CUDA and NVSHMEM registered, whose teardown waits for kernels
+//! that can no longer finish (a PE waiting in a barrier for a peer that is gone), so the process
+//! hangs and the launcher never learns that it failed.
 //!
 //! The guard's handler is registered after NVSHMEM's initialisation, so `exit` runs it before those
 //! handlers (they run in the reverse order of registration). While the guard is armed, it ends the
 //! process with the status `exit` was given, skipping the teardown.
+//!
+//! This is known to work for the program's own `exit` (`std::process::exit` while armed). It is
+//! not enough when NVSHMEM's proxy thread gives up ("aborting due to error in process_channel_dma",
+//! then `exit(-1)`): the process has been seen to hang with no warning from this handler, so
+//! something ran before it (a handler registered after the guard's, say) and hung. `nvshmemrun`
+//! covers that case: it ends a PE that has not exited 2 s after such a line.
 
 use std::ffi::c_void;
 use std::sync::Once;

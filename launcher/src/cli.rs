@@ -117,11 +117,12 @@ runs in its own process group, and uses GPU NVSHMEMRS_LOCAL_PE / K. GPUs are cou
 CUDA_VISIBLE_DEVICES, else /proc/driver/nvidia/gpus, else `nvidia-smi -L`.
 
 When a PE fails, the others get SIGTERM, then SIGKILL 2 s later, and the launcher reports the PE
-and its last lines. Ctrl-C (SIGINT), SIGTERM and SIGHUP are passed on to the PEs the same way.
+and its last lines. Ctrl-C (SIGINT), SIGTERM and SIGHUP are passed on to the PEs the same way. A PE
+that prints NVSHMEM's fatal `aborting due to error in ...` and has not exited 2 s later fails too.
 
 Exit status: 0 when every PE exits with 0; else the first failing PE's status (128 + signal if a
-signal killed it); 124 on timeout; 128 + signal when interrupted (130 for Ctrl-C); 2 for a usage
-error; 127 when the program is not found.
+signal killed it); 255 when NVSHMEM aborted in a PE that did not exit; 124 on timeout; 128 + signal
+when interrupted (130 for Ctrl-C); 2 for a usage error; 127 when the program is not found.
 
 RUST_LOG=debug shows what the launcher found and chose.";
 

@@ -140,7 +140,9 @@ impl Launch {
     ///
     /// When a PE fails, the time limit runs out, or this process receives SIGINT, SIGTERM or
     /// SIGHUP, every PE's process group gets SIGTERM (or the received signal), and SIGKILL if it
-    /// has not emptied 2 s later. While this runs, those three signals do not end this process
+    /// has not emptied 2 s later. A PE that prints one of NVSHMEM's fatal lines (`aborting due to
+    /// error in …`) and has not exited 2 s later counts as failed
+    /// ([`Ending::NvshmemAborted`]). While this runs, those three signals do not end this process
     /// (their previous handling is restored afterwards).
     ///
     /// Errors only when the job could not start; how it ended is in the [`Outcome`].
@@ -182,7 +184,7 @@ impl Launch {
         let ending = supervise::watch(&mut pes, start, self.timeout, &signals);
         match ending {
             Ending::Success => {}
-            Ending::PeFailed { .. } | Ending::TimedOut { .. } => {
+            Ending::PeFailed { .. } | Ending::TimedOut { .. } | Ending::NvshmemAborted { .. } => {
                 supervise::stop_all(&mut pes, libc::SIGTERM, &signals);
             }
             Ending::Interrupted { signal } => supervise::stop_all(&mut pes, signal, &signals),

@@ -18,6 +18,8 @@
 //! kept. When a PE exits non-zero or is killed, the time limit runs out, or the launcher gets
 //! SIGINT, SIGTERM or SIGHUP, every PE's group gets SIGTERM (or that signal) and, 2 s later,
 //! SIGKILL; the launcher then reports the cause with the PE's last lines and exits with its status.
+//! A PE whose output says that NVSHMEM is ending it (`aborting due to error in …`) but which has
+//! not exited 2 s later fails the same way, with status 255: NVSHMEM's own `exit` can hang.
 //!
 //! Diagnostics: the library logs what it found and chose (the GPUs counted, the job started) at
 //! `debug` through the `log` crate; it prints only the PEs' output and, in
@@ -28,6 +30,7 @@ pub mod cli;
 pub mod gpus;
 mod groups;
 mod launch;
+mod nvshmem_abort;
 mod outcome;
 mod output;
 mod signals;
@@ -36,5 +39,5 @@ mod supervise;
 pub use launch::{Launch, LaunchError, exit_code, relaunch_current_program};
 /// The environment contract between the launcher and its PEs, shared with `nvshmem-host`.
 pub use nvshmem_pe_env as pe_env;
-pub use outcome::{Ending, Outcome, PeEnd, PeReport};
+pub use outcome::{Ending, NVSHMEM_EXIT_STATUS, Outcome, PeEnd, PeReport};
 pub use output::TAIL_LINES;

@@ -64,6 +64,9 @@ pub struct PeReport {
     /// and stderr together, in the order the launcher read them (which, across the two pipes, may
     /// differ slightly from the order the PE wrote them).
     pub last_lines: Vec<String>,
+    /// The first line in which NVSHMEM said that it was ending the process (`…: aborting due to
+    /// error in process_channel_dma`, say), if it printed one.
+    pub nvshmem_abort: Option<String>,
 }
 
 /// Why the job ended.
@@ -90,7 +93,20 @@ pub enum Ending {
         /// The signal.
         signal: i32,
     },
+    /// NVSHMEM printed in this PE's output that it was ending the process ([`PeReport::nvshmem_abort`]),
+    /// but the PE was still running `grace` later (NVSHMEM's `exit` can hang in its teardown), so
+    /// the launcher ended it and the other PEs.
+    NvshmemAborted {
+        /// The PE (the first whose grace ran out).
+        pe: usize,
+        /// How long it had to exit by itself.
+        grace: Duration,
+    },
 }
+
+/// The exit status NVSHMEM ends a process with when it gives up (`exit(-1)`), which the launcher
+/// reports for [`Ending::NvshmemAborted`].
+pub const NVSHMEM_EXIT_STATUS: i32 = 255;
 
 /// The result of a job that was started.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -109,13 +125,15 @@ impl Outcome {
     /// - 0 when every PE succeeded;
     /// - the failing PE's exit status, or 128 + its signal (137 for SIGKILL, 139 for SIGSEGV);
     /// - 124 on timeout;
-    /// - 128 + the signal when interrupted (130 for SIGINT, 143 for SIGTERM).
+    /// - 128 + the signal when interrupted (130 for SIGINT, 143 for SIGTERM);
+    /// - [`NVSHMEM_EXIT_STATUS`] (255) when NVSHMEM aborted in a PE that then did not exit.
     pub fn exit_code(&self) -> i32 {
         match &self.ending {
             Ending::Success => 0,
             Ending::PeFailed { pe } => self.pes[*pe].end.exit_code(),
             Ending::TimedOut { .. } => 124,
             Ending::Interrupted { signal } => 128 + signal,
+            Ending::NvshmemAborted { .. } => NVSHMEM_EXIT_STATUS,
         }
     }
 
@@ -165,6 +183,29 @@ impl Outcome {
             if report.stopped_by_launcher {
                 write!(f, " (stopped by the launcher)")?;
             }
+            write_nvshmem_abort(f, report)?;
+        }
+        Ok(())
+    }
+
+    /// Writes the start of the report for PE `pe`, whose failure ended the job: what happened to
+    /// it and which other PEs the launcher ended; then its last lines and how the others ended.
+    fn write_failure(
+        &self,
+        f: &mut fmt::Formatter<'_>,
+        pe: usize,
+        what: impl FnOnce(&mut fmt::Formatter<'_>) -> fmt::Result,
+    ) -> fmt::Result {
+        write!(f, "PE {pe} ")?;
+        what(f)?;
+        let stopped = self.stopped_except(Some(pe));
+        if !stopped.is_empty() {
+            write!(f, "; ended the other PEs still running ({stopped})")?;
+        }
+        self.write_last_lines(f, pe)?;
+        if self.pes.len() > 1 {
+            write!(f, "\nthe other PEs:")?;
+            self.write_others(f, Some(pe))?;
         }
         Ok(())
     }
@@ -182,17 +223,23 @@ impl fmt::Display for Outcome {
                 self.elapsed
             ),
             Ending::PeFailed { pe } => {
-                write!(f, "PE {pe} {}", self.pes[*pe].end)?;
-                let stopped = self.stopped_except(Some(*pe));
-                if !stopped.is_empty() {
-                    write!(f, "; ended the other PEs still running ({stopped})")?;
-                }
-                self.write_last_lines(f, *pe)?;
-                if self.pes.len() > 1 {
-                    write!(f, "\nthe other PEs:")?;
-                    self.write_others(f, Some(*pe))?;
-                }
-                Ok(())
+                let report = &self.pes[*pe];
+                self.write_failure(f, *pe, |f| {
+                    write!(f, "{}", report.end)?;
+                    write_nvshmem_abort(f, report)
+                })
+            }
+            Ending::NvshmemAborted { pe, grace } => {
+                let report = &self.pes[*pe];
+                self.write_failure(f, *pe, |f| {
+                    write!(f, "did not exit by itself within {grace:?}")?;
+                    write_nvshmem_abort(f, report)?;
+                    write!(
+                        f,
+                        " (NVSHMEM's exit hangs in its teardown), so the launcher ended it ({})",
+                        report.end
+                    )
+                })
             }
             Ending::TimedOut {
                 limit,
@@ -223,6 +270,15 @@ impl fmt::Display for Outcome {
     }
 }
 
+/// Writes ` after NVSHMEM aborted: "…"` when NVSHMEM said, in `report`'s PE, that it was ending
+/// the process.
+fn write_nvshmem_abort(f: &mut fmt::Formatter<'_>, report: &PeReport) -> fmt::Result {
+    match &report.nvshmem_abort {
+        Some(line) => write!(f, " after NVSHMEM aborted: \"{line}\""),
+        None => Ok(()),
+    }
+}
+
 /// `0, 2, 3`.
 fn list(pes: impl Iterator<Item = usize>) -> String {
     pes.map(|pe| pe.to_string()).collect::<Vec<_>>().join(", ")
@@ -239,6 +295,7 @@ mod tests {
             end,
             stopped_by_launcher: stopped,
             last_lines: vec![format!("hello from {pe}")],
+            nvshmem_abort: None,
         }
     }
 
@@ -273,6 +330,24 @@ mod tests {
         outcome.ending = Ending::Interrupted { signal: 2 };
         assert_eq!(outcome.exit_code(), 130);
         assert!(outcome.to_string().starts_with("received SIGINT"));
+        outcome.ending = Ending::NvshmemAborted {
+            pe: 1,
+            grace: Duration::from_secs(2),
+        };
+        outcome.pes[1] = PeReport {
+            nvshmem_abort: Some("aborting due to error in x".into()),
+            ..report(1, PeEnd::Signaled(15), true)
+        };
+        assert_eq!(outcome.exit_code(), 255);
+        let text = outcome.to_string();
+        assert!(
+            text.starts_with(
+                "PE 1 did not exit by itself within 2s after NVSHMEM aborted: \"aborting due to \
+                 error in x\" (NVSHMEM's exit hangs in its teardown), so the launcher ended it \
+                 (killed by signal 15 (SIGTERM))"
+            ),
+            "{text}"
+        );
         assert_eq!(PeEnd::Exited(3).to_string(), "exited with status 3");
     }
 

@@ -1,31 +1,61 @@
-//! Copying each PE's output to the launcher's, a line at a time, and keeping its last lines.
+//! Copying each PE's output to the launcher's, a line at a time, keeping its last lines and
+//! noting when NVSHMEM said that it is ending the process.
 
 use std::collections::VecDeque;
 use std::io::{self, BufRead, BufReader, Read, Write};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::JoinHandle;
+use std::time::Instant;
+
+use crate::nvshmem_abort;
 
 /// How many of a PE's most recent output lines (stdout and stderr together) are kept.
 pub const TAIL_LINES: usize = 20;
 
-/// The last [`TAIL_LINES`] lines a PE printed, shared by its two pumps.
+/// The first line in which NVSHMEM said that it is ending the process, and when it was read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct FatalLine {
+    /// When the launcher read it.
+    pub(crate) at: Instant,
+    /// The line, without its ending.
+    pub(crate) line: String,
+}
+
+/// What the launcher keeps of one PE's output, shared by its two pumps: the last [`TAIL_LINES`]
+/// lines, and the first of NVSHMEM's fatal lines ([`nvshmem_abort::is_fatal`]).
 #[derive(Debug, Default)]
-pub(crate) struct Tail(Mutex<VecDeque<String>>);
+pub(crate) struct Tail {
+    lines: Mutex<VecDeque<String>>,
+    fatal: OnceLock<FatalLine>,
+}
 
 impl Tail {
     /// Records one line (without its line ending).
     fn push(&self, line: &[u8]) {
-        let mut lines = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let line = String::from_utf8_lossy(line).into_owned();
+        if self.fatal.get().is_none() && nvshmem_abort::is_fatal(&line) {
+            // Only the first counts: the grace period runs from it.
+            let _ = self.fatal.set(FatalLine {
+                at: Instant::now(),
+                line: line.clone(),
+            });
+        }
+        let mut lines = self.lines.lock().unwrap_or_else(|e| e.into_inner());
         if lines.len() == TAIL_LINES {
             lines.pop_front();
         }
-        lines.push_back(String::from_utf8_lossy(line).into_owned());
+        lines.push_back(line);
     }
 
     /// The kept lines, oldest first.
     pub(crate) fn lines(&self) -> Vec<String> {
-        let lines = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let lines = self.lines.lock().unwrap_or_else(|e| e.into_inner());
         lines.iter().cloned().collect()
+    }
+
+    /// The first line in which NVSHMEM said that it is ending the process, if any.
+    pub(crate) fn fatal(&self) -> Option<&FatalLine> {
+        self.fatal.get()
     }
 }
 
@@ -112,5 +142,21 @@ mod tests {
         assert_eq!(lines[0], "line 11");
         assert_eq!(lines[TAIL_LINES - 2], "line 29");
         assert_eq!(lines[TAIL_LINES - 1], "partial");
+    }
+
+    #[test]
+    fn the_first_of_nvshmems_fatal_lines_is_kept_with_when_it_was_read() {
+        let tail = Tail::default();
+        let before = Instant::now();
+        tail.push(b"AMO 8 not supported");
+        assert_eq!(tail.fatal(), None);
+        tail.push(b"proxy.cpp:622: aborting due to error in process_channel_dma");
+        tail.push(b"proxy.cpp:700: aborting due to error in progress_quiet");
+        let fatal = tail.fatal().unwrap();
+        assert_eq!(
+            fatal.line,
+            "proxy.cpp:622: aborting due to error in process_channel_dma"
+        );
+        assert!(fatal.at >= before && fatal.at <= Instant::now());
     }
 }

@@ -22,6 +22,9 @@ use crate::signals::SignalWatch;
 const POLL: Duration = Duration::from_millis(10);
 /// How long PEs get to end after being asked to (SIGTERM or the forwarded signal) before SIGKILL.
 const GRACE: Duration = Duration::from_secs(2);
+/// How long a PE gets to exit by itself after NVSHMEM printed that it is ending the process
+/// (NVSHMEM's own `exit` takes milliseconds when it does not hang).
+const ABORT_GRACE: Duration = Duration::from_secs(2);
 /// How long to wait for PEs to be reaped after SIGKILL before giving up on them.
 const REAP_AFTER_KILL: Duration = Duration::from_secs(1);
 /// How long to wait, once every PE has ended, for the rest of their output.
@@ -164,6 +167,7 @@ impl RunningPe {
             end: self.end.unwrap_or(PeEnd::Unreaped),
             stopped_by_launcher: self.stopped_by_launcher,
             last_lines: self.tail.lines(),
+            nvshmem_abort: self.tail.fatal().map(|fatal| fatal.line.clone()),
         }
     }
 }
@@ -205,8 +209,20 @@ fn poll_all(pes: &mut [RunningPe]) -> Option<usize> {
     failed
 }
 
-/// Watches the PEs until they all succeed, one fails, `timeout` (counted from `start`) runs out,
-/// or the launcher receives a signal.
+/// The running PE whose NVSHMEM said longest ago that it was ending the process, if that was
+/// [`ABORT_GRACE`] or more ago.
+fn overdue_abort(pes: &[RunningPe]) -> Option<usize> {
+    pes.iter()
+        .filter(|pe| pe.end.is_none())
+        .filter_map(|pe| Some((pe.tail.fatal()?.at, pe.pe)))
+        .filter(|(at, _)| at.elapsed() >= ABORT_GRACE)
+        .min()
+        .map(|(_, pe)| pe)
+}
+
+/// Watches the PEs until they all succeed, one fails, a PE whose NVSHMEM aborted does not exit
+/// within [`ABORT_GRACE`], `timeout` (counted from `start`) runs out, or the launcher receives a
+/// signal.
 pub(crate) fn watch(
     pes: &mut [RunningPe],
     start: Instant,
@@ -222,6 +238,12 @@ pub(crate) fn watch(
         }
         if let Some(signal) = signals.received() {
             return Ending::Interrupted { signal };
+        }
+        if let Some(pe) = overdue_abort(pes) {
+            return Ending::NvshmemAborted {
+                pe,
+                grace: ABORT_GRACE,
+            };
         }
         if let Some(limit) = timeout
             && start.elapsed() >= limit

@@ -232,3 +232,96 @@ fn the_library_reports_each_pe() {
     assert!(outcome.pes[0].stopped_by_launcher);
     assert!(outcome.elapsed < GUARANTEE);
 }
+
+/// The lines NVSHMEM's proxy printed on the GPU before its `exit` hung (the real ones start with
+/// NVSHMEM's build path).
+const NVSHMEM_CAUSE: &str = "ucx.cpp:nvshmemt_ucx_local_amo:837: AMO 8 not supported with the \
+                             current configuration (GDRCopy Disabled)";
+const NVSHMEM_ABORT: &str =
+    "proxy.cpp:process_channel_amo:622: aborting due to error in process_channel_dma";
+
+#[test]
+fn a_pe_that_hangs_after_nvshmem_aborts_is_ended_with_nvshmems_status() {
+    let dir = TempDir::new();
+    // PE 1 prints NVSHMEM's lines and then hangs, as NVSHMEM's `exit` does in its teardown; PE 0
+    // waits for it, as its peer in a barrier would.
+    let script = dir.script(
+        "pe.sh",
+        &format!(
+            r#"
+echo $$ > "$D/pid.$NVSHMEMRS_PE.tmp"; mv "$D/pid.$NVSHMEMRS_PE.tmp" "$D/pid.$NVSHMEMRS_PE"
+if [ "$NVSHMEMRS_PE" = 1 ]; then
+    echo "{NVSHMEM_CAUSE}" >&2
+    echo "" >&2
+    echo "{NVSHMEM_ABORT}" >&2
+fi
+exec sleep 1000
+"#
+        ),
+    );
+    // The time limit only bounds a launcher that misses the abort.
+    let done = run(&["--timeout", "10", "-n", "2", &script], Some("0,1"));
+    assert_eq!(done.code, Some(255));
+    // 2 s of grace for the PE to exit by itself, then SIGTERM, which ends it at once.
+    assert!(
+        done.elapsed >= Duration::from_secs(2) && done.elapsed < Duration::from_secs(4),
+        "took {:?}",
+        done.elapsed
+    );
+    assert_all_gone(&dir.pids(&["pid.0", "pid.1"]));
+    for needle in [
+        &format!(
+            "nvshmemrun: PE 1 did not exit by itself within 2s after NVSHMEM aborted: \
+             \"{NVSHMEM_ABORT}\" (NVSHMEM's exit hangs in its teardown), so the launcher ended it \
+             (killed by signal 15 (SIGTERM)); ended the other PEs still running (0)"
+        ),
+        &format!("\n    [pe 1] {NVSHMEM_CAUSE}\n"),
+        "PE 0: killed by signal 15 (SIGTERM) (stopped by the launcher)\n",
+    ] {
+        assert!(done.stderr.contains(needle), "missing {needle:?}");
+    }
+}
+
+#[test]
+fn a_pe_that_exits_after_nvshmem_aborts_keeps_its_status_and_names_the_cause() {
+    let dir = TempDir::new();
+    let script = dir.script(
+        "pe.sh",
+        &format!(
+            r#"
+[ "$NVSHMEMRS_PE" = 0 ] && exec sleep 1000
+echo "{NVSHMEM_ABORT}" >&2
+exit 255
+"#
+        ),
+    );
+    let done = run(&["-n", "2", &script], Some("0,1"));
+    assert_eq!(done.code, Some(255));
+    assert!(done.elapsed < GUARANTEE, "took {:?}", done.elapsed);
+    let needle = format!(
+        "nvshmemrun: PE 1 exited with status 255 after NVSHMEM aborted: \"{NVSHMEM_ABORT}\"; ended the other PEs still running (0)"
+    );
+    assert!(done.stderr.contains(&needle), "missing {needle:?}");
+}
+
+#[test]
+fn a_pe_that_only_mentions_an_abort_is_left_running() {
+    let dir = TempDir::new();
+    // Longer than the grace the launcher gives an aborted PE, with room for a slow machine.
+    let script = dir.script(
+        "pe.sh",
+        r#"
+echo "aborting the retry loop after an error in process 3" >&2
+echo "abort: nothing to do; exiting... later" >&2
+echo "init.cu:1034: non-zero status: 7 nvshmem detect topo failed " >&2
+sleep 3.5
+echo "finished"
+"#,
+    );
+    let done = run(&["-n", "2", &script], Some("0,1"));
+    assert_eq!(done.code, Some(0));
+    assert!(done.elapsed >= Duration::from_millis(3500));
+    for pe in 0..2 {
+        assert_eq!(done.stdout_of(pe), ["finished"]);
+    }
+}
