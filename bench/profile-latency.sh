@@ -24,10 +24,7 @@ trap 'rm -rf "$TMP"' EXIT
 source tools/gpu-env.sh
 # shellcheck source=bench/reference/build.sh
 source bench/reference/build.sh
-nvshmem_env
-export LD_LIBRARY_PATH=$NVSHMEM_HOME/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export NVSHMEM_SYMMETRIC_SIZE=${NVSHMEM_SYMMETRIC_SIZE:-1G} CUDA_MODULE_LOADING=EAGER
-NVCC=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null || true)
+reference_env 1G
 NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null || true)
 [[ -n $NCU ]] || { echo "profile-latency: ncu is not installed here" >&2; exit 1; }
 declare -A BINARY=([rust]=$DIST/jacobi)

@@ -123,12 +123,9 @@ VARIANTS=(p put-block signal overlap persistent)
 source tools/gpu-env.sh
 # shellcheck source=bench/reference/build.sh
 source bench/reference/build.sh
-nvshmem_env
-export LD_LIBRARY_PATH=$NVSHMEM_HOME/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export NVSHMEM_SYMMETRIC_SIZE=${NVSHMEM_SYMMETRIC_SIZE:-4G}
-# Kernels are loaded when the module is, not at their first launch, so that no timed launch pays
-# for loading; NVLink multicast stays off (the machine's rule).
-export CUDA_MODULE_LOADING=EAGER NCCL_NVLS_ENABLE=0 PYTHONUNBUFFERED=1
+reference_env 4G
+# NVLink multicast stays off (the machine's rule).
+export NCCL_NVLS_ENABLE=0 PYTHONUNBUFFERED=1
 
 elapsed() { echo $(( $(date +%s) - START )); }
 progress() { printf '[%4ss] %s\n' "$(elapsed)" "$*" | tee -a "$LOG"; }
@@ -142,7 +139,6 @@ cleanup() {
 trap cleanup EXIT
 
 # ---- what is here --------------------------------------------------------------------------------
-NVCC=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null || true)
 NCCL_HOME=${NCCL_HOME:-$(python3 -c 'import nvidia.nccl as m; print(list(m.__path__)[0])' 2>/dev/null)}
 MACHINE=$TMP/machine.txt
 {

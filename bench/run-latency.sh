@@ -40,10 +40,7 @@ mkdir -p "$BUILD"
 source tools/gpu-env.sh
 # shellcheck source=bench/reference/build.sh
 source bench/reference/build.sh
-nvshmem_env
-export LD_LIBRARY_PATH=$NVSHMEM_HOME/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export NVSHMEM_SYMMETRIC_SIZE=${NVSHMEM_SYMMETRIC_SIZE:-4G} CUDA_MODULE_LOADING=EAGER
-NVCC=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null || true)
+reference_env 4G
 MPS_ON=0
 cleanup() { (( MPS_ON )) && stop_mps > /dev/null 2>&1; rm -rf "$TMP"; }
 trap cleanup EXIT
