@@ -3,23 +3,21 @@
 //! and collectives' handshakes. Only modules built with the `checks` feature (nvshmem-builder's
 //! default for debug builds) define the settings global; others are left as they are.
 
+use crate::environment::DEVICE_TIMEOUT;
 use crate::error::CudaContext as _;
 use crate::{Error, Nvshmem, SymmetricBuffer};
 use cudarc::driver::sys::CUmodule;
 use nvshmem_gpu::{DEFAULT_TIMEOUT_NS, DEVICE_CHECKS_SYMBOL, DeviceChecks};
 use std::ffi::{CString, OsString};
 
-/// The variable that sets the limit, in seconds.
-pub const TIMEOUT_VARIABLE: &str = "NVSHMEMRS_DEVICE_TIMEOUT_S";
-
 /// Team handles with a handshake slot: NVSHMEM's default team limit (`NVSHMEM_MAX_TEAMS`); a team
 /// with a larger handle skips the handshake.
 const SLOTS: u32 = 32;
 
-/// The limit in nanoseconds that `lookup` sets through [`TIMEOUT_VARIABLE`] (use
+/// The limit in nanoseconds that `lookup` sets through [`DEVICE_TIMEOUT`] (use
 /// `|name| std::env::var_os(name)` for the process's environment), or the device's default.
 pub fn timeout_ns(lookup: impl Fn(&str) -> Option<OsString>) -> Result<u64, Error> {
-    let Some(value) = lookup(TIMEOUT_VARIABLE) else {
+    let Some(value) = lookup(DEVICE_TIMEOUT) else {
         return Ok(DEFAULT_TIMEOUT_NS);
     };
     let bad = || Error::DeviceTimeout {
@@ -73,7 +71,7 @@ mod tests {
 
     fn with(value: &str) -> impl Fn(&str) -> Option<OsString> {
         let value = OsString::from(value);
-        move |asked: &str| (asked == TIMEOUT_VARIABLE).then(|| value.clone())
+        move |asked: &str| (asked == DEVICE_TIMEOUT).then(|| value.clone())
     }
 
     #[test]
@@ -89,7 +87,7 @@ mod tests {
         for value in ["0", "-3", "soon", "", "inf", "NaN", "1e12", " 3"] {
             let message = timeout_ns(with(value)).unwrap_err().to_string();
             for part in [
-                &format!("{TIMEOUT_VARIABLE}={value:?}"),
+                &format!("{DEVICE_TIMEOUT}={value:?}"),
                 "seconds above 0",
                 "unset it",
             ] {

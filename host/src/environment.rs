@@ -16,6 +16,10 @@ pub const DEFAULT_SYMMETRIC_SIZE: u64 = 1 << 30;
 /// The variable that sizes the symmetric heap.
 pub const SYMMETRIC_SIZE: &str = "NVSHMEM_SYMMETRIC_SIZE";
 
+/// The variable that limits, in seconds, every blocking call of kernels built with device checks
+/// (read when a module loads: see `device_checks`).
+pub const DEVICE_TIMEOUT: &str = "NVSHMEMRS_DEVICE_TIMEOUT_S";
+
 /// What a variable holds, and so which values are accepted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {

@@ -408,7 +408,7 @@ impl fmt::Display for Error {
                 "{}={value:?} is not a number of seconds above 0 and at most a year (e.g. 60 or \
                  2.5), the time a blocking device call of a kernel built with device checks may \
                  take; set it to such a value, or unset it for the default of {} s",
-                crate::device_checks::TIMEOUT_VARIABLE,
+                crate::environment::DEVICE_TIMEOUT,
                 nvshmem_gpu::DEFAULT_TIMEOUT_NS / 1_000_000_000
             ),
             Error::DeviceChecksLayout { bytes } => write!(
