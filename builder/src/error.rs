@@ -27,6 +27,8 @@ pub enum BuildError {
     },
     /// The architecture name is not of the form `sm_XY`.
     InvalidArchitecture(String),
+    /// [`crate::PtxBuilder::compile_for`] was given no architecture.
+    NoArchitecture,
     /// The installation's version could not be read.
     NvshmemVersion(nvshmem_locate::VersionError),
     /// A rustup component or LLVM tool is missing.
@@ -126,6 +128,10 @@ impl fmt::Display for BuildError {
                 f,
                 "`{arch}` is not a GPU architecture name; write it as `sm_` and the compute \
                  capability without the dot, e.g. `sm_90` for Hopper"
+            ),
+            BuildError::NoArchitecture => write!(
+                f,
+                "no GPU architecture was given to build for; name at least one, e.g. `sm_90`"
             ),
             BuildError::NvshmemVersion(error) => write!(f, "{error}"),
             BuildError::ToolMissing {

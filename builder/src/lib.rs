@@ -282,6 +282,9 @@ impl PtxBuilder {
     /// ```
     pub fn compile_for(self, archs: &[&str]) -> Result<Vec<BuiltPtx>, BuildError> {
         run_if_invoked_as_linker();
+        if archs.is_empty() {
+            return Err(BuildError::NoArchitecture);
+        }
         let mut built = Vec::new();
         for group in arch::same_rust_code(archs) {
             built.extend(self.clone().compile_group(&group, archs.len() > 1)?);
@@ -301,9 +304,8 @@ impl PtxBuilder {
         if !manifest.is_file() {
             return Err(BuildError::NoKernelCrate(self.crate_path));
         }
-        let Some(first_arch) = archs.first() else {
-            return Err(BuildError::InvalidArchitecture(String::new()));
-        };
+        // `arch::same_rust_code` makes no empty group.
+        let first_arch = &archs[0];
         let caller_dir = std::env::var_os("CARGO_MANIFEST_DIR")
             .map(PathBuf::from)
             .unwrap_or_else(|| self.crate_path.clone());
@@ -634,6 +636,13 @@ fn llvm_tools_dir() -> Result<PathBuf, BuildError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn building_for_no_architecture_is_an_error() {
+        let error = PtxBuilder::new("kernels").compile_for(&[]).unwrap_err();
+        assert!(matches!(error, BuildError::NoArchitecture), "{error:?}");
+        assert!(error.to_string().contains("e.g. `sm_90`"), "{error}");
+    }
 
     #[test]
     fn ptx_inspection_finds_kernels_version_and_state_symbols() {
