@@ -591,6 +591,11 @@ attributes #1 = { "target-cpu"="sm_70" "target-features"="+ptx60" }
     }
 
     #[test]
+    fn the_kept_settings_global_is_the_one_the_device_crate_defines() {
+        assert_eq!(DEVICE_CHECKS_SYMBOL, nvshmem_gpu::DEVICE_CHECKS_SYMBOL);
+    }
+
+    #[test]
     fn internalizing_keeps_the_globals_the_host_fills() {
         let opt = crate::llvm_tools_dir()
             .expect("the toolchain's LLVM tools (rust-toolchain.toml lists them)")
