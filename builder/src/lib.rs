@@ -455,13 +455,16 @@ fn split_modules(text: &str) -> Vec<(&str, &str)> {
         .map(|bounds| {
             let module = &text[bounds[0]..bounds[1]];
             let header = module.lines().next().unwrap_or_default();
-            let arch = header
-                .split_whitespace()
-                .find_map(|field| field.strip_prefix("arch="))
-                .unwrap_or_default();
-            (arch, module)
+            (header_field(header, "arch").unwrap_or_default(), module)
         })
         .collect()
+}
+
+/// The value of `key` in a header line the link step wrote (`… arch=sm_90 ptx-isa=83 …`).
+fn header_field<'a>(header: &'a str, key: &str) -> Option<&'a str> {
+    header
+        .split_whitespace()
+        .find_map(|field| field.strip_prefix(key)?.strip_prefix('='))
 }
 
 /// Checks one module the link step wrote (part of `nested_ptx`), applies `register_limits` and
@@ -506,9 +509,7 @@ fn inspect_ptx(path: &Path, text: &str) -> Result<(Vec<String>, String, u32), Bu
             invalid("no nvshmem-builder header line: it was not linked by nvshmem-builder".into())
         })?;
     let field = |key: &str| {
-        header
-            .split_whitespace()
-            .find_map(|kv| kv.strip_prefix(key)?.strip_prefix('='))
+        header_field(header, key)
             .ok_or_else(|| invalid(format!("its nvshmem-builder header line has no {key}")))
     };
     let nvshmem_version = field("nvshmem-device-version")?.to_string();
