@@ -1,5 +1,6 @@
 //! Typed buffers in NVSHMEM's symmetric heap.
 
+use crate::environment::{self, HeapBound};
 use crate::error::CudaContext as _;
 use crate::result::Allocation;
 use crate::{Error, Nvshmem, result};
@@ -98,18 +99,22 @@ impl Nvshmem {
         }
         let bytes = len.saturating_mul(std::mem::size_of::<T>());
         self.check_allocation(bytes)?;
-        // NVSHMEM aborts the process when it cannot back a request with device memory, so a request
-        // larger than the GPU's free memory is refused here, while the heap is still intact.
+        // NVSHMEM crashes the process when it cannot place a request in the heap or back it with
+        // device memory, so a request beyond the heap's cap or the GPU's free memory is refused
+        // here, while the heap is still intact.
+        let bound = environment::heap_bound(|name| std::env::var_os(name));
+        if let Some(HeapBound::Cap(cap)) = bound
+            && bytes as u64 > cap
+        {
+            return Err(Error::HeapExhausted { bytes, bound });
+        }
         let (free, _total) = self
             .context()
             .mem_get_info()
             .doing("reading the GPU's free memory")?;
         if bytes > free {
-            let symmetric_size = std::env::var("NVSHMEM_SYMMETRIC_SIZE").ok();
-            return Err(Error::HeapExhausted {
-                bytes,
-                symmetric_size,
-            });
+            let bound = Some(HeapBound::FreeMemory(free as u64));
+            return Err(Error::HeapExhausted { bytes, bound });
         }
         let ptr = result::malloc(self.lib(), bytes, how)?;
         Ok(SymmetricBuffer {

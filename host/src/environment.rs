@@ -5,7 +5,9 @@
 //! such as `NVSHMEM_DISABLE_NVLS=off` is silently read as *true* (NVSHMEM takes every value not
 //! starting with `0`, `n` or `f` as true). [`check`] reads every variable this project documents
 //! the way NVSHMEM will, and refuses a value that NVSHMEM would reject or misread, naming the
-//! variable, its value and the forms it accepts.
+//! variable, its value and the forms it accepts. It also refuses a heap limit that NVSHMEM accepts
+//! and then cannot start in: below one heap granule, NVSHMEM's own set-up fails, its
+//! initialisation still reports success, and the first allocation crashes the process.
 
 use std::ffi::OsString;
 use std::fmt;
@@ -15,6 +17,22 @@ pub const DEFAULT_SYMMETRIC_SIZE: u64 = 1 << 30;
 
 /// The variable that sizes the symmetric heap.
 pub const SYMMETRIC_SIZE: &str = "NVSHMEM_SYMMETRIC_SIZE";
+
+/// The variable that caps the symmetric heap when NVSHMEM grows it through CUDA's virtual memory
+/// management (the default on x86).
+pub const MAX_MEMORY_PER_GPU: &str = "NVSHMEM_MAX_MEMORY_PER_GPU";
+
+/// NVSHMEM's default for [`MAX_MEMORY_PER_GPU`]: 128 GiB.
+pub const DEFAULT_MAX_MEMORY_PER_GPU: u64 = 128 << 30;
+
+/// The variable that sets the granule in which NVSHMEM maps physical memory into the heap.
+pub const CUMEM_GRANULARITY: &str = "NVSHMEM_CUMEM_GRANULARITY";
+
+/// NVSHMEM's default for [`CUMEM_GRANULARITY`]: 512 MiB.
+pub const DEFAULT_CUMEM_GRANULARITY: u64 = 512 << 20;
+
+/// The variable that turns CUDA's virtual memory management off, which fixes the heap's size.
+pub const DISABLE_CUDA_VMM: &str = "NVSHMEM_DISABLE_CUDA_VMM";
 
 /// The variable that limits, in seconds, every blocking call of kernels built with device checks
 /// (read when a module loads: see `device_checks`).
@@ -47,8 +65,11 @@ impl Kind {
 }
 
 /// The `NVSHMEM_*` variables this project documents, with what each holds.
-pub const VARIABLES: [(&str, Kind); 8] = [
+pub const VARIABLES: [(&str, Kind); 11] = [
     (SYMMETRIC_SIZE, Kind::Size),
+    (MAX_MEMORY_PER_GPU, Kind::Size),
+    (CUMEM_GRANULARITY, Kind::Size),
+    (DISABLE_CUDA_VMM, Kind::Bool),
     ("NVSHMEM_DISABLE_NVLS", Kind::Bool),
     ("NVSHMEM_DISABLE_P2P", Kind::Bool),
     ("NVSHMEM_DISABLE_NCCL", Kind::Bool),
@@ -70,33 +91,60 @@ pub const VARIABLES: [(&str, Kind); 8] = [
     ),
 ];
 
-/// A variable of [`VARIABLES`] holds a value NVSHMEM cannot read, or would read otherwise than
-/// meant.
+/// NVSHMEM's environment would make it fail or misread a setting.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EnvironmentError {
-    /// The variable.
-    pub variable: &'static str,
-    /// Its value (lossily decoded where it is not UTF-8).
-    pub value: String,
-    /// What it holds.
-    pub kind: Kind,
+pub enum EnvironmentError {
+    /// A variable of [`VARIABLES`] holds a value NVSHMEM cannot read, or would read otherwise than
+    /// meant.
+    Unreadable {
+        /// The variable.
+        variable: &'static str,
+        /// Its value (lossily decoded where it is not UTF-8).
+        value: String,
+        /// What it holds.
+        kind: Kind,
+    },
+    /// With CUDA's virtual memory management on, the heap's cap is below one granule: NVSHMEM
+    /// cannot map the memory of its own teams, and crashes at the first allocation.
+    HeapCapBelowGranule {
+        /// The cap in bytes ([`MAX_MEMORY_PER_GPU`], or its default).
+        cap: u64,
+        /// The granule in bytes ([`CUMEM_GRANULARITY`], or its default).
+        granule: u64,
+    },
 }
 
 impl fmt::Display for EnvironmentError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let EnvironmentError {
-            variable,
-            value,
-            kind,
-        } = self;
-        write!(f, "{variable}={value:?} is not {}", kind.accepted())?;
-        if *kind == Kind::Bool {
-            write!(
+        match self {
+            EnvironmentError::Unreadable {
+                variable,
+                value,
+                kind,
+            } => {
+                write!(f, "{variable}={value:?} is not {}", kind.accepted())?;
+                if *kind == Kind::Bool {
+                    write!(
+                        f,
+                        " (NVSHMEM would read it as true: only values starting with 0, n or f are \
+                         false)"
+                    )?;
+                }
+                write!(f, "; set {variable} to such a value, or unset it")
+            }
+            EnvironmentError::HeapCapBelowGranule { cap, granule } => write!(
                 f,
-                " (NVSHMEM would read it as true: only values starting with 0, n or f are false)"
-            )?;
+                "{MAX_MEMORY_PER_GPU} ({} MiB) is below one granule of the symmetric heap \
+                 ({CUMEM_GRANULARITY}, {} MiB): NVSHMEM maps the heap in granules and could not \
+                 map even its own teams' memory, so its first allocation would crash; set \
+                 {MAX_MEMORY_PER_GPU} to at least {}M, or {CUMEM_GRANULARITY} to at most {}M \
+                 (or unset {MAX_MEMORY_PER_GPU}: the default is 128G)",
+                cap >> 20,
+                granule >> 20,
+                granule.div_ceil(1 << 20),
+                cap >> 20,
+            ),
         }
-        write!(f, "; set {variable} to such a value, or unset it")
     }
 }
 
@@ -114,7 +162,7 @@ pub fn check(lookup: impl Fn(&str) -> Option<OsString>) -> Result<(), Environmen
                 Kind::OneOf(names) => names.iter().any(|name| name.eq_ignore_ascii_case(text)),
             };
             if !fine {
-                return Err(EnvironmentError {
+                return Err(EnvironmentError::Unreadable {
                     variable,
                     value: value.to_string_lossy().into_owned(),
                     kind,
@@ -122,14 +170,59 @@ pub fn check(lookup: impl Fn(&str) -> Option<OsString>) -> Result<(), Environmen
             }
         }
     }
-    Ok(())
+    check_heap_cap(&lookup)
 }
 
-/// The symmetric heap's size in bytes that `lookup` sets (or NVSHMEM's default), if readable.
-pub fn symmetric_size(lookup: impl Fn(&str) -> Option<OsString>) -> Option<u64> {
-    match lookup(SYMMETRIC_SIZE) {
-        None => Some(DEFAULT_SYMMETRIC_SIZE),
+/// Refuses a heap cap below one granule while CUDA's virtual memory management is on; the
+/// variables have been read by [`check`] already, so unreadable ones do not occur here.
+fn check_heap_cap(lookup: &impl Fn(&str) -> Option<OsString>) -> Result<(), EnvironmentError> {
+    let read = |name: &str| lookup(name).and_then(|value| value.to_str().map(str::to_owned));
+    let vmm_off = read(DISABLE_CUDA_VMM).and_then(|text| parse_bool(&text)) == Some(true);
+    if vmm_off {
+        return Ok(());
+    }
+    let size_or = |name: &str, default: u64| {
+        read(name)
+            .and_then(|text| parse_size(&text))
+            .unwrap_or(default)
+    };
+    let cap = size_or(MAX_MEMORY_PER_GPU, DEFAULT_MAX_MEMORY_PER_GPU);
+    let granule = size_or(CUMEM_GRANULARITY, DEFAULT_CUMEM_GRANULARITY);
+    if cap < granule {
+        Err(EnvironmentError::HeapCapBelowGranule { cap, granule })
+    } else {
+        Ok(())
+    }
+}
+
+/// What bounds the symmetric heap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeapBound {
+    /// NVSHMEM grows the heap through CUDA's virtual memory management up to this many bytes
+    /// ([`MAX_MEMORY_PER_GPU`] or its default).
+    Cap(u64),
+    /// With [`DISABLE_CUDA_VMM`] set, the heap is fixed at this many bytes ([`SYMMETRIC_SIZE`] or
+    /// its default).
+    Fixed(u64),
+    /// The GPU has only this many bytes free, whatever NVSHMEM's settings.
+    FreeMemory(u64),
+}
+
+/// What NVSHMEM's settings in `lookup` bound the heap by: its cap, or its fixed size without
+/// CUDA's virtual memory management. `None` where the bounding variable is unreadable ([`check`]
+/// refuses that before NVSHMEM starts).
+pub fn heap_bound(lookup: impl Fn(&str) -> Option<OsString>) -> Option<HeapBound> {
+    let read = |name: &str, default: u64| match lookup(name) {
+        None => Some(default),
         Some(value) => parse_size(value.to_str()?),
+    };
+    let vmm_off = lookup(DISABLE_CUDA_VMM)
+        .and_then(|value| parse_bool(value.to_str()?))
+        .unwrap_or(false);
+    if vmm_off {
+        read(SYMMETRIC_SIZE, DEFAULT_SYMMETRIC_SIZE).map(HeapBound::Fixed)
+    } else {
+        read(MAX_MEMORY_PER_GPU, DEFAULT_MAX_MEMORY_PER_GPU).map(HeapBound::Cap)
     }
 }
 
@@ -233,6 +326,54 @@ mod tests {
         assert!(error.to_string().contains("ibrc, ibgda"), "{error}");
     }
 
+    fn these(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<OsString> {
+        move |asked: &str| {
+            pairs
+                .iter()
+                .find(|(name, _)| *name == asked)
+                .map(|(_, value)| OsString::from(value))
+        }
+    }
+
+    #[test]
+    fn a_heap_cap_below_one_granule_is_refused_while_vmm_is_on() {
+        // NVSHMEM 3.4.5 on an H200: caps of 8M, 64M and 256M with the default 512M granule failed
+        // its team set-up and crashed at the first allocation; 600M and 1100M ran.
+        let error = check(only(MAX_MEMORY_PER_GPU, "256M")).unwrap_err();
+        assert_eq!(
+            error,
+            EnvironmentError::HeapCapBelowGranule {
+                cap: 256 << 20,
+                granule: DEFAULT_CUMEM_GRANULARITY
+            }
+        );
+        let message = error.to_string();
+        for part in [
+            "NVSHMEM_MAX_MEMORY_PER_GPU (256 MiB)",
+            "NVSHMEM_CUMEM_GRANULARITY, 512 MiB",
+            "NVSHMEM_MAX_MEMORY_PER_GPU to at least 512M",
+            "NVSHMEM_CUMEM_GRANULARITY to at most 256M",
+        ] {
+            assert!(message.contains(part), "{message}");
+        }
+        assert!(
+            check(these(&[
+                (CUMEM_GRANULARITY, "1G"),
+                (MAX_MEMORY_PER_GPU, "600M")
+            ]))
+            .is_err()
+        );
+        for fine in [
+            &[(MAX_MEMORY_PER_GPU, "600M")][..],
+            &[(MAX_MEMORY_PER_GPU, "512M")],
+            &[(MAX_MEMORY_PER_GPU, "100M"), (CUMEM_GRANULARITY, "2M")],
+            &[(MAX_MEMORY_PER_GPU, "8M"), (DISABLE_CUDA_VMM, "1")],
+            &[(CUMEM_GRANULARITY, "64G")],
+        ] {
+            assert_eq!(check(these(fine)), Ok(()), "{fine:?}");
+        }
+    }
+
     #[test]
     fn good_values_pass() {
         for (name, value) in [
@@ -244,12 +385,31 @@ mod tests {
             ("NVSHMEM_BOOTSTRAP_PMI", "PMI-2"),
             ("NVSHMEM_REMOTE_TRANSPORT", "none"),
             ("NVSHMEM_DEBUG", "info"),
+            (MAX_MEMORY_PER_GPU, "64G"),
+            (CUMEM_GRANULARITY, "2M"),
+            (DISABLE_CUDA_VMM, "0"),
         ] {
             assert_eq!(check(only(name, value)), Ok(()), "{name}={value}");
         }
         assert_eq!(check(|_| None), Ok(()));
-        assert_eq!(symmetric_size(|_| None), Some(DEFAULT_SYMMETRIC_SIZE));
-        assert_eq!(symmetric_size(only(SYMMETRIC_SIZE, "2G")), Some(2 << 30));
+    }
+
+    #[test]
+    fn the_heap_is_bounded_by_its_cap_unless_vmm_is_off() {
+        use HeapBound::{Cap, Fixed};
+        assert_eq!(heap_bound(|_| None), Some(Cap(DEFAULT_MAX_MEMORY_PER_GPU)));
+        assert_eq!(
+            heap_bound(only(MAX_MEMORY_PER_GPU, "1G")),
+            Some(Cap(1 << 30))
+        );
+        assert_eq!(heap_bound(only(SYMMETRIC_SIZE, "2M")), Some(Cap(128 << 30)));
+        assert_eq!(
+            heap_bound(only(DISABLE_CUDA_VMM, "1")),
+            Some(Fixed(DEFAULT_SYMMETRIC_SIZE))
+        );
+        let fixed = these(&[(DISABLE_CUDA_VMM, "yes"), (SYMMETRIC_SIZE, "2G")]);
+        assert_eq!(heap_bound(fixed), Some(Fixed(2 << 30)));
+        assert_eq!(heap_bound(only(MAX_MEMORY_PER_GPU, "lots")), None);
     }
 
     proptest! {

@@ -88,12 +88,14 @@ pub enum Error {
         /// How MPS was detected.
         mps: nvshmem_pe_env::mps::Mps,
     },
+    /// The symmetric heap cannot hold a request: refused before `nvshmem_malloc` where the request
+    /// is beyond what bounds the heap (NVSHMEM fails such a request by crashing), or
     /// `nvshmem_malloc` returned null.
     HeapExhausted {
         /// The bytes requested.
         bytes: usize,
-        /// The value of `NVSHMEM_SYMMETRIC_SIZE`, if set.
-        symmetric_size: Option<String>,
+        /// What bounds the heap; `None` where NVSHMEM's settings could not be read.
+        bound: Option<crate::environment::HeapBound>,
     },
     /// The alignment asked of `nvshmem_align` is not a power of two or is below the type's.
     InvalidAlignment {
@@ -330,34 +332,52 @@ impl fmt::Display for Error {
                     mps_failed(mps)
                 )
             }
-            Error::HeapExhausted {
-                bytes,
-                symmetric_size,
-            } => {
-                let setting = match symmetric_size {
-                    Some(value) => format!("NVSHMEM_SYMMETRIC_SIZE={value}"),
-                    None => "NVSHMEM_SYMMETRIC_SIZE unset: NVSHMEM's default of 1 GiB".into(),
-                };
+            Error::HeapExhausted { bytes, bound } => {
+                use crate::environment::{HeapBound, MAX_MEMORY_PER_GPU, SYMMETRIC_SIZE};
                 write!(
                     f,
-                    "nvshmem_malloc could not allocate {bytes} bytes from the symmetric heap \
-                     ({setting}); "
+                    "the symmetric heap cannot hold {bytes} more bytes ({} MiB)",
+                    bytes.div_ceil(1 << 20)
                 )?;
-                // The heap holds every live buffer and this one: its present size plus this
-                // request is enough whatever the others take.
-                let heap =
-                    crate::environment::symmetric_size(|_| symmetric_size.clone().map(Into::into));
-                match heap.and_then(|heap| heap.checked_add(*bytes as u64)) {
-                    Some(needed) => write!(
+                // The heap holds every live buffer and this one: its bound plus this request is
+                // enough whatever the others take.
+                let raise = |f: &mut fmt::Formatter<'_>, variable: &str, bound: u64| {
+                    write!(
                         f,
-                        "set NVSHMEM_SYMMETRIC_SIZE to at least {}M before starting the job, or \
-                         free buffers first",
-                        needed.div_ceil(1 << 20)
+                        "set {variable} to at least {}M before starting the job, or free buffers \
+                         first",
+                        bound.saturating_add(*bytes as u64).div_ceil(1 << 20)
+                    )
+                };
+                match bound {
+                    Some(HeapBound::Cap(cap)) => {
+                        write!(
+                            f,
+                            ": NVSHMEM grows the heap up to {MAX_MEMORY_PER_GPU} ({} MiB); ",
+                            cap >> 20
+                        )?;
+                        raise(f, MAX_MEMORY_PER_GPU, *cap)
+                    }
+                    Some(HeapBound::Fixed(size)) => {
+                        write!(
+                            f,
+                            ": with CUDA's virtual memory management off, the heap is fixed at \
+                             {SYMMETRIC_SIZE} ({} MiB); ",
+                            size >> 20
+                        )?;
+                        raise(f, SYMMETRIC_SIZE, *size)
+                    }
+                    Some(HeapBound::FreeMemory(free)) => write!(
+                        f,
+                        ": the GPU has only {} MiB free; free device memory (other buffers, other \
+                         processes on this GPU) or run fewer PEs per GPU",
+                        free >> 20
                     ),
                     None => write!(
                         f,
-                        "set NVSHMEM_SYMMETRIC_SIZE larger before starting the job, or free buffers \
-                         first"
+                        "; NVSHMEM's heap settings could not be read: set \
+                         {MAX_MEMORY_PER_GPU} (or, with NVSHMEM_DISABLE_CUDA_VMM=1, \
+                         {SYMMETRIC_SIZE}) larger, or free buffers first"
                     ),
                 }
             }
@@ -683,22 +703,41 @@ mod tests {
 
     #[test]
     fn a_full_heap_names_the_size_needed_and_the_variable() {
-        let error = Error::HeapExhausted {
-            bytes: 3 << 20,
-            symmetric_size: Some("64M".into()),
+        use crate::environment::HeapBound;
+        let message = |bound| {
+            Error::HeapExhausted {
+                bytes: 3 << 20,
+                bound,
+            }
+            .to_string()
         };
-        let message = error.to_string();
-        assert!(message.contains("3145728 bytes"), "{message}");
-        assert!(message.contains("NVSHMEM_SYMMETRIC_SIZE=64M"), "{message}");
-        assert!(
-            message.contains("NVSHMEM_SYMMETRIC_SIZE to at least 67M"),
-            "{message}"
-        );
-        let default = Error::HeapExhausted {
-            bytes: 1,
-            symmetric_size: None,
-        };
-        assert!(default.to_string().contains("at least 1025M"), "{default}");
+        for (bound, parts) in [
+            (
+                Some(HeapBound::Cap(1 << 30)),
+                &[
+                    "3 MiB",
+                    "up to NVSHMEM_MAX_MEMORY_PER_GPU (1024 MiB)",
+                    "set NVSHMEM_MAX_MEMORY_PER_GPU to at least 1027M",
+                ][..],
+            ),
+            (
+                Some(HeapBound::Fixed(64 << 20)),
+                &[
+                    "fixed at NVSHMEM_SYMMETRIC_SIZE (64 MiB)",
+                    "set NVSHMEM_SYMMETRIC_SIZE to at least 67M",
+                ],
+            ),
+            (
+                Some(HeapBound::FreeMemory(2 << 20)),
+                &["the GPU has only 2 MiB free"],
+            ),
+            (None, &["could not be read"]),
+        ] {
+            let message = message(bound);
+            for part in parts {
+                assert!(message.contains(part), "{message}");
+            }
+        }
     }
 
     #[test]

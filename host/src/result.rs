@@ -181,7 +181,7 @@ pub fn malloc(lib: &NvshmemHost, bytes: usize, how: Allocation) -> Result<*mut c
     if ptr.is_null() {
         Err(Error::HeapExhausted {
             bytes,
-            symmetric_size: std::env::var("NVSHMEM_SYMMETRIC_SIZE").ok(),
+            bound: crate::environment::heap_bound(|name| std::env::var_os(name)),
         })
     } else {
         Ok(ptr)

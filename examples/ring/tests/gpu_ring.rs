@@ -135,7 +135,11 @@ fn heap_exhaustion_names_the_size_and_the_variable() {
         matches!(error, Error::HeapExhausted { bytes, .. } if bytes == 1 << 50),
         "{message}"
     );
-    assert!(message.contains("NVSHMEM_SYMMETRIC_SIZE"), "{message}");
+    // Beyond NVSHMEM's default cap of 128 GiB: refused before NVSHMEM sees it.
+    assert!(
+        message.contains("set NVSHMEM_MAX_MEMORY_PER_GPU to at least"),
+        "{message}"
+    );
     // The heap still works after the refusal.
     let mut small = nvshmem.alloc::<u32>(4).unwrap();
     small.copy_from_host(&[1, 2, 3, 4]).unwrap();
