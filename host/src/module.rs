@@ -10,6 +10,24 @@ use std::sync::Arc;
 /// NVSHMEM's version global in every module the builder links.
 const DEVICE_VERSION_SYMBOL: &str = "nvshmemi_device_lib_version_d";
 
+/// A module load that takes this long is explained in a warning: the driver compiled the PTX,
+/// which only a first load on a machine (or a load that misses the driver's cache) does.
+const SLOW_LOAD: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// The warning for a module load that took `elapsed` for `ptx_bytes` of PTX, if it was slow.
+fn slow_load_note(elapsed: std::time::Duration, ptx_bytes: usize) -> Option<String> {
+    (elapsed >= SLOW_LOAD).then(|| {
+        format!(
+            "loading the kernels took {:.1} s: the driver compiled their {:.1} MB of PTX for this \
+             GPU. It caches the result (in ~/.nv/ComputeCache, up to CUDA_CACHE_MAXSIZE bytes), so \
+             later loads on this machine are quick, unless CUDA_CACHE_DISABLE=1 or the cache is \
+             too small to hold it",
+            elapsed.as_secs_f64(),
+            ptx_bytes as f64 / 1e6
+        )
+    })
+}
+
 /// A loaded PTX module whose NVSHMEM state is initialised (`nvshmemx_cumodule_init`), so its kernels
 /// can call NVSHMEM. Loaded through cudarc, so its kernels are also cudarc [`CudaFunction`]s
 /// ([`Kernel::cuda_function`]). Finalised on drop (an error then is kept in the [`Nvshmem`]
@@ -65,6 +83,11 @@ impl Nvshmem {
     /// dropping such a module is therefore collective, like `alloc`: every PE loads it, in the same
     /// order relative to other symmetric allocations. Other modules load on one PE alone.
     ///
+    /// The driver compiles the PTX for the GPU at the first load on a machine and caches the
+    /// result. For large modules that first load can take minutes (NVSHMEM 3.8's device library
+    /// makes modules using put-with-signal or fetching atomics several MB); a load that takes
+    /// 10 s or more logs a warning saying so.
+    ///
     /// ```no_run
     /// # let nvshmem = nvshmem_host::Nvshmem::init()?;
     /// # const PTX: &str = "";
@@ -85,10 +108,14 @@ impl Nvshmem {
                 available: kernels,
             });
         };
+        let started = std::time::Instant::now();
         let cuda_module = self
             .context()
             .load_module(cudarc::nvrtc::Ptx::from_src(ptx))
             .doing("loading the PTX module (JIT-compiling it for this GPU)")?;
+        if let Some(note) = slow_load_note(started.elapsed(), ptx.len()) {
+            log::warn!("PE {}: {note}", self.my_pe());
+        }
         let function = cuda_module
             .load_function(first)
             .doing(format!("finding kernel `{first}` in the module"))?;
@@ -230,6 +257,24 @@ fn entry_names(ptx: &str) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_slow_load_is_explained_and_a_quick_one_is_not() {
+        use std::time::Duration;
+        assert_eq!(
+            super::slow_load_note(Duration::from_millis(9_999), 9 << 20),
+            None
+        );
+        let note = super::slow_load_note(Duration::from_secs_f64(305.1), 8_901_837).unwrap();
+        for part in [
+            "took 305.1 s",
+            "8.9 MB of PTX",
+            "~/.nv/ComputeCache",
+            "CUDA_CACHE_MAXSIZE",
+        ] {
+            assert!(note.contains(part), "{note}");
+        }
+    }
+
     #[test]
     fn device_code_and_host_library_must_be_one_release() {
         let v = |minor, patch| nvshmem_locate::Version {
