@@ -173,25 +173,31 @@ pub fn check(lookup: impl Fn(&str) -> Option<OsString>) -> Result<(), Environmen
     check_heap_cap(&lookup)
 }
 
-/// Refuses a heap cap below one granule while CUDA's virtual memory management is on; the
-/// variables have been read by [`check`] already, so unreadable ones do not occur here.
+/// Refuses a heap cap below one granule while CUDA's virtual memory management is on; [`check`]
+/// has refused unreadable values already.
 fn check_heap_cap(lookup: &impl Fn(&str) -> Option<OsString>) -> Result<(), EnvironmentError> {
-    let read = |name: &str| lookup(name).and_then(|value| value.to_str().map(str::to_owned));
-    let vmm_off = read(DISABLE_CUDA_VMM).and_then(|text| parse_bool(&text)) == Some(true);
-    if vmm_off {
+    let Some(HeapBound::Cap(cap)) = heap_bound(lookup) else {
         return Ok(());
-    }
-    let size_or = |name: &str, default: u64| {
-        read(name)
-            .and_then(|text| parse_size(&text))
-            .unwrap_or(default)
     };
-    let cap = size_or(MAX_MEMORY_PER_GPU, DEFAULT_MAX_MEMORY_PER_GPU);
-    let granule = size_or(CUMEM_GRANULARITY, DEFAULT_CUMEM_GRANULARITY);
+    let granule = size_or_default(lookup, CUMEM_GRANULARITY, DEFAULT_CUMEM_GRANULARITY)
+        .unwrap_or(DEFAULT_CUMEM_GRANULARITY);
     if cap < granule {
         Err(EnvironmentError::HeapCapBelowGranule { cap, granule })
     } else {
         Ok(())
+    }
+}
+
+/// The size `lookup` sets for `name`, or `default` where it is unset; `None` where it is
+/// unreadable.
+fn size_or_default(
+    lookup: &impl Fn(&str) -> Option<OsString>,
+    name: &str,
+    default: u64,
+) -> Option<u64> {
+    match lookup(name) {
+        None => Some(default),
+        Some(value) => parse_size(value.to_str()?),
     }
 }
 
@@ -212,17 +218,13 @@ pub enum HeapBound {
 /// CUDA's virtual memory management. `None` where the bounding variable is unreadable ([`check`]
 /// refuses that before NVSHMEM starts).
 pub fn heap_bound(lookup: impl Fn(&str) -> Option<OsString>) -> Option<HeapBound> {
-    let read = |name: &str, default: u64| match lookup(name) {
-        None => Some(default),
-        Some(value) => parse_size(value.to_str()?),
-    };
     let vmm_off = lookup(DISABLE_CUDA_VMM)
         .and_then(|value| parse_bool(value.to_str()?))
         .unwrap_or(false);
     if vmm_off {
-        read(SYMMETRIC_SIZE, DEFAULT_SYMMETRIC_SIZE).map(HeapBound::Fixed)
+        size_or_default(&lookup, SYMMETRIC_SIZE, DEFAULT_SYMMETRIC_SIZE).map(HeapBound::Fixed)
     } else {
-        read(MAX_MEMORY_PER_GPU, DEFAULT_MAX_MEMORY_PER_GPU).map(HeapBound::Cap)
+        size_or_default(&lookup, MAX_MEMORY_PER_GPU, DEFAULT_MAX_MEMORY_PER_GPU).map(HeapBound::Cap)
     }
 }
 
