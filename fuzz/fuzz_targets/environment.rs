@@ -1,6 +1,6 @@
 //! NVSHMEM's environment as nvshmem-host checks it before initialisation: any value of any
-//! documented variable is accepted or refused with an error naming it, never a panic; an accepted
-//! size reads back the same when written in bytes.
+//! documented variable (and of the device checks' time limit) is accepted or refused with an error
+//! naming it, never a panic; an accepted size reads back the same when written in bytes.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -12,13 +12,21 @@ fuzz_target!(|data: &[u8]| {
     let Some((&which, value)) = data.split_first() else {
         return;
     };
-    let (variable, _) = VARIABLES[usize::from(which) % VARIABLES.len()];
+    let names: Vec<&str> = VARIABLES.iter().map(|(name, _)| *name).collect();
+    let variable = match names.get(usize::from(which) % (names.len() + 1)) {
+        Some(name) => *name,
+        None => environment::DEVICE_TIMEOUT,
+    };
     let value = OsString::from_vec(value.to_vec());
     let lookup = |name: &str| (name == variable).then(|| value.clone());
     match environment::check(lookup) {
         Ok(()) => {}
         Err(error @ EnvironmentError::Unreadable { variable: named, .. }) => {
             assert_eq!(named, variable);
+            assert!(error.to_string().starts_with(variable));
+        }
+        Err(error @ EnvironmentError::DeviceTimeout { .. }) => {
+            assert_eq!(variable, environment::DEVICE_TIMEOUT);
             assert!(error.to_string().starts_with(variable));
         }
         // The heap's cap against its granule: a readable value of either, named in the message.

@@ -35,7 +35,7 @@ pub const DEFAULT_CUMEM_GRANULARITY: u64 = 512 << 20;
 pub const DISABLE_CUDA_VMM: &str = "NVSHMEM_DISABLE_CUDA_VMM";
 
 /// The variable that limits, in seconds, every blocking call of kernels built with device checks
-/// (read when a module loads: see `device_checks`).
+/// (checked with the others before NVSHMEM starts; written into each such module as it loads).
 pub const DEVICE_TIMEOUT: &str = "NVSHMEMRS_DEVICE_TIMEOUT_S";
 
 /// What a variable holds, and so which values are accepted.
@@ -104,6 +104,11 @@ pub enum EnvironmentError {
         /// What it holds.
         kind: Kind,
     },
+    /// [`DEVICE_TIMEOUT`] is not a number of seconds above 0 and at most a year.
+    DeviceTimeout {
+        /// Its value (lossily decoded where it is not UTF-8).
+        value: String,
+    },
     /// With CUDA's virtual memory management on, the heap's cap is below one granule: NVSHMEM
     /// cannot map the memory of its own teams, and crashes at the first allocation.
     HeapCapBelowGranule {
@@ -132,6 +137,13 @@ impl fmt::Display for EnvironmentError {
                 }
                 write!(f, "; set {variable} to such a value, or unset it")
             }
+            EnvironmentError::DeviceTimeout { value } => write!(
+                f,
+                "{DEVICE_TIMEOUT}={value:?} is not a number of seconds above 0 and at most a year \
+                 (e.g. 60 or 2.5), the time a blocking device call of a kernel built with device \
+                 checks may take; set it to such a value, or unset it for the default of {} s",
+                nvshmem_gpu::DEFAULT_TIMEOUT_NS / 1_000_000_000
+            ),
             EnvironmentError::HeapCapBelowGranule { cap, granule } => write!(
                 f,
                 "{MAX_MEMORY_PER_GPU} ({} MiB) is below one granule of the symmetric heap \
@@ -170,7 +182,27 @@ pub fn check(lookup: impl Fn(&str) -> Option<OsString>) -> Result<(), Environmen
             }
         }
     }
+    device_timeout_ns(&lookup)?;
     check_heap_cap(&lookup)
+}
+
+/// The limit in nanoseconds that `lookup` sets through [`DEVICE_TIMEOUT`] for the blocking calls
+/// of kernels built with device checks, or the device's default.
+pub fn device_timeout_ns(
+    lookup: impl Fn(&str) -> Option<OsString>,
+) -> Result<u64, EnvironmentError> {
+    let Some(value) = lookup(DEVICE_TIMEOUT) else {
+        return Ok(nvshmem_gpu::DEFAULT_TIMEOUT_NS);
+    };
+    let bad = || EnvironmentError::DeviceTimeout {
+        value: value.to_string_lossy().into_owned(),
+    };
+    let seconds: f64 = value.to_str().ok_or_else(bad)?.parse().map_err(|_| bad())?;
+    // Up to a year: beyond that a limit is no limit, and the nanoseconds stay far inside u64.
+    if !(seconds > 0.0 && seconds <= 365.0 * 86_400.0) {
+        return Err(bad());
+    }
+    Ok((seconds * 1e9).ceil() as u64)
 }
 
 /// Refuses a heap cap below one granule while CUDA's virtual memory management is on; [`check`]
@@ -373,6 +405,30 @@ mod tests {
             &[(CUMEM_GRANULARITY, "64G")],
         ] {
             assert_eq!(check(these(fine)), Ok(()), "{fine:?}");
+        }
+    }
+
+    #[test]
+    fn the_device_timeout_is_read_in_seconds_and_defaults_to_the_devices() {
+        let with = |value| device_timeout_ns(only(DEVICE_TIMEOUT, value));
+        assert_eq!(
+            device_timeout_ns(|_| None),
+            Ok(nvshmem_gpu::DEFAULT_TIMEOUT_NS)
+        );
+        assert_eq!(with("3"), Ok(3_000_000_000));
+        assert_eq!(with("0.5"), Ok(500_000_000));
+        assert_eq!(with("1e-9"), Ok(1));
+        for value in ["0", "-3", "soon", "", "inf", "NaN", "1e12", " 3"] {
+            let message = with(value).unwrap_err().to_string();
+            for part in [
+                &format!("{DEVICE_TIMEOUT}={value:?}"),
+                "seconds above 0",
+                "unset it",
+            ] {
+                assert!(message.contains(part), "{value}: {message}");
+            }
+            // Refused with the other variables, before NVSHMEM starts.
+            assert!(check(only(DEVICE_TIMEOUT, value)).is_err(), "{value}");
         }
     }
 

@@ -129,11 +129,6 @@ pub enum Error {
     PtxContainsNul,
     /// The PTX lacks `nvshmemi_device_lib_version_d`: it was not linked with NVSHMEM's device library.
     NotAnNvshmemModule,
-    /// `NVSHMEMRS_DEVICE_TIMEOUT_S` is not a number of seconds above 0.
-    DeviceTimeout {
-        /// Its value (lossily decoded where it is not UTF-8).
-        value: String,
-    },
     /// The module's device-check settings (`NVSHMEMRS_DEVICE_CHECKS`) are not the size this crate
     /// writes: the kernels were built with another `nvshmem-gpu`.
     DeviceChecksLayout {
@@ -422,14 +417,6 @@ impl fmt::Display for Error {
                 f,
                 "the module has no nvshmemi_device_lib_version_d: it was not linked with NVSHMEM's \
                  device library; build it with nvshmem-builder"
-            ),
-            Error::DeviceTimeout { value } => write!(
-                f,
-                "{}={value:?} is not a number of seconds above 0 and at most a year (e.g. 60 or \
-                 2.5), the time a blocking device call of a kernel built with device checks may \
-                 take; set it to such a value, or unset it for the default of {} s",
-                crate::environment::DEVICE_TIMEOUT,
-                nvshmem_gpu::DEFAULT_TIMEOUT_NS / 1_000_000_000
             ),
             Error::DeviceChecksLayout { bytes } => write!(
                 f,

@@ -78,10 +78,11 @@ impl Nvshmem {
     ///
     /// Kernels built with `nvshmem-gpu`'s device checks (the builder's default for debug builds)
     /// time out every blocking device call: the limit is `NVSHMEMRS_DEVICE_TIMEOUT_S` seconds (60
-    /// when unset; a value that is not a number of seconds above 0 is an error), and the barriers'
-    /// and collectives' handshakes get a symmetric scratch of `32 × 2 × n_pes` words. Loading and
-    /// dropping such a module is therefore collective, like `alloc`: every PE loads it, in the same
-    /// order relative to other symmetric allocations. Other modules load on one PE alone.
+    /// when unset; `Nvshmem::init` refuses a value that is not a number of seconds above 0), and
+    /// the barriers' and collectives' handshakes get a symmetric scratch of `32 × 2 × n_pes` words.
+    /// Loading and dropping such a module is therefore collective, like `alloc`: every PE loads it,
+    /// in the same order relative to other symmetric allocations. Other modules load on one PE
+    /// alone.
     ///
     /// The driver compiles the PTX for the GPU at the first load on a machine and caches the
     /// result. For large modules that first load can take minutes (NVSHMEM 3.8's device library
