@@ -21,7 +21,8 @@
 //!    build's variables, with `--features nvshmem-gpu/checks` when checks are on (see [Checks](#checks))
 //!    and `nvshmem-gpu/nvshmem-only` when the load/store path is off ([`PtxBuilder::load_store`]).
 //!    Its linker is this build script itself ([`run_if_invoked_as_linker`]), which links the crate
-//!    with NVSHMEM's bitcode and emits PTX of ISA ≥ 8.3.
+//!    with NVSHMEM's bitcode and emits PTX of ISA ≥ 8.3. Cargo is given a link to it named after
+//!    the builder's sources, so that the build script's check, doc and test builds do not relink.
 //! 3. Forwards the kernel crate's warnings as `cargo::warning`, and emits `cargo::rerun-if-changed`
 //!    for every source file in the nested build's dep-info, and for `NVSHMEM_HOME`.
 //! 4. Checks the PTX: it has kernels and keeps NVSHMEM's `nvshmemi_device_state_d` and

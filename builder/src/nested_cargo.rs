@@ -73,10 +73,7 @@ pub fn build(
     mut forward_warning: impl FnMut(&str),
 ) -> Result<NestedBuild, BuildError> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let linker = std::env::current_exe().map_err(|error| BuildError::Spawn {
-        program: "current_exe".into(),
-        error,
-    })?;
+    let linker = stable_linker(target_dir)?;
     let mut command = Command::new(&cargo);
     command
         .args(["build", "--release", "--target", TARGET, "-Zbuild-std=core"])
@@ -163,6 +160,61 @@ pub fn build(
     Ok(NestedBuild { ptx, sources })
 }
 
+/// A digest of the builder's sources and version, computed when the builder is compiled: what the
+/// link step does changes only with it.
+const LINKER_DIGEST: u64 = fnv1a(&[
+    env!("CARGO_PKG_VERSION").as_bytes(),
+    include_bytes!("lib.rs"),
+    include_bytes!("linker.rs"),
+    include_bytes!("arch.rs"),
+    include_bytes!("nested_cargo.rs"),
+    include_bytes!("ptxas.rs"),
+    include_bytes!("error.rs"),
+]);
+
+/// 64-bit FNV-1a over `parts` in order, usable in constants.
+const fn fnv1a(parts: &[&[u8]]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut part = 0;
+    while part < parts.len() {
+        let bytes = parts[part];
+        let mut i = 0;
+        while i < bytes.len() {
+            hash ^= bytes[i] as u64;
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+            i += 1;
+        }
+        part += 1;
+    }
+    hash
+}
+
+/// The path given to cargo as the kernels' linker: a symbolic link, in the kernels' target folder,
+/// to this executable (the build script, which acts as the linker), named after [`LINKER_DIGEST`].
+/// Cargo relinks a crate whenever its linker's path changes, and every variant of a build script
+/// (a package's `cargo check`, `cargo doc` and `cargo test` builds) is an executable of its own:
+/// naming the executable itself relinked every kernel crate for each. The name changes with the
+/// builder's sources, so a changed link step still relinks.
+fn stable_linker(target_dir: &Path) -> Result<PathBuf, BuildError> {
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |error| BuildError::Io { path, error }
+    };
+    let executable = std::env::current_exe().map_err(|error| BuildError::Spawn {
+        program: "current_exe".into(),
+        error,
+    })?;
+    std::fs::create_dir_all(target_dir).map_err(io(target_dir))?;
+    let link = target_dir.join(format!("nvshmem-linker-{LINKER_DIGEST:016x}"));
+    // Build scripts of several packages may share the folder: each points the link at its own
+    // executable (all of them link alike) by renaming a fresh link over it, which is atomic.
+    let fresh = link.with_extension(std::process::id().to_string());
+    let _ = std::fs::remove_file(&fresh);
+    std::os::unix::fs::symlink(&executable, &fresh).map_err(io(&fresh))?;
+    std::fs::rename(&fresh, &link).map_err(io(&link))?;
+    Ok(link)
+}
+
 /// The prerequisites listed in a Makefile-style dep-info file (`out: a.rs b.rs`, spaces escaped).
 fn read_dep_info(path: &Path) -> Result<Vec<PathBuf>, BuildError> {
     let text = std::fs::read_to_string(path).map_err(|error| BuildError::Io {
@@ -197,6 +249,27 @@ pub(crate) fn parse_dep_info(text: &str) -> Vec<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_linker_path_depends_on_the_builders_sources_not_on_the_executable() {
+        let dir = std::env::temp_dir().join(format!("nvshmem-linker-{}", std::process::id()));
+        let first = stable_linker(&dir).unwrap();
+        let again = stable_linker(&dir).unwrap();
+        assert_eq!(first, again);
+        assert_eq!(
+            first.file_name().unwrap().to_str().unwrap(),
+            format!("nvshmem-linker-{LINKER_DIGEST:016x}")
+        );
+        assert_eq!(
+            std::fs::read_link(&first).unwrap(),
+            std::env::current_exe().unwrap()
+        );
+        // Only the link is left: the fresh one it came from was renamed over it.
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_ne!(fnv1a(&[b"a"]), fnv1a(&[b"b"]));
+        assert_eq!(fnv1a(&[b"ab", b"c"]), fnv1a(&[b"abc"]));
+    }
 
     #[test]
     fn outer_build_variables_are_cleaned() {
