@@ -336,45 +336,39 @@ impl fmt::Display for Error {
                 )?;
                 // The heap holds every live buffer and this one: its bound plus this request is
                 // enough whatever the others take.
-                let raise = |f: &mut fmt::Formatter<'_>, variable: &str, bound: u64| {
-                    write!(
-                        f,
-                        "set {variable} to at least {}M before starting the job, or free buffers \
-                         first",
-                        bound.saturating_add(*bytes as u64).div_ceil(1 << 20)
-                    )
-                };
-                match bound {
+                let (variable, size, how) = match bound {
                     Some(HeapBound::Cap(cap)) => {
-                        write!(
-                            f,
-                            ": NVSHMEM grows the heap up to {MAX_MEMORY_PER_GPU} ({} MiB); ",
-                            cap >> 20
-                        )?;
-                        raise(f, MAX_MEMORY_PER_GPU, *cap)
+                        (MAX_MEMORY_PER_GPU, *cap, "NVSHMEM grows the heap up to")
                     }
-                    Some(HeapBound::Fixed(size)) => {
-                        write!(
+                    Some(HeapBound::Fixed(size)) => (
+                        SYMMETRIC_SIZE,
+                        *size,
+                        "with CUDA's virtual memory management off, the heap is fixed at",
+                    ),
+                    Some(HeapBound::FreeMemory(free)) => {
+                        return write!(
                             f,
-                            ": with CUDA's virtual memory management off, the heap is fixed at \
-                             {SYMMETRIC_SIZE} ({} MiB); ",
-                            size >> 20
-                        )?;
-                        raise(f, SYMMETRIC_SIZE, *size)
+                            ": the GPU has only {} MiB free; free device memory (other buffers, \
+                             other processes on this GPU) or run fewer PEs per GPU",
+                            free >> 20
+                        );
                     }
-                    Some(HeapBound::FreeMemory(free)) => write!(
-                        f,
-                        ": the GPU has only {} MiB free; free device memory (other buffers, other \
-                         processes on this GPU) or run fewer PEs per GPU",
-                        free >> 20
-                    ),
-                    None => write!(
-                        f,
-                        "; NVSHMEM's heap settings could not be read: set \
-                         {MAX_MEMORY_PER_GPU} (or, with NVSHMEM_DISABLE_CUDA_VMM=1, \
-                         {SYMMETRIC_SIZE}) larger, or free buffers first"
-                    ),
-                }
+                    None => {
+                        return write!(
+                            f,
+                            "; NVSHMEM's heap settings could not be read: set \
+                             {MAX_MEMORY_PER_GPU} (or, with NVSHMEM_DISABLE_CUDA_VMM=1, \
+                             {SYMMETRIC_SIZE}) larger, or free buffers first"
+                        );
+                    }
+                };
+                write!(
+                    f,
+                    ": {how} {variable} ({} MiB); set {variable} to at least {}M before starting \
+                     the job, or free buffers first",
+                    size >> 20,
+                    size.saturating_add(*bytes as u64).div_ceil(1 << 20)
+                )
             }
             Error::InvalidAlignment { alignment, minimum } => write!(
                 f,
