@@ -8,6 +8,7 @@ use bytemuck::Pod;
 use cudarc::driver::sys::CUdeviceptr;
 use nvshmem_gpu::SymmetricPtr;
 use std::marker::PhantomData;
+use std::sync::atomic::Ordering;
 
 /// `len` values of `T` in the symmetric heap: the same offset on every PE, reachable by the others'
 /// puts and gets. Freed (collectively) on drop; it borrows the [`Nvshmem`] handle, so it cannot
@@ -100,13 +101,20 @@ impl Nvshmem {
         let bytes = len.saturating_mul(std::mem::size_of::<T>());
         self.check_allocation(bytes)?;
         // NVSHMEM crashes the process when it cannot place a request in the heap or back it with
-        // device memory, so a request beyond the heap's cap or the GPU's free memory is refused
-        // here, while the heap is still intact.
+        // device memory, so a request the heap's cap cannot hold beside the live buffers, or one
+        // beyond the GPU's free memory, is refused here, while the heap is still intact. NVSHMEM
+        // keeps part of the heap for itself, so a request just below the cap's room can still fail
+        // inside NVSHMEM.
+        let in_use = self.heap_in_use().load(Ordering::SeqCst);
         let bound = environment::heap_bound(|name| std::env::var_os(name));
         if let Some(HeapBound::Cap(cap)) = bound
-            && bytes as u64 > cap
+            && in_use.saturating_add(bytes) as u64 > cap
         {
-            return Err(Error::HeapExhausted { bytes, bound });
+            return Err(Error::HeapExhausted {
+                bytes,
+                in_use,
+                bound,
+            });
         }
         let (free, _total) = self
             .context()
@@ -114,9 +122,21 @@ impl Nvshmem {
             .doing("reading the GPU's free memory")?;
         if bytes > free {
             let bound = Some(HeapBound::FreeMemory(free as u64));
-            return Err(Error::HeapExhausted { bytes, bound });
+            return Err(Error::HeapExhausted {
+                bytes,
+                in_use,
+                bound,
+            });
         }
-        let ptr = result::malloc(self.lib(), bytes, how)?;
+        let ptr = result::malloc(self.lib(), bytes, how).map_err(|error| match error {
+            Error::HeapExhausted { bytes, bound, .. } => Error::HeapExhausted {
+                bytes,
+                in_use,
+                bound,
+            },
+            other => other,
+        })?;
+        self.heap_in_use().fetch_add(bytes, Ordering::SeqCst);
         Ok(SymmetricBuffer {
             nvshmem: self,
             address: ptr as CUdeviceptr,
@@ -198,5 +218,9 @@ impl<T: Pod> Drop for SymmetricBuffer<'_, T> {
         // SAFETY: `address` came from `result::malloc` and nothing uses it after this; every PE drops
         // its buffers in the same order (the type's documented contract).
         unsafe { result::free(self.nvshmem.lib(), self.ptr().cast()) }
+        let bytes = self.len * std::mem::size_of::<T>();
+        self.nvshmem
+            .heap_in_use()
+            .fetch_sub(bytes, Ordering::SeqCst);
     }
 }

@@ -89,11 +89,13 @@ pub enum Error {
         mps: nvshmem_pe_env::mps::Mps,
     },
     /// The symmetric heap cannot hold a request: refused before `nvshmem_malloc` where the request
-    /// is beyond what bounds the heap (NVSHMEM fails such a request by crashing), or
-    /// `nvshmem_malloc` returned null.
+    /// does not fit beside the live buffers within what bounds the heap (NVSHMEM fails such a
+    /// request by crashing), or `nvshmem_malloc` returned null.
     HeapExhausted {
         /// The bytes requested.
         bytes: usize,
+        /// The bytes the handle's live buffers held at the request.
+        in_use: usize,
         /// What bounds the heap; `None` where NVSHMEM's settings could not be read.
         bound: Option<crate::environment::HeapBound>,
     },
@@ -327,13 +329,24 @@ impl fmt::Display for Error {
                     mps_failed(mps)
                 )
             }
-            Error::HeapExhausted { bytes, bound } => {
+            Error::HeapExhausted {
+                bytes,
+                in_use,
+                bound,
+            } => {
                 use crate::environment::{HeapBound, MAX_MEMORY_PER_GPU, SYMMETRIC_SIZE};
                 write!(
                     f,
                     "the symmetric heap cannot hold {bytes} more bytes ({} MiB)",
                     bytes.div_ceil(1 << 20)
                 )?;
+                if *in_use > 0 {
+                    write!(
+                        f,
+                        " beside the {} MiB of live buffers",
+                        in_use.div_ceil(1 << 20)
+                    )?;
+                }
                 // The heap holds every live buffer and this one: its bound plus this request is
                 // enough whatever the others take.
                 let (variable, size, how) = match bound {
@@ -685,23 +698,34 @@ mod tests {
     #[test]
     fn a_full_heap_names_the_size_needed_and_the_variable() {
         use crate::environment::HeapBound;
-        let message = |bound| {
+        let message = |in_use, bound| {
             Error::HeapExhausted {
                 bytes: 3 << 20,
+                in_use,
                 bound,
             }
             .to_string()
         };
-        for (bound, parts) in [
+        for (in_use, bound, parts) in [
             (
+                0,
                 Some(HeapBound::Cap(1 << 30)),
                 &[
-                    "3 MiB",
+                    "cannot hold 3145728 more bytes (3 MiB): NVSHMEM grows the heap up to",
                     "up to NVSHMEM_MAX_MEMORY_PER_GPU (1024 MiB)",
                     "set NVSHMEM_MAX_MEMORY_PER_GPU to at least 1027M",
                 ][..],
             ),
             (
+                1022 << 20,
+                Some(HeapBound::Cap(1 << 30)),
+                &[
+                    "cannot hold 3145728 more bytes (3 MiB) beside the 1022 MiB of live buffers",
+                    "set NVSHMEM_MAX_MEMORY_PER_GPU to at least 1027M",
+                ][..],
+            ),
+            (
+                0,
                 Some(HeapBound::Fixed(64 << 20)),
                 &[
                     "fixed at NVSHMEM_SYMMETRIC_SIZE (64 MiB)",
@@ -709,12 +733,13 @@ mod tests {
                 ],
             ),
             (
+                0,
                 Some(HeapBound::FreeMemory(2 << 20)),
                 &["the GPU has only 2 MiB free"],
             ),
-            (None, &["could not be read"]),
+            (0, None, &["could not be read"]),
         ] {
-            let message = message(bound);
+            let message = message(in_use, bound);
             for part in parts {
                 assert!(message.contains(part), "{message}");
             }

@@ -181,6 +181,8 @@ pub fn malloc(lib: &NvshmemHost, bytes: usize, how: Allocation) -> Result<*mut c
     if ptr.is_null() {
         Err(Error::HeapExhausted {
             bytes,
+            // The raw layer does not know the caller's buffers; the safe layer fills them in.
+            in_use: 0,
             bound: crate::environment::heap_bound(|name| std::env::var_os(name)),
         })
     } else {

@@ -8,7 +8,7 @@ use crate::{Error, InitStatus, UniqueId, exit_guard, result};
 use cudarc::driver::{CudaContext, CudaStream};
 use nvshmem_pe_env::rendezvous;
 use nvshmem_sys::NvshmemHost;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -35,6 +35,9 @@ pub struct Nvshmem {
     /// The allocation check's ledger, allocated at the first checked allocation.
     ledger: Mutex<Option<Ledger>>,
     check_allocations: AtomicBool,
+    /// Bytes held by this handle's live symmetric buffers, so that a request the heap's cap cannot
+    /// hold beside them is refused before NVSHMEM crashes on it.
+    heap_in_use: AtomicUsize,
 }
 
 impl std::fmt::Debug for Nvshmem {
@@ -173,6 +176,7 @@ impl Nvshmem {
             deferred,
             ledger,
             check_allocations,
+            heap_in_use: AtomicUsize::new(0),
         })
     }
 
@@ -242,6 +246,11 @@ impl Nvshmem {
             empty => empty.insert(Ledger::allocate(self.lib, self.n_pes)?),
         };
         ledger.check(&self.stream, bytes)
+    }
+
+    /// Bytes held by this handle's live symmetric buffers.
+    pub(crate) fn heap_in_use(&self) -> &AtomicUsize {
+        &self.heap_in_use
     }
 
     /// Errors raised while dropping resources tied to this handle (module finalisation and unload),

@@ -153,6 +153,40 @@ fn heap_exhaustion_names_the_size_and_the_variable() {
 
 #[test]
 #[ignore = "needs a GPU and NVSHMEM: gpu-suite/run.sh runs it on the GPU machine"]
+fn a_request_the_cap_cannot_hold_beside_live_buffers_is_refused() {
+    // SAFETY: set before NVSHMEM starts and reads it; the suite runs each GPU test in a process of
+    // its own, so no other thread reads the environment.
+    unsafe { std::env::set_var("NVSHMEM_MAX_MEMORY_PER_GPU", "2G") };
+    let nvshmem = Nvshmem::init().expect("init");
+    let held = nvshmem
+        .alloc::<u8>(1 << 30)
+        .expect("1 GiB under a cap of 2 GiB");
+    // 1.25 GiB fits under the cap alone but not beside the live 1 GiB: NVSHMEM would crash on it.
+    let request = 5 << 28;
+    let error = nvshmem.alloc::<u8>(request).unwrap_err();
+    let message = error.to_string();
+    println!("{message}");
+    assert!(
+        matches!(error, Error::HeapExhausted { bytes, in_use, .. }
+            if bytes == request && in_use == 1 << 30),
+        "{message}"
+    );
+    assert!(
+        message.contains("beside the 1024 MiB of live buffers")
+            && message.contains("set NVSHMEM_MAX_MEMORY_PER_GPU to at least 3328M"),
+        "{message}"
+    );
+    // Freeing the buffer gives its bytes back: the same request then fits.
+    drop(held);
+    let mut fits = nvshmem
+        .alloc::<u8>(request)
+        .expect("1.25 GiB once 1 GiB is freed");
+    fits.copy_from_host(&vec![7; request]).unwrap();
+    assert!(fits.to_vec().unwrap().iter().all(|&byte| byte == 7));
+}
+
+#[test]
+#[ignore = "needs a GPU and NVSHMEM: gpu-suite/run.sh runs it on the GPU machine"]
 fn a_second_init_is_refused() {
     let nvshmem = Nvshmem::init().expect("init");
     let error = Nvshmem::init().unwrap_err();
