@@ -160,17 +160,29 @@ pub fn build(
     Ok(NestedBuild { ptx, sources })
 }
 
+/// The digest of the builder's version and of the named source files, with the names (a test
+/// checks that they are every file of `src/` the link step can depend on).
+macro_rules! digest_of_sources {
+    ($($file:literal),* $(,)?) => {
+        (
+            fnv1a(&[env!("CARGO_PKG_VERSION").as_bytes(), $(include_bytes!($file)),*]),
+            &[$($file),*],
+        )
+    };
+}
+
+const DIGESTED_SOURCES: (u64, &[&str]) = digest_of_sources!(
+    "lib.rs",
+    "linker.rs",
+    "arch.rs",
+    "nested_cargo.rs",
+    "ptxas.rs",
+    "error.rs",
+);
+
 /// A digest of the builder's sources and version, computed when the builder is compiled: what the
 /// link step does changes only with it.
-const LINKER_DIGEST: u64 = fnv1a(&[
-    env!("CARGO_PKG_VERSION").as_bytes(),
-    include_bytes!("lib.rs"),
-    include_bytes!("linker.rs"),
-    include_bytes!("arch.rs"),
-    include_bytes!("nested_cargo.rs"),
-    include_bytes!("ptxas.rs"),
-    include_bytes!("error.rs"),
-]);
+const LINKER_DIGEST: u64 = DIGESTED_SOURCES.0;
 
 /// 64-bit FNV-1a over `parts` in order, usable in constants.
 const fn fnv1a(parts: &[&[u8]]) -> u64 {
@@ -269,6 +281,25 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
         assert_ne!(fnv1a(&[b"a"]), fnv1a(&[b"b"]));
         assert_eq!(fnv1a(&[b"ab", b"c"]), fnv1a(&[b"abc"]));
+    }
+
+    #[test]
+    fn the_linker_digest_covers_every_source_of_the_link_step() {
+        // The fuzzing entry points only call into the others, and are not compiled for builds.
+        let not_linking = ["fuzzing.rs"];
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut missing = Vec::new();
+        for entry in std::fs::read_dir(&src).unwrap() {
+            let name = entry.unwrap().file_name().into_string().unwrap();
+            if !DIGESTED_SOURCES.1.contains(&name.as_str()) && !not_linking.contains(&name.as_str())
+            {
+                missing.push(name);
+            }
+        }
+        assert!(
+            missing.is_empty(),
+            "add {missing:?} to DIGESTED_SOURCES, or a change to them would not relink the kernels"
+        );
     }
 
     #[test]
