@@ -77,6 +77,11 @@ pub fn build(
     let mut command = Command::new(&cargo);
     command
         .args(["build", "--release", "--target", TARGET, "-Zbuild-std=core"])
+        // A kernel cannot unwind, and one codegen unit lets the link step see every call. Given
+        // here rather than in each kernel crate's manifest, so that a runner may depend on its
+        // kernel crate (for the launch descriptors) without cargo ignoring a non-root profile.
+        .args(["--config", "profile.release.panic=\"abort\""])
+        .args(["--config", "profile.release.codegen-units=1"])
         .arg("--manifest-path")
         .arg(manifest)
         .arg("--target-dir")

@@ -311,3 +311,52 @@ pub(crate) fn collective_timed_out(
         },
     )
 }
+
+#[repr(C)]
+struct BoundsArgs {
+    who: Who,
+    call: *const u8,
+    start: usize,
+    end: usize,
+    len: usize,
+}
+
+/// Reports a range `start..end` outside a symmetric slice of `len` elements, given to `call`, and
+/// traps: the safe layer's bounds check, on in every build.
+#[cold]
+#[inline(never)]
+pub(crate) fn out_of_bounds(call: &CStr, start: usize, end: usize, len: usize) -> ! {
+    fail(
+        c"nvshmem-gpu: PE %d (block %u, thread %u): %s: range %llu..%llu is out of bounds for a symmetric slice of %llu elements\n",
+        &BoundsArgs {
+            who: who(),
+            call: call.as_ptr().cast(),
+            start,
+            end,
+            len,
+        },
+    )
+}
+
+#[repr(C)]
+struct LengthArgs {
+    who: Who,
+    call: *const u8,
+    dest: usize,
+    source: usize,
+}
+
+/// Reports a transfer between slices of different lengths, given to `call`, and traps.
+#[cold]
+#[inline(never)]
+pub(crate) fn lengths_differ(call: &CStr, dest: usize, source: usize) -> ! {
+    fail(
+        c"nvshmem-gpu: PE %d (block %u, thread %u): %s: the destination has %llu elements but the source has %llu; take equal ranges with `range`\n",
+        &LengthArgs {
+            who: who(),
+            call: call.as_ptr().cast(),
+            dest,
+            source,
+        },
+    )
+}

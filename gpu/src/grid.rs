@@ -72,8 +72,7 @@ impl GridBarrier {
     #[inline]
     pub unsafe fn wait(&mut self) {
         self.passed = self.passed.wrapping_add(1);
-        // SAFETY: the whole block calls it (the caller's contract).
-        unsafe { thread::sync_threads() };
+        thread::sync_threads();
         if thread::rank_in_block() == 0 {
             let target = thread::blocks_in_grid().wrapping_mul(self.passed);
             // SAFETY: `counter` is the barrier's zero-initialised u32 (the caller's contract).
@@ -83,8 +82,7 @@ impl GridBarrier {
             }
             memory::fence_acq_rel_gpu();
         }
-        // SAFETY: as above.
-        unsafe { thread::sync_threads() };
+        thread::sync_threads();
     }
 }
 

@@ -204,10 +204,13 @@ pub mod memory;
 pub mod p2p;
 #[cfg(all(target_arch = "nvptx64", feature = "panic-handler"))]
 mod panic;
+mod params;
 pub mod pe;
 mod peer;
 pub mod rma;
+mod scope;
 pub mod signal;
+mod slice;
 mod symmetric;
 pub mod sync;
 pub mod team;
@@ -221,7 +224,11 @@ pub use element::{
     AtomicAdd, AtomicBitwise, AtomicCompareSwap, AtomicElement, AtomicInteger, Element, WaitElement,
 };
 pub use p2p::Cmp;
+pub use params::{KernelDescriptor, KernelParam, SafeKernel};
+pub use pe::Pe;
+pub use scope::{Block, Pending, Thread, Warp};
 pub use signal::SignalOp;
+pub use slice::{Signal, SymmetricSlice};
 pub use symmetric::SymmetricPtr;
 pub use team::Team;
 

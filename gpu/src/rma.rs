@@ -16,8 +16,7 @@
 //! # unsafe fn example(halo: SymmetricPtr<f32>, row: *const f32, n: usize, up: i32) {
 //! // SAFETY: `halo` holds `n` elements on every PE, `row` holds `n` local elements, `up` is a PE.
 //! unsafe { rma::block::put_nbi(halo, row, n, up) };
-//! // SAFETY: no conditions beyond the module having been initialised.
-//! unsafe { sync::quiet() };
+//! sync::quiet();
 //! # }
 //! ```
 

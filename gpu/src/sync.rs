@@ -35,35 +35,31 @@ use crate::{Team, ffi};
 
 /// Completes every outstanding put, `_nbi` transfer and atomic this thread issued (`nvshmem_quiet`).
 ///
-/// # Safety
-/// Only valid in a kernel of a module initialised for NVSHMEM (always true for modules loaded by the
-/// host crate).
+/// Safe: its only precondition, a module initialised for NVSHMEM, holds for every kernel this crate
+/// links (the host crate initialises each module it loads before any launch), as for
+/// [`crate::pe::my_pe`].
 #[inline]
-pub unsafe fn quiet() {
-    // SAFETY: the caller's contract above.
+pub fn quiet() {
+    // SAFETY: the module is initialised (see above); the call reads NVSHMEM's state only.
     unsafe { ffi::nvshmem_quiet() }
 }
 
 /// Orders this thread's puts to each PE: earlier ones arrive before later ones (`nvshmem_fence`).
-///
-/// # Safety
-/// As for [`quiet`].
+/// Safe for the reason [`quiet`] is.
 #[inline]
-pub unsafe fn fence() {
-    // SAFETY: the caller's contract above.
+pub fn fence() {
+    // SAFETY: as for `quiet`.
     unsafe { ffi::nvshmem_fence() }
 }
 
 /// Waits until the sources of this thread's earlier non-blocking puts may be reused, without
 /// making the puts visible at their targets: [`quiet`] before a remote PE reads them
-/// (`nvshmemx_flush`; NVSHMEM 3.7 and later, the crate's `nvshmem-3-7` feature).
-///
-/// # Safety
-/// As for [`quiet`].
+/// (`nvshmemx_flush`; NVSHMEM 3.7 and later, the crate's `nvshmem-3-7` feature). Safe for the
+/// reason [`quiet`] is.
 #[cfg(feature = "nvshmem-3-7")]
 #[inline]
-pub unsafe fn flush() {
-    // SAFETY: the caller's contract above.
+pub fn flush() {
+    // SAFETY: as for `quiet`.
     unsafe { ffi::nvshmemx_flush() }
 }
 

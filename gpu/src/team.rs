@@ -97,3 +97,13 @@ pub fn translate_pe(src_team: Team, pe: i32, dest_team: Team) -> Option<i32> {
     let translated = unsafe { ffi::nvshmem_team_translate_pe(src_team.raw(), pe, dest_team.raw()) };
     (translated >= 0).then_some(translated)
 }
+
+/// The job's PE that is number `index` in `team`, or `None` if `index` is not in
+/// `0..n_pes(team)`: the one way from a team-relative number to a [`Pe`](crate::Pe).
+#[inline]
+pub fn world_pe(team: Team, index: i32) -> Option<crate::Pe> {
+    let world = translate_pe(team, index, Team::WORLD)?;
+    // SAFETY: NVSHMEM translated a member of `team` into the world team, whose numbers are
+    // `0..n_pes()`.
+    Some(unsafe { crate::Pe::new_unchecked(world) })
+}

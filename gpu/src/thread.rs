@@ -86,12 +86,12 @@ pub fn rank_in_block() -> u32 {
 /// `__syncthreads()`: waits until every thread of the block arrives, and makes their earlier writes to
 /// shared and global memory visible to each other.
 ///
-/// # Safety
-/// Every thread of the block reaches the same call (no divergent control flow around it); otherwise
-/// the block deadlocks or behaves undefinedly.
+/// Safe, as in rust-cuda's `cuda_std`: on the architectures this crate builds for (`sm_70` and
+/// later) a block barrier counts threads, not warps, so one that not every thread of the block
+/// reaches waits for the missing threads (a hang) and touches no memory.
 #[inline]
-pub unsafe fn sync_threads() {
-    // SAFETY: the caller guarantees the whole block reaches this call.
+pub fn sync_threads() {
+    // SAFETY: `bar.sync 0` has no memory operands; see above for divergence.
     unsafe { nvptx::_syncthreads() }
 }
 

@@ -133,8 +133,7 @@ pub unsafe fn wait_block(signals: SignalWords, sides: Sides, iteration: u32) {
         }
         memory::fence_acq_rel_system();
     }
-    // SAFETY: the whole block calls this function (the caller's contract).
-    unsafe { thread::sync_threads() };
+    thread::sync_threads();
 }
 
 /// Counts this block as done pushing towards `direction` in iteration `iteration`; the last of
@@ -156,12 +155,11 @@ pub unsafe fn arrive_block(
     let Some(pe) = patch.neighbour(direction) else {
         return;
     };
-    // SAFETY: the whole block calls this function (the caller's contract).
-    unsafe { thread::sync_threads() };
+    thread::sync_threads();
     if thread::rank_in_block() == 0 {
-        // SAFETY: completes the pushes of this thread, which the barrier above ordered after those
-        // of the other threads of the block (the fence is cumulative).
-        unsafe { sync::quiet() };
+        // Completes this thread's pushes, which the barrier above ordered after those of the
+        // other threads of the block (the fence is cumulative).
+        sync::quiet();
         // SAFETY: `arrivals` holds four local counters (the caller's contract).
         let counter = unsafe { signals.arrivals.add(direction as usize) };
         // SAFETY: a device address of a u32 only touched atomically.
@@ -276,8 +274,7 @@ pub unsafe fn meet_at_end(meeting: *mut u32) {
     if pe::n_pes() == 1 {
         return;
     }
-    // SAFETY: the whole block calls it (the caller's contract).
-    unsafe { thread::sync_threads() };
+    thread::sync_threads();
     if thread::rank_in_block() == 0 {
         // SAFETY: the caller's contract; the barrier above ordered the block's pushes before it.
         unsafe { arrive_at_meeting(meeting) };

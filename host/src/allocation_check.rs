@@ -5,8 +5,10 @@
 //! symmetric ledger, all PEs meet in a barrier, each gathers every PE's record
 //! (`nvshmemx_getmem_on_stream`), and all meet again. A mismatch is the same error on every PE,
 //! listing each PE's request, and no PE calls `nvshmem_malloc`. The cost is two barriers and one
-//! small get per PE per allocation: on by default in debug builds, switchable with
-//! [`crate::Nvshmem::set_allocation_check`] or `NVSHMEMRS_CHECK_ALLOCATIONS=0|1`.
+//! small get per PE per allocation: on by default in every build (safe kernels rely on it: a
+//! buffer's local length bounds its length on every PE only when the check passed), switchable with
+//! [`crate::Nvshmem::set_allocation_check`] or `NVSHMEMRS_CHECK_ALLOCATIONS=0|1`; buffers allocated
+//! with it off cannot be passed to safe kernels.
 //!
 //! The ledger itself is allocated at the first checked allocation, not at initialisation: with the
 //! check off (release builds), a program's buffers then lie at the same heap offsets as the same
@@ -36,13 +38,9 @@ pub(crate) struct Ledger {
 }
 
 impl Ledger {
-    /// Whether the check starts switched on: `NVSHMEMRS_CHECK_ALLOCATIONS`, else debug builds.
+    /// Whether the check starts switched on: unless `NVSHMEMRS_CHECK_ALLOCATIONS=0`.
     pub(crate) fn enabled_by_default() -> bool {
-        match std::env::var(CHECK_VARIABLE).as_deref() {
-            Ok("0") => false,
-            Ok(_) => true,
-            Err(_) => cfg!(debug_assertions),
-        }
+        std::env::var(CHECK_VARIABLE).as_deref() != Ok("0")
     }
 
     /// Allocates the ledger (collectively: every PE does it at its first checked allocation).

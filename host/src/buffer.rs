@@ -29,6 +29,8 @@ pub struct SymmetricBuffer<'nv, T: Pod> {
     /// The device address, kept as the integer kernel parameters and cudarc take.
     pub(crate) address: CUdeviceptr,
     len: usize,
+    /// Whether the allocation check established that every PE allocated the same size.
+    pub(crate) checked: bool,
     /// Owns `T`s; not `Send`, as freeing needs NVSHMEM's context current on the freeing thread.
     _owns: PhantomData<*mut T>,
 }
@@ -99,7 +101,7 @@ impl Nvshmem {
             return Err(Error::EmptyAllocation);
         }
         let bytes = len.saturating_mul(std::mem::size_of::<T>());
-        self.check_allocation(bytes)?;
+        let checked = self.check_allocation(bytes)?;
         // NVSHMEM crashes the process when it cannot place a request in the heap or back it with
         // device memory, so a request the heap's cap cannot hold beside the live buffers, or one
         // beyond the GPU's free memory, is refused here, while the heap is still intact. NVSHMEM
@@ -141,6 +143,7 @@ impl Nvshmem {
             nvshmem: self,
             address: ptr as CUdeviceptr,
             len,
+            checked,
             _owns: PhantomData,
         })
     }
@@ -164,7 +167,7 @@ impl<T: Pod> SymmetricBuffer<'_, T> {
         unsafe { SymmetricPtr::from_raw(self.ptr()) }
     }
 
-    fn ptr(&self) -> *mut T {
+    pub(crate) fn ptr(&self) -> *mut T {
         self.address as *mut T
     }
 

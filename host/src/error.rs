@@ -137,6 +137,12 @@ pub enum Error {
         /// The global's size in the module.
         bytes: usize,
     },
+    /// A symmetric buffer passed to a safe kernel was allocated with the allocation check off, so
+    /// nothing established that every PE allocated it with the same size.
+    UncheckedAllocation {
+        /// The buffer's size in bytes.
+        bytes: usize,
+    },
     /// The module has no kernel of that name.
     KernelNotFound {
         /// The name asked for.
@@ -424,6 +430,13 @@ impl fmt::Display for Error {
                 f,
                 "the module has no nvshmemi_device_lib_version_d: it was not linked with NVSHMEM's \
                  device library; build it with nvshmem-builder"
+            ),
+            Error::UncheckedAllocation { bytes } => write!(
+                f,
+                "a symmetric buffer of {bytes} bytes passed to a safe kernel was allocated with the \
+                 allocation check off, so its size on the other PEs is unknown and a transfer could \
+                 reach past their buffers; allocate it with the check on (the default; do not set \
+                 NVSHMEMRS_CHECK_ALLOCATIONS=0 or call set_allocation_check(false) before it)"
             ),
             Error::DeviceChecksLayout { bytes } => write!(
                 f,

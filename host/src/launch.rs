@@ -5,7 +5,7 @@ use crate::error::CudaContext as _;
 use crate::{Error, Kernel, OnStream};
 use cudarc::driver::CudaFunction;
 use cudarc::driver::sys::CUdevice_attribute;
-use nvshmem_gpu::SymmetricPtr;
+use nvshmem_gpu::{SymmetricPtr, SymmetricSlice};
 use std::ffi::c_void;
 
 /// cudarc's `launch_kernel` and `launch_cooperative_kernel`.
@@ -93,6 +93,8 @@ unsafe impl<T> KernelArg for *const T {}
 unsafe impl<T> KernelArg for *mut T {}
 // SAFETY: `SymmetricPtr` is `#[repr(transparent)]` over a device pointer.
 unsafe impl<T> KernelArg for SymmetricPtr<T> {}
+// SAFETY: `SymmetricSlice` is `#[repr(C)]` (a device pointer, then a `usize`), as on the device.
+unsafe impl<T> KernelArg for SymmetricSlice<T> {}
 
 impl Kernel<'_> {
     /// The kernel's name.

@@ -234,10 +234,10 @@ impl Nvshmem {
         self.check_allocations.store(on, Ordering::SeqCst);
     }
 
-    /// Runs the allocation check for a request of `bytes`, when it is on.
-    pub(crate) fn check_allocation(&self, bytes: usize) -> Result<(), Error> {
+    /// Runs the allocation check for a request of `bytes`, when it is on; returns whether it ran.
+    pub(crate) fn check_allocation(&self, bytes: usize) -> Result<bool, Error> {
         if !self.check_allocations.load(Ordering::SeqCst) {
-            return Ok(());
+            return Ok(false);
         }
         let mut ledger = self.ledger.lock().unwrap_or_else(|e| e.into_inner());
         let ledger = match &mut *ledger {
@@ -245,7 +245,7 @@ impl Nvshmem {
             // Every PE makes the same choice at the same point, so every PE allocates it here.
             empty => empty.insert(Ledger::allocate(self.lib, self.n_pes)?),
         };
-        ledger.check(&self.stream, bytes)
+        ledger.check(&self.stream, bytes).map(|()| true)
     }
 
     /// Bytes held by this handle's live symmetric buffers.

@@ -46,7 +46,7 @@ fn check(attr: TokenStream2, item: TokenStream2) -> syn::Result<ItemFn> {
         Err(error) => {
             return Err(errors.and(syn::Error::new(
                 error.span(),
-                format!("#[kernel] applies to a free function `pub unsafe fn name(...)`: {error}"),
+                format!("#[kernel] applies to a free function `pub fn name(...)` or `pub unsafe fn name(...)`: {error}"),
             )));
         }
     };
@@ -99,7 +99,12 @@ fn check_vis(vis: &Visibility, sig: &Signature, errors: &mut Errors) {
         span,
         format!(
             "a #[kernel] must be declared plain `pub`: it is an exported PTX entry point that the \
-             host launches by name; write `pub unsafe fn {}(...)`",
+             host launches by name; write `pub {}fn {}(...)`",
+            if sig.unsafety.is_some() {
+                "unsafe "
+            } else {
+                ""
+            },
             sig.ident
         ),
     ));
@@ -118,16 +123,6 @@ fn check_signature(sig: &Signature, errors: &mut Errors) {
             asyncness,
             "a #[kernel] cannot be `async`: a kernel runs to completion on every thread it is \
              launched on",
-        ));
-    }
-    if sig.unsafety.is_none() {
-        errors.push(syn::Error::new(
-            sig.fn_token.span,
-            format!(
-                "a #[kernel] must be declared `unsafe fn`: kernel arguments are raw device \
-                 pointers and every thread runs it; write `pub unsafe fn {}(...)`",
-                sig.ident
-            ),
         ));
     }
     if let Some(abi) = &sig.abi {
@@ -270,35 +265,104 @@ fn emit(kernel: &ItemFn) -> TokenStream2 {
         .insert(0, parse_quote!(#[cfg(target_arch = "nvptx64")]));
     device.attrs.push(parse_quote!(#[unsafe(no_mangle)]));
 
-    let copy_check = copy_check(kernel);
+    let param_check = param_check(kernel);
+    let descriptor = descriptor(kernel);
     quote! {
         #device
-        #copy_check
+        #param_check
+        #descriptor
     }
 }
 
-/// A constant item that compiles only if every parameter type is `Copy` (nothing for a kernel
-/// without parameters).
-///
-/// The compiler's error names the parameter's type, at the parameter's own span (the type's tokens
-/// keep their spans), with the message of the `#[diagnostic::on_unimplemented]` below. The item
-/// carries the kernel's own `#[cfg]` attributes, so that it disappears together with the kernel.
-fn copy_check(kernel: &ItemFn) -> TokenStream2 {
+/// The kernel's launch descriptor: a unit struct named after the kernel in `UpperCamelCase` that
+/// implements `nvshmem_gpu::KernelDescriptor` (entry name and parameter types) and, for a safe kernel,
+/// `nvshmem_gpu::SafeKernel`, on every target, so that the host's typed launch can name it.
+fn descriptor(kernel: &ItemFn) -> TokenStream2 {
     let cfgs = kernel
         .attrs
         .iter()
         .filter(|attr| attr.path().is_ident("cfg"));
-    let types: Vec<_> = kernel
+    let name = &kernel.sig.ident;
+    let entry = name.to_string();
+    let descriptor = syn::Ident::new(&upper_camel_case(&entry), name.span());
+    let types = param_types(kernel);
+    let doc = format!("The launch descriptor of the kernel `{entry}` (made by `#[kernel]`).");
+    let cfgs3 = cfgs.clone();
+    let safe = kernel.sig.unsafety.is_none().then(|| {
+        quote! {
+            #(#cfgs3)*
+            // SAFETY: the kernel is a safe fn whose parameters the check above requires to be
+            // `KernelParam`s.
+            unsafe impl ::nvshmem_gpu::SafeKernel for #descriptor {}
+        }
+    });
+    let cfgs2 = cfgs.clone();
+    quote! {
+        #(#cfgs)*
+        #[doc = #doc]
+        #[derive(Debug, Clone, Copy)]
+        pub struct #descriptor;
+        #(#cfgs2)*
+        // SAFETY: the descriptor's facts are the kernel's.
+        unsafe impl ::nvshmem_gpu::KernelDescriptor for #descriptor {
+            const NAME: &'static str = #entry;
+            type Params = (#(#types,)*);
+        }
+        #safe
+    }
+}
+
+/// `snake_case` → `UpperCamelCase`.
+fn upper_camel_case(name: &str) -> String {
+    name.split('_')
+        .filter(|part| !part.is_empty())
+        .map(|part| {
+            let mut chars = part.chars();
+            chars.next().map_or_else(String::new, |first| {
+                first.to_uppercase().chain(chars).collect()
+            })
+        })
+        .collect()
+}
+
+/// The kernel's parameter types, in order.
+fn param_types(kernel: &ItemFn) -> Vec<&Type> {
+    kernel
         .sig
         .inputs
         .iter()
         .filter_map(|input| match input {
-            FnArg::Typed(param) => Some(&param.ty),
+            FnArg::Typed(param) => Some(&*param.ty),
             FnArg::Receiver(_) => None,
         })
-        .collect();
+        .collect()
+}
+
+/// A constant item that compiles only if every parameter type is `Copy` (an `unsafe` kernel) or
+/// `nvshmem_gpu::KernelParam` (a safe kernel, which may take only types every launch keeps valid);
+/// nothing for a kernel without parameters.
+///
+/// The compiler's error names the parameter's type, at the parameter's own span (the type's tokens
+/// keep their spans), with the message of the `#[diagnostic::on_unimplemented]` of the trait. The
+/// item carries the kernel's own `#[cfg]` attributes, so that it disappears together with the
+/// kernel.
+fn param_check(kernel: &ItemFn) -> TokenStream2 {
+    let cfgs = kernel
+        .attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident("cfg"));
+    let types = param_types(kernel);
     if types.is_empty() {
         return TokenStream2::new();
+    }
+    if kernel.sig.unsafety.is_none() {
+        return quote! {
+            #(#cfgs)*
+            const _: () = {
+                const fn kernel_param<T: ::nvshmem_gpu::KernelParam>() {}
+                #(kernel_param::<#types>();)*
+            };
+        };
     }
     quote! {
         #(#cfgs)*
@@ -308,9 +372,9 @@ fn copy_check(kernel: &ItemFn) -> TokenStream2 {
                 label = #NOT_COPY_LABEL,
                 note = #NOT_COPY_NOTE
             )]
-            trait KernelParam: ::core::marker::Copy {}
-            impl<T: ::core::marker::Copy> KernelParam for T {}
-            const fn kernel_param<T: KernelParam>() {}
+            trait CopyParam: ::core::marker::Copy {}
+            impl<T: ::core::marker::Copy> CopyParam for T {}
+            const fn kernel_param<T: CopyParam>() {}
             #(kernel_param::<#types>();)*
         };
     }
@@ -444,25 +508,67 @@ mod tests {
                     label = #NOT_COPY_LABEL,
                     note = #NOT_COPY_NOTE
                 )]
-                trait KernelParam: ::core::marker::Copy {}
-                impl<T: ::core::marker::Copy> KernelParam for T {}
-                const fn kernel_param<T: KernelParam>() {}
+                trait CopyParam: ::core::marker::Copy {}
+                impl<T: ::core::marker::Copy> CopyParam for T {}
+                const fn kernel_param<T: CopyParam>() {}
                 kernel_param::<*mut u32>();
                 kernel_param::<usize>();
             };
+            #[doc = "The launch descriptor of the kernel `k` (made by `#[kernel]`)."]
+            #[derive(Debug, Clone, Copy)]
+            pub struct K;
+            // SAFETY: the descriptor's facts are the kernel's.
+            unsafe impl ::nvshmem_gpu::KernelDescriptor for K {
+                const NAME: &'static str = "k";
+                type Params = (*mut u32, usize,);
+            }
         };
         assert_eq!(expansion.to_string(), expected.to_string());
+    }
+
+    #[test]
+    fn a_safe_kernel_checks_its_parameters_are_kernel_params_and_is_a_safe_kernel() {
+        let expansion = expand(
+            TokenStream2::new(),
+            quote! { pub fn ring_block(data: SymmetricSlice<f32>, n: usize) {} },
+        )
+        .to_string();
+        let param_check = quote! {
+            const fn kernel_param<T: ::nvshmem_gpu::KernelParam>() {}
+        }
+        .to_string();
+        assert!(expansion.contains(&param_check), "{expansion}");
+        let safe = quote! { unsafe impl ::nvshmem_gpu::SafeKernel for RingBlock {} }.to_string();
+        assert!(expansion.contains(&safe), "{expansion}");
+        assert!(!expansion.contains("Copy {}"), "{expansion}");
+    }
+
+    #[test]
+    fn an_unsafe_kernel_is_not_a_safe_kernel() {
+        let expansion = expand(TokenStream2::new(), quote! { pub unsafe fn k(x: u8) {} });
+        assert!(!expansion.to_string().contains("SafeKernel"));
+    }
+
+    #[test]
+    fn descriptors_are_named_in_upper_camel_case() {
+        assert_eq!(upper_camel_case("ring_block"), "RingBlock");
+        assert_eq!(
+            upper_camel_case("jacobi_put_block_norm"),
+            "JacobiPutBlockNorm"
+        );
+        assert_eq!(upper_camel_case("k"), "K");
+        assert_eq!(upper_camel_case("_private__kernel_"), "PrivateKernel");
     }
 
     #[test]
     fn no_copy_check_without_parameters() {
         let expansion = expand(TokenStream2::new(), quote! { pub unsafe fn k() {} });
         let file: syn::File = syn::parse2(expansion).unwrap();
-        assert_eq!(file.items.len(), 1);
         assert!(
-            file.items
+            !file
+                .items
                 .iter()
-                .all(|item| matches!(item, syn::Item::Fn(_)))
+                .any(|item| matches!(item, syn::Item::Const(_)))
         );
     }
 
@@ -538,7 +644,6 @@ mod tests {
             #[kernel(grid = 1)]
             pub unsafe fn k() {}
         );
-        rejects!("must be declared `unsafe fn`", pub fn k() {});
         rejects!("must be declared plain `pub`", unsafe fn k() {});
         rejects!("must be declared plain `pub`", pub(crate) unsafe fn k() {});
         rejects!(
@@ -615,7 +720,7 @@ mod tests {
             quote! { x },
             quote! { fn k<T>(a: &T) -> T where T: Copy {} },
         );
-        assert_eq!(messages.len(), 7, "{messages:#?}");
+        assert_eq!(messages.len(), 6, "{messages:#?}");
     }
 
     #[test]

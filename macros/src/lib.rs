@@ -14,8 +14,7 @@
 //! #![cfg_attr(target_arch = "nvptx64", no_std)]
 //! // Needed by the `extern "ptx-kernel"` functions #[kernel] generates for nvptx64.
 //! #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
-//! # extern crate nvshmem_macros as nvshmem_gpu; // nvshmem_gpu::kernel is this crate's `kernel`
-//!
+//! //!
 //! use nvshmem_gpu::kernel;
 //! // The thread indices exist only on the GPU, like the kernels that use them.
 //! #[cfg(target_arch = "nvptx64")]
@@ -103,8 +102,7 @@ use proc_macro::TokenStream;
 /// and the exact code generated.
 ///
 /// ```no_run
-/// # extern crate nvshmem_macros as nvshmem_gpu; // nvshmem_gpu::kernel is this crate's `kernel`
-/// use nvshmem_gpu::kernel;
+/// /// use nvshmem_gpu::kernel;
 ///
 /// /// Sets `n` `u32`s at `out` to `value`.
 /// ///

@@ -15,12 +15,14 @@ mod args;
 
 use args::Args;
 use clap::Parser;
-use nvshmem_host::{Bootstrap, LaunchConfig, Nvshmem};
+use nvshmem_host::{
+    Bootstrap, LaunchConfig, Module, Nvshmem, SafeKernel, SymmetricBuffer, SymmetricSlice,
+};
+use ring_kernels::{RingBlock, RingElementwise};
 use std::ffi::OsString;
 use std::process::ExitCode;
 
 const PTX: &str = include_str!(env!("RING_KERNELS_PTX"));
-const KERNELS: [&str; 2] = ["ring_block", "ring_elementwise"];
 fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
@@ -62,48 +64,29 @@ fn run_pe(bootstrap: Bootstrap, count: usize) -> Result<(), Box<dyn std::error::
     source.copy_from_host(&expected_source)?;
     let previous = (me + n_pes - 1) % n_pes;
     let expected_received: Vec<f32> = (0..count).map(|i| value(previous, i)).collect();
+    let mut buffers = Buffers {
+        source: &source,
+        received: &mut received,
+        returned: &mut returned,
+    };
     let mut failures = 0;
-    for name in KERNELS {
-        let kernel = module.kernel(name)?;
-        let zeros = vec![0f32; count];
-        received.copy_from_host(&zeros)?;
-        returned.copy_from_host(&zeros)?;
-        // ANCHOR: ring_host_launch
-        nvshmem.barrier_all();
-        // SAFETY: the kernels take (source, received, returned, count) and touch `count` elements of
-        // each symmetric buffer; every PE launches the same kernel with one block.
-        unsafe {
-            kernel.launch_cooperative(
-                LaunchConfig::linear(1, 256),
-                &[
-                    &source.as_symmetric_ptr(),
-                    &received.as_symmetric_ptr(),
-                    &returned.as_symmetric_ptr(),
-                    &count,
-                ],
-            )?;
-        }
-        nvshmem.synchronize()?;
-        // ANCHOR_END: ring_host_launch
-        let got_received = received.to_vec()?;
-        let got_returned = returned.to_vec()?;
-        let bad_received = mismatches(&got_received, &expected_received);
-        let bad_returned = mismatches(&got_returned, &expected_source);
-        if bad_received.is_empty() && bad_returned.is_empty() {
-            println!(
-                "{name}: PE {me}/{n_pes}: OK ({count} f32 from PE {previous} received, own block returned)"
-            );
-        } else {
-            failures += 1;
-            println!(
-                "{name}: PE {me}/{n_pes}: FAIL: {} wrong in received (first {:?}), {} wrong in returned (first {:?})",
-                bad_received.len(),
-                bad_received.first(),
-                bad_returned.len(),
-                bad_returned.first()
-            );
-        }
-        nvshmem.barrier_all();
+    for passed in [
+        run_and_check::<RingBlock>(
+            &nvshmem,
+            &module,
+            &mut buffers,
+            &expected_received,
+            &expected_source,
+        )?,
+        run_and_check::<RingElementwise>(
+            &nvshmem,
+            &module,
+            &mut buffers,
+            &expected_received,
+            &expected_source,
+        )?,
+    ] {
+        failures += usize::from(!passed);
     }
     drop(returned);
     drop(received);
@@ -114,6 +97,62 @@ fn run_pe(bootstrap: Bootstrap, count: usize) -> Result<(), Box<dyn std::error::
         return Err(format!("{failures} kernel(s) moved wrong data").into());
     }
     Ok(())
+}
+
+/// The ring's three symmetric buffers.
+struct Buffers<'b, 'nv> {
+    source: &'b SymmetricBuffer<'nv, f32>,
+    received: &'b mut SymmetricBuffer<'nv, f32>,
+    returned: &'b mut SymmetricBuffer<'nv, f32>,
+}
+
+/// Runs the ring kernel `K` on every PE and checks what arrived; returns whether it was right.
+fn run_and_check<K>(
+    nvshmem: &Nvshmem,
+    module: &Module<'_>,
+    buffers: &mut Buffers<'_, '_>,
+    expected_received: &[f32],
+    expected_source: &[f32],
+) -> Result<bool, Box<dyn std::error::Error>>
+where
+    K: SafeKernel<
+        Params = (
+            SymmetricSlice<f32>,
+            SymmetricSlice<f32>,
+            SymmetricSlice<f32>,
+        ),
+    >,
+{
+    let (me, n_pes, count) = (nvshmem.my_pe(), nvshmem.n_pes(), expected_source.len());
+    let previous = (me + n_pes - 1) % n_pes;
+    let kernel = module.typed_kernel::<K>()?;
+    let zeros = vec![0f32; count];
+    buffers.received.copy_from_host(&zeros)?;
+    buffers.returned.copy_from_host(&zeros)?;
+    // ANCHOR: ring_host_launch
+    nvshmem.barrier_all();
+    let args = (buffers.source, &*buffers.received, &*buffers.returned);
+    kernel.run_cooperative(LaunchConfig::linear(1, 256), args)?;
+    // ANCHOR_END: ring_host_launch
+    let bad_received = mismatches(&buffers.received.to_vec()?, expected_received);
+    let bad_returned = mismatches(&buffers.returned.to_vec()?, expected_source);
+    let name = K::NAME;
+    let passed = bad_received.is_empty() && bad_returned.is_empty();
+    if passed {
+        println!(
+            "{name}: PE {me}/{n_pes}: OK ({count} f32 from PE {previous} received, own block returned)"
+        );
+    } else {
+        println!(
+            "{name}: PE {me}/{n_pes}: FAIL: {} wrong in received (first {:?}), {} wrong in returned (first {:?})",
+            bad_received.len(),
+            bad_received.first(),
+            bad_returned.len(),
+            bad_returned.first()
+        );
+    }
+    nvshmem.barrier_all();
+    Ok(passed)
 }
 
 /// `(index, got, expected)` of every differing element.

@@ -1,4 +1,4 @@
-use nvshmem_macros::kernel;
+use nvshmem_gpu::kernel;
 
 #[kernel(name = "other")]
 pub unsafe fn fill(out: *mut u32) {

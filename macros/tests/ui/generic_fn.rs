@@ -1,4 +1,4 @@
-use nvshmem_macros::kernel;
+use nvshmem_gpu::kernel;
 
 #[kernel]
 pub unsafe fn generic<T: Copy>(out: *mut T, value: T) {

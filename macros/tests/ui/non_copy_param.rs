@@ -1,4 +1,4 @@
-use nvshmem_macros::kernel;
+use nvshmem_gpu::kernel;
 
 pub struct NotCopy {
     pub len: usize,

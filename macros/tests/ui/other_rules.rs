@@ -1,4 +1,4 @@
-use nvshmem_macros::kernel;
+use nvshmem_gpu::kernel;
 
 #[kernel]
 unsafe fn private(out: *mut u32) {

@@ -1,4 +1,4 @@
-use nvshmem_macros::kernel;
+use nvshmem_gpu::kernel;
 
 #[kernel]
 pub unsafe fn sum(x: *const f32, n: usize) -> f32 {

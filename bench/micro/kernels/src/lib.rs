@@ -87,8 +87,7 @@ pub unsafe fn release(word: SymmetricPtr<u64>, value: u64) {
         // SAFETY: the caller's contract; `other` is a PE.
         unsafe { rma::p(word, value, other) };
     }
-    // SAFETY: no conditions.
-    unsafe { sync::quiet() };
+    sync::quiet();
 }
 
 /// Bandwidth, block scope: block `b` puts its share of `count` elements from `source` to `dest` on
@@ -245,8 +244,7 @@ pub unsafe fn put_bw_thread(
             unsafe { rma::put_nbi(dest.add(first), source.as_ptr().add(first), n, peer) };
         }
     }
-    // SAFETY: no conditions.
-    unsafe { sync::quiet() };
+    sync::quiet();
 }
 
 /// Bandwidth, thread scope, get.
@@ -268,8 +266,7 @@ pub unsafe fn get_bw_thread(
             unsafe { rma::get_nbi(dest.as_ptr().add(first), source.add(first), n, peer) };
         }
     }
-    // SAFETY: no conditions.
-    unsafe { sync::quiet() };
+    sync::quiet();
 }
 
 /// Latency of `p`: `iters` times, one `u64` to `dest` on `peer`, then `quiet`. Launch 1 × 1.

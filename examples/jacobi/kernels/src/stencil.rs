@@ -239,8 +239,8 @@ pub unsafe fn push_edges(
     let columns = tiling.block_columns(patch, column_block);
     let first = columns.start.max(1);
     let end = columns.end.min(patch.nx + 1);
-    // SAFETY: the whole block calls this; the row must be complete before it is sent.
-    unsafe { thread::sync_threads() };
+    // The row must be complete before it is sent.
+    thread::sync_threads();
     if first >= end {
         return;
     }

@@ -1,6 +1,6 @@
 //! Valid kernels pass every check and compile on the host (where the kernels themselves vanish).
 
-use nvshmem_macros::kernel;
+use nvshmem_gpu::kernel;
 
 /// A parameter struct passed by value.
 #[derive(Clone, Copy)]

@@ -1,0 +1,297 @@
+//! Symmetric slices: the safe kernel-side view of a symmetric buffer, an address with its length.
+//!
+//! A [`SymmetricSlice<T>`] is what a safe kernel receives for a host `SymmetricBuffer<T>` (two
+//! words: the address and the element count). Its invariant, which the host's typed launch
+//! establishes and the `unsafe` constructor states, is that the elements lie inside one symmetric
+//! allocation of the same size on every PE, alive until the kernel has finished. So an index that
+//! is in bounds here is in bounds on every PE, and one bounds check per call covers both ends of a
+//! transfer.
+//!
+//! Other PEs may write into the slice at any time, so the safe layer never hands out `&T` or
+//! `&mut T` into it: [`read`](SymmetricSlice::read) and [`write`](SymmetricSlice::write) copy one
+//! element by value with a volatile access, which PTX defines as a relaxed, system-scope access (on
+//! `sm_70` and later), so a concurrent remote write gives an old or a new value, never a torn
+//! reference. The element types ([`Element`]) are plain numbers, for which every bit pattern is a
+//! value.
+//!
+//! A range outside the slice, or a transfer between slices of different lengths, traps in every
+//! build with a message naming the call, the range and the length, as indexing a Rust slice panics:
+//!
+//! ```text
+//! nvshmem-gpu: PE 1 (block 0, thread 0): SymmetricSlice::range: range 8..12 is out of bounds for a symmetric slice of 10 elements
+//! ```
+
+use crate::{Element, Pe, SymmetricPtr};
+use core::ffi::CStr;
+use core::ops::{Bound, RangeBounds};
+
+/// `len` elements of `T` at a symmetric address: the same elements exist on every PE.
+///
+/// Made by the host (a `SymmetricBuffer<T>` passed to a safe kernel's launch) and received as a
+/// kernel parameter; `Copy`, and as a kernel parameter two words, `#[repr(C)]` `(address, len)`.
+///
+/// ```
+/// use nvshmem_gpu::SymmetricSlice;
+/// let mut storage = [0u32; 10];
+/// // SAFETY: for the example only; kernels get their slices from the host's launch.
+/// let slice = unsafe { SymmetricSlice::from_raw_parts(storage.as_mut_ptr(), 10) };
+/// let tail = slice.range(6..);
+/// tail.write(0, 7);
+/// assert_eq!((tail.len(), slice.read(6)), (4, 7));
+/// assert!(slice.get_range(8..12).is_none());
+/// ```
+#[repr(C)]
+pub struct SymmetricSlice<T> {
+    start: SymmetricPtr<T>,
+    len: usize,
+}
+
+impl<T> Clone for SymmetricSlice<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for SymmetricSlice<T> {}
+
+impl<T> core::fmt::Debug for SymmetricSlice<T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "SymmetricSlice({:p}, {})", self.start.as_ptr(), self.len)
+    }
+}
+
+impl<T> SymmetricSlice<T> {
+    /// The slice of `len` elements at `start`.
+    ///
+    /// # Safety
+    /// `start..start + len` lies inside one symmetric allocation (`nvshmem_malloc` on every PE in
+    /// the same order, with the same size) that stays allocated while the slice is used, and its
+    /// elements are initialised values of `T`.
+    pub const unsafe fn from_raw_parts(start: *mut T, len: usize) -> SymmetricSlice<T> {
+        SymmetricSlice {
+            // SAFETY: the caller's contract: `start` is symmetric.
+            start: unsafe { SymmetricPtr::from_raw(start) },
+            len,
+        }
+    }
+
+    /// The number of elements.
+    pub const fn len(self) -> usize {
+        self.len
+    }
+
+    /// Whether the slice has no elements.
+    pub const fn is_empty(self) -> bool {
+        self.len == 0
+    }
+
+    /// The first element's symmetric address, for the raw tier (`rma`, `signal`, …), whose calls
+    /// are `unsafe` because they do not know the length.
+    pub const fn as_symmetric_ptr(self) -> SymmetricPtr<T> {
+        self.start
+    }
+
+    /// The elements in `range`, or `None` where it does not lie inside the slice.
+    pub fn get_range(self, range: impl RangeBounds<usize>) -> Option<SymmetricSlice<T>> {
+        let (start, end) = bounds(&range, self.len);
+        (start <= end && end <= self.len).then(|| SymmetricSlice {
+            // SAFETY: `start <= len`, so the address stays inside (or one past) the allocation.
+            start: unsafe { self.start.add(start) },
+            len: end - start,
+        })
+    }
+
+    /// The elements in `range`; traps (panics on the host) where it does not lie inside the slice.
+    #[track_caller]
+    pub fn range(self, range: impl RangeBounds<usize>) -> SymmetricSlice<T> {
+        let (start, end) = bounds(&range, self.len);
+        match self.get_range(start..end) {
+            Some(slice) => slice,
+            None => out_of_bounds(c"SymmetricSlice::range", start, end, self.len),
+        }
+    }
+
+    /// The slice's address of element `index`, checked for `call`.
+    #[track_caller]
+    fn element(self, call: &'static CStr, index: usize) -> *mut T {
+        if index >= self.len {
+            out_of_bounds(call, index, index.saturating_add(1), self.len);
+        }
+        // SAFETY: `index < len`, inside the allocation.
+        unsafe { self.start.as_ptr().add(index) }
+    }
+}
+
+impl<T: Element> SymmetricSlice<T> {
+    /// This PE's element `index`, read by value (a volatile load: other PEs may be writing it).
+    #[track_caller]
+    pub fn read(self, index: usize) -> T {
+        let address = self.element(c"SymmetricSlice::read", index);
+        // SAFETY: in bounds (checked), aligned and initialised (the type's invariant); a volatile
+        // load is a relaxed system-scope load in PTX, so a concurrent remote write is no data race.
+        unsafe { address.read_volatile() }
+    }
+
+    /// Writes `value` into this PE's element `index` (a volatile store).
+    #[track_caller]
+    pub fn write(self, index: usize, value: T) {
+        let address = self.element(c"SymmetricSlice::write", index);
+        // SAFETY: as for `read`: in bounds, aligned, and a relaxed system-scope store.
+        unsafe { address.write_volatile(value) }
+    }
+
+    /// Writes `value` into element `index` on PE `pe` (`nvshmem_<T>_p`).
+    #[track_caller]
+    pub fn p(self, index: usize, value: T, pe: Pe) {
+        let address = self.element(c"SymmetricSlice::p", index);
+        // SAFETY: `address` is in bounds of a symmetric allocation of the same size on every PE
+        // (the type's invariant), and `pe` is a PE of the job (`Pe`'s).
+        unsafe { crate::rma::p(SymmetricPtr::from_raw(address), value, pe.index()) }
+    }
+
+    /// Reads element `index` on PE `pe` (`nvshmem_<T>_g`).
+    #[track_caller]
+    pub fn g(self, index: usize, pe: Pe) -> T {
+        let address = self.element(c"SymmetricSlice::g", index);
+        // SAFETY: as for `p`.
+        unsafe { crate::rma::g(SymmetricPtr::from_raw(address), pe.index()) }
+    }
+}
+
+impl SymmetricSlice<u64> {
+    /// Element `index` as a signal word, for puts with signal and signal waits.
+    #[track_caller]
+    pub fn signal(self, index: usize) -> Signal {
+        let address = self.element(c"SymmetricSlice::signal", index);
+        Signal {
+            // SAFETY: in bounds of a symmetric allocation (the type's invariant).
+            word: unsafe { SymmetricPtr::from_raw(address) },
+        }
+    }
+}
+
+/// A symmetric `u64` signal word (`SymmetricSlice<u64>::signal`): what a put with signal updates
+/// on the destination PE and what its receiver waits on.
+#[derive(Debug, Clone, Copy)]
+pub struct Signal {
+    word: SymmetricPtr<u64>,
+}
+
+impl Signal {
+    /// The word's symmetric address, for the raw tier.
+    pub const fn as_symmetric_ptr(self) -> SymmetricPtr<u64> {
+        self.word
+    }
+
+    /// Reads this PE's word (`nvshmem_signal_fetch`).
+    pub fn fetch(self) -> u64 {
+        // SAFETY: `word` is a symmetric `u64` (made from a checked `SymmetricSlice` index).
+        unsafe { crate::signal::signal_fetch(self.word) }
+    }
+
+    /// Waits until this PE's word compares to `value` as `cmp` says, and returns the word; what
+    /// the put that changed it carried is then visible (`nvshmem_signal_wait_until`). A condition
+    /// that never holds hangs the kernel (debug builds trap after the module's time limit).
+    pub fn wait_until(self, cmp: crate::Cmp, value: u64) -> u64 {
+        // SAFETY: `word` is a symmetric `u64`; a wait that never ends is a hang, not a memory error.
+        unsafe { crate::signal::signal_wait_until(self.word, cmp, value) }
+    }
+
+    /// Applies `op` with `value` to the word on PE `pe` (`nvshmemx_signal_op`).
+    pub fn op(self, value: u64, op: crate::SignalOp, pe: Pe) {
+        // SAFETY: `word` is a symmetric `u64` and `pe` a PE of the job.
+        unsafe { crate::signal::signal_op(self.word, value, op, pe.index()) }
+    }
+}
+
+/// `range`'s `start..end` over a slice of `len` elements (not yet checked against `len`).
+fn bounds(range: &impl RangeBounds<usize>, len: usize) -> (usize, usize) {
+    let start = match range.start_bound() {
+        Bound::Included(&start) => start,
+        Bound::Excluded(&start) => start.saturating_add(1),
+        Bound::Unbounded => 0,
+    };
+    let end = match range.end_bound() {
+        Bound::Included(&end) => end.saturating_add(1),
+        Bound::Excluded(&end) => end,
+        Bound::Unbounded => len,
+    };
+    (start, end)
+}
+
+/// Traps (on the host: panics) for `call`'s range `start..end` outside a slice of `len`.
+#[cold]
+#[track_caller]
+pub(crate) fn out_of_bounds(call: &'static CStr, start: usize, end: usize, len: usize) -> ! {
+    #[cfg(target_arch = "nvptx64")]
+    crate::debug::out_of_bounds(call, start, end, len);
+    #[cfg(not(target_arch = "nvptx64"))]
+    panic!(
+        "{}: range {start}..{end} is out of bounds for a symmetric slice of {len} elements",
+        call.to_str().unwrap_or("?")
+    )
+}
+
+/// Traps (on the host: panics) for `call`'s transfer between slices of different lengths.
+#[cold]
+#[track_caller]
+pub(crate) fn lengths_differ(call: &'static CStr, dest: usize, source: usize) -> ! {
+    #[cfg(target_arch = "nvptx64")]
+    crate::debug::lengths_differ(call, dest, source);
+    #[cfg(not(target_arch = "nvptx64"))]
+    panic!(
+        "{}: the destination has {dest} elements but the source has {source}; take equal ranges \
+         with `range`",
+        call.to_str().unwrap_or("?")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SymmetricSlice;
+
+    fn slice(storage: &mut [u32]) -> SymmetricSlice<u32> {
+        // SAFETY: host memory stands in for a symmetric allocation in these tests.
+        unsafe { SymmetricSlice::from_raw_parts(storage.as_mut_ptr(), storage.len()) }
+    }
+
+    #[test]
+    fn ranges_inside_the_slice_are_sub_slices() {
+        let mut storage: Vec<u32> = (0..10).collect();
+        let whole = slice(&mut storage);
+        assert_eq!(whole.range(..).len(), 10);
+        assert_eq!(whole.range(3..=4).read(1), 4);
+        assert_eq!(whole.range(10..).len(), 0);
+        let (start, end) = (4, 3);
+        assert!(whole.get_range(start..end).is_none());
+        assert!(whole.get_range(..11).is_none());
+        assert!(whole.get_range(usize::MAX..).is_none());
+    }
+
+    #[test]
+    #[should_panic(
+        expected = "SymmetricSlice::range: range 8..12 is out of bounds for a symmetric slice of 10 elements"
+    )]
+    fn a_range_past_the_end_names_the_call_the_range_and_the_length() {
+        let mut storage = [0u32; 10];
+        slice(&mut storage).range(8..12);
+    }
+
+    #[test]
+    #[should_panic(
+        expected = "SymmetricSlice::write: range 3..4 is out of bounds for a symmetric slice of 3 elements"
+    )]
+    fn an_index_one_past_the_end_is_refused() {
+        let mut storage = [0u32; 3];
+        slice(&mut storage).write(3, 1);
+    }
+
+    #[test]
+    fn reads_and_writes_go_by_value() {
+        let mut storage = [0u32; 3];
+        let s = slice(&mut storage);
+        s.write(2, 9);
+        assert_eq!(s.read(2), 9);
+        assert_eq!(storage, [0, 0, 9]);
+    }
+}

@@ -1,0 +1,11 @@
+//! What the safe layer's types reject, as compile errors: a PE that was not checked, a pointer
+//! where a symmetric slice belongs, a wrong element type, a reference into symmetric memory, a raw
+//! parameter of a safe kernel, a raw call without `unsafe`. Each case's expected error is in the
+//! `.stderr` file beside it (regenerate with `TRYBUILD=overwrite` and review).
+
+#[test]
+fn the_safe_layer_rejects() {
+    let cases = trybuild::TestCases::new();
+    cases.pass("tests/rejects/pass/*.rs");
+    cases.compile_fail("tests/rejects/*.rs");
+}

@@ -1,0 +1,158 @@
+//! Typed launches: a kernel named by the launch descriptor that `#[kernel]` emits beside it, with
+//! the arguments checked against its parameter types at compile time, not by a string name and a
+//! list of `&dyn KernelArg`. A safe kernel's launch is safe.
+//!
+//! ```no_run
+//! # mod ring_kernels {
+//! #     use nvshmem_gpu::{SymmetricSlice, kernel};
+//! #     #[kernel]
+//! #     pub fn ring_block(source: SymmetricSlice<f32>, received: SymmetricSlice<f32>) {}
+//! # }
+//! # const PTX: &str = "";
+//! let nvshmem = nvshmem_host::Nvshmem::init()?;
+//! let module = nvshmem.load_module(PTX)?;
+//! let source = nvshmem.alloc_zeroed::<f32>(1024)?;
+//! let received = nvshmem.alloc_zeroed::<f32>(1024)?;
+//! let ring = module.typed_kernel::<ring_kernels::RingBlock>()?;
+//! ring.run_cooperative(nvshmem_host::LaunchConfig::linear(1, 256), (&source, &received))?;
+//! # Ok::<(), nvshmem_host::Error>(())
+//! ```
+//!
+//! # Why a safe kernel's launch is safe
+//! [`TypedKernel::run_cooperative`] establishes what the kernel's safe code relies on: the arguments
+//! have the kernel's parameter types (the descriptor's `Params`); each `SymmetricSlice` comes from a
+//! live [`SymmetricBuffer`] that the allocation check found allocated with the same size on every
+//! PE; and the buffers outlive the kernel, because the call borrows them and returns only once the
+//! kernel has finished (the stream is synchronised), while a buffer on another PE is freed only by a
+//! collective free that this PE reaches after its kernel has finished. A kernel that other PEs do
+//! not launch hangs in its barriers; that is not a memory error.
+
+use crate::{Error, Kernel, KernelArg, LaunchConfig, Module, SymmetricBuffer};
+use bytemuck::Pod;
+use nvshmem_gpu::{KernelDescriptor, KernelParam, SafeKernel, SymmetricSlice, Team};
+use std::marker::PhantomData;
+
+/// A kernel of a [`Module`] known by its launch descriptor `K` (see the module documentation).
+#[derive(Debug)]
+pub struct TypedKernel<'m, K> {
+    kernel: Kernel<'m>,
+    _descriptor: PhantomData<K>,
+}
+
+impl<'nv> Module<'nv> {
+    /// The kernel that the launch descriptor `K` names (`#[kernel]` emits one per kernel, named
+    /// after it in `UpperCamelCase`: `RingBlock` for `ring_block`).
+    pub fn typed_kernel<K: KernelDescriptor>(&self) -> Result<TypedKernel<'_, K>, Error> {
+        Ok(TypedKernel {
+            kernel: self.kernel(K::NAME)?,
+            _descriptor: PhantomData,
+        })
+    }
+}
+
+impl<'m, K: KernelDescriptor> TypedKernel<'m, K> {
+    /// The kernel, for what the untyped API offers (occupancy, registers, launches on a stream).
+    pub fn kernel(&self) -> &Kernel<'m> {
+        &self.kernel
+    }
+
+    /// Launches the kernel cooperatively with `args` on the handle's stream and waits until it has
+    /// finished. Safe for a safe kernel (module documentation); every PE runs the same kernel.
+    pub fn run_cooperative<A: LaunchArgs<K::Params>>(
+        &self,
+        config: LaunchConfig,
+        args: A,
+    ) -> Result<(), Error>
+    where
+        K: SafeKernel,
+    {
+        let params = args.params()?;
+        let refs = params.as_args();
+        // SAFETY: the arguments have the kernel's parameter types (`LaunchArgs`), their slices come
+        // from checked, live symmetric buffers borrowed by `args` until the synchronisation below,
+        // and the kernel is safe code (`SafeKernel`).
+        unsafe { self.kernel.launch_cooperative(config, &refs) }?;
+        self.kernel.module.nvshmem().synchronize()
+    }
+}
+
+/// A host value passed for a kernel parameter of type `P`: `P` itself for numbers, `bool` and
+/// [`Team`], a borrowed [`SymmetricBuffer<T>`] for a `SymmetricSlice<T>`.
+pub trait IntoParam<P> {
+    /// The parameter's value, or why this value cannot be passed.
+    fn into_param(self) -> Result<P, Error>;
+}
+
+macro_rules! as_themselves {
+    ($($ty:ty),*) => { $(
+        impl IntoParam<$ty> for $ty {
+            fn into_param(self) -> Result<$ty, Error> {
+                Ok(self)
+            }
+        }
+    )* };
+}
+as_themselves!(
+    f32, f64, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, bool, Team
+);
+
+impl<T: Pod + nvshmem_gpu::Element> IntoParam<SymmetricSlice<T>> for &SymmetricBuffer<'_, T> {
+    fn into_param(self) -> Result<SymmetricSlice<T>, Error> {
+        if !self.checked {
+            return Err(Error::UncheckedAllocation {
+                bytes: self.len() * size_of::<T>(),
+            });
+        }
+        // SAFETY: the buffer is one symmetric allocation of `len` elements, checked to have that
+        // size on every PE, and borrowed for as long as the slice is used (`run_cooperative`).
+        Ok(unsafe { SymmetricSlice::from_raw_parts(self.ptr(), self.len()) })
+    }
+}
+
+/// The arguments of a launch, as a tuple matching the kernel's parameter tuple `P`.
+pub trait LaunchArgs<P> {
+    /// The parameter values.
+    type Params: ParamList;
+    /// Converts every argument.
+    fn params(self) -> Result<Self::Params, Error>;
+}
+
+/// A tuple of kernel parameter values, as `cuLaunchKernel` takes them.
+pub trait ParamList {
+    /// The values as launch arguments, in order.
+    fn as_args(&self) -> Vec<&dyn KernelArg>;
+}
+
+macro_rules! launch_args {
+    ($(($($arg:ident: $param:ident),*)),* $(,)?) => { $(
+        impl<$($arg: IntoParam<$param>,)* $($param: KernelParam + KernelArg,)*> LaunchArgs<($($param,)*)>
+            for ($($arg,)*)
+        {
+            type Params = ($($param,)*);
+            #[allow(non_snake_case)]
+            fn params(self) -> Result<Self::Params, Error> {
+                let ($($arg,)*) = self;
+                Ok(($($arg.into_param()?,)*))
+            }
+        }
+
+        impl<$($param: KernelArg,)*> ParamList for ($($param,)*) {
+            #[allow(non_snake_case)]
+            fn as_args(&self) -> Vec<&dyn KernelArg> {
+                let ($($param,)*) = self;
+                vec![$($param as &dyn KernelArg),*]
+            }
+        }
+    )* };
+}
+launch_args!(
+    (),
+    (A0: P0),
+    (A0: P0, A1: P1),
+    (A0: P0, A1: P1, A2: P2),
+    (A0: P0, A1: P1, A2: P2, A3: P3),
+    (A0: P0, A1: P1, A2: P2, A3: P3, A4: P4),
+    (A0: P0, A1: P1, A2: P2, A3: P3, A4: P4, A5: P5),
+    (A0: P0, A1: P1, A2: P2, A3: P3, A4: P4, A5: P5, A6: P6),
+    (A0: P0, A1: P1, A2: P2, A3: P3, A4: P4, A5: P5, A6: P6, A7: P7),
+);
