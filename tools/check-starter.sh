@@ -33,7 +33,7 @@ cmp -s rust-toolchain.toml starter/rust-toolchain.toml ||
 
 project=$work/starter-check
 tools/new-project.sh "$project" >/dev/null
-if leftover=$(grep -rn -e nvshmem-starter -e NVSHMEM_STARTER -e /path/to/nvshmem-rs "$project"); then
+if leftover=$(grep -rn -e nvshmem-starter -e nvshmem_starter -e NVSHMEM_STARTER -e /path/to/nvshmem-rs "$project"); then
     fail "new-project.sh left the starter's placeholders in: $leftover"
 fi
 export CARGO_TARGET_DIR=$repo/target NVSHMEM_HOME=$repo/.deps/python/nvidia/nvshmem

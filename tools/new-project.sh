@@ -47,9 +47,10 @@ cp "$repo/Cargo.lock" "$dest/Cargo.lock"
 # The starter's kernel crate depends on what the ring example's does: its lock fits.
 cp "$repo/examples/ring/kernels/Cargo.lock" "$dest/kernels/Cargo.lock"
 upper=$(tr 'a-z-' 'A-Z_' <<<"$name")
+snake=$(tr '-' '_' <<<"$name")
 checkout=$(sed 's/[&|\\]/\\&/g' <<<"$repo")
-for file in Cargo.toml kernels/Cargo.toml build.rs src/main.rs kernels/src/lib.rs README.md; do
-    sed -i -e "s|nvshmem-starter|$name|g" -e "s|NVSHMEM_STARTER|$upper|g" \
+for file in Cargo.toml kernels/Cargo.toml build.rs src/main.rs tests/pattern.rs kernels/src/lib.rs README.md; do
+    sed -i -e "s|nvshmem-starter|$name|g" -e "s|nvshmem_starter|$snake|g" -e "s|NVSHMEM_STARTER|$upper|g" \
         -e 's|^\([a-z-]*\) = { git = |# \1 = { git = |' \
         -e "s|^# \([a-z-]*\) = { path = \"/path/to/nvshmem-rs/|\1 = { path = \"$checkout/|" \
         "$dest/$file"

@@ -8,12 +8,10 @@
 //! Started directly, it starts itself again on `PES` processes through `nvshmem-launch` (default:
 //! one per visible GPU). Started by `nvshmemrun`, `mpirun` or `srun`, it is one PE.
 
-// The same file as the kernels': the host checks with the arithmetic the GPU used.
-#[path = "../kernels/src/pattern.rs"]
-mod pattern;
-
 use clap::Parser;
 use nvshmem_host::{Bootstrap, LaunchConfig, Nvshmem};
+// The host checks with the arithmetic the GPU used.
+use nvshmem_starter_kernels::{SendToNext, pattern};
 use nvshmem_launch::cli::JobArgs;
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -70,23 +68,11 @@ fn run_pe(bootstrap: Bootstrap, count: usize) -> Result<(), Box<dyn std::error::
     let (me, n_pes) = (nvshmem.my_pe(), nvshmem.n_pes());
     let received = {
         let module = nvshmem.load_module(PTX)?;
-        let kernel = module.kernel("send_to_next")?;
+        let kernel = module.typed_kernel::<SendToNext>()?;
         let source = nvshmem.alloc::<u64>(count)?;
         let received = nvshmem.alloc_zeroed::<u64>(count)?;
-        // SAFETY: `send_to_next(source, received, count)` touches `count < PE_STRIDE` elements of
-        // each buffer, which every PE allocated with `count` elements; every PE launches it with one
-        // block, cooperatively as its barrier needs.
-        unsafe {
-            kernel.launch_cooperative(
-                LaunchConfig::linear(1, 256),
-                &[
-                    &source.as_symmetric_ptr(),
-                    &received.as_symmetric_ptr(),
-                    &count,
-                ],
-            )?;
-        }
-        nvshmem.synchronize()?;
+        // Every PE launches it with one block, cooperatively as its barrier needs.
+        kernel.run_cooperative(LaunchConfig::linear(1, 256), (&source, &received))?;
         received.to_vec()?
     };
     nvshmem.finalize()?;
