@@ -53,7 +53,9 @@ mod options;
 use check::{POISON, mismatches, pattern};
 use clap::{Parser, ValueEnum};
 use nvshmem_host::timing::StreamTimer;
-use nvshmem_host::{Bootstrap, KernelArg, LaunchConfig, Module, Nvshmem, SymmetricBuffer};
+use nvshmem_host::{
+    Bootstrap, KernelArg, LaunchConfig, Module, Nvshmem, SymmetricBuffer, SymmetricSlice,
+};
 use options::{Bench, Grid, Options, Scope};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -462,18 +464,31 @@ impl<'a> Runner<'a> {
                         .collect();
                     self.source.copy_from_host(&values)?;
                     self.dest.copy_from_host(&poison)?;
+                    let safe = if options.safe { "_safe" } else { "" };
                     self.one_sided_case(bench, scope, bytes, blocks, |runner| {
-                        let kernel = runner.module.kernel(&format!("{op}_bw_{}", scope.name()))?;
+                        let name = format!("{op}_bw_{}{safe}", scope.name());
+                        let kernel = runner.module.kernel(&name)?;
                         let config = LaunchConfig::linear(blocks, runner.options.threads);
                         let times = runner.time_launches(|launch| {
                             let offset = bw_offset(launch, launches, bytes, capacity);
                             // SAFETY: bw_offset keeps `count` elements from `offset` inside both
-                            // buffers (of `capacity` bytes); the launch is *_bw_*(dest, source,
-                            // count, iters, peer).
+                            // buffers (of `capacity` bytes), which every PE allocated alike and
+                            // keeps until the case's end; the launch is *_bw_*(dest, source,
+                            // count, iters, peer), or *_bw_*_safe(dest, source, iters, peer) with
+                            // the same `count` elements as slices.
                             unsafe {
                                 let (dest, source) = (dest.add(offset), source.add(offset));
-                                kernel
-                                    .launch(config, &[&dest, &source, &count, &iters, &runner.peer])
+                                if options.safe {
+                                    let dest = SymmetricSlice::from_raw_parts(dest.as_ptr(), count);
+                                    let source =
+                                        SymmetricSlice::from_raw_parts(source.as_ptr(), count);
+                                    kernel.launch(config, &[&dest, &source, &iters, &runner.peer])
+                                } else {
+                                    kernel.launch(
+                                        config,
+                                        &[&dest, &source, &count, &iters, &runner.peer],
+                                    )
+                                }
                             }
                         })?;
                         Ok(bytes as f64 * f64::from(iters) / median_time(times) / 1e9)
@@ -487,8 +502,9 @@ impl<'a> Runner<'a> {
                         let wrong = mismatches(&self.dest.to_vec()?, case, sender, &written, count);
                         let status = if wrong == 0 { "pass" } else { "fail" };
                         println!(
-                            "check: bench={} impl=rust scope={} bytes={bytes} grid={blocks} pes={} status={status} mismatches={wrong}",
+                            "check: bench={} impl={} scope={} bytes={bytes} grid={blocks} pes={} status={status} mismatches={wrong}",
                             bench.name(),
+                            options.impl_name(bench),
                             scope.name(),
                             self.n_pes
                         );
@@ -525,15 +541,17 @@ impl<'a> Runner<'a> {
             };
             match measure(self) {
                 Ok(value) => println!(
-                    "result: bench={} impl=rust scope={} bytes={bytes} grid={grid} pes={} value={value:.4} unit={unit}",
+                    "result: bench={} impl={} scope={} bytes={bytes} grid={grid} pes={} value={value:.4} unit={unit}",
                     bench.name(),
+                    self.options.impl_name(bench),
                     scope.name(),
                     self.n_pes
                 ),
                 Err(error) => {
                     println!(
-                        "skip: bench={} impl=rust scope={} bytes={bytes} grid={grid} reason={error}",
+                        "skip: bench={} impl={} scope={} bytes={bytes} grid={grid} reason={error}",
                         bench.name(),
+                        self.options.impl_name(bench),
                         scope.name()
                     );
                     self.failed += 1;

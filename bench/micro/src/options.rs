@@ -119,9 +119,22 @@ pub struct Options {
     #[arg(long, value_name = "BYTES", default_value = "0", value_parser = gap,
           allow_hyphen_values = true)]
     pub gap: usize,
+    /// Run the bandwidth kernels written on nvshmem-gpu's safe layer in place of the raw ones; their
+    /// lines say impl=rust-safe
+    #[arg(long)]
+    pub safe: bool,
 }
 
 impl Options {
+    /// The `impl=` of `bench`'s lines: `rust-safe` for the bandwidth cases under `--safe`.
+    pub fn impl_name(&self, bench: Bench) -> &'static str {
+        if self.safe && matches!(bench, Bench::PutBw | Bench::GetBw) {
+            "rust-safe"
+        } else {
+            "rust"
+        }
+    }
+
     /// Launches per case: `--warmup` untimed ones, then `--reps` timed ones.
     pub fn launches(&self) -> usize {
         (self.warmup + self.reps) as usize

@@ -20,11 +20,16 @@
 //! | [`release`] | 1 × 1, PE 0 only | `p` of `value` to `word` on every other PE, `quiet` (the end of a case: the others wait for it on the host) |
 //!
 //! Shares are whole granules of [`GRANULE`] elements, so every transfer starts 128-byte aligned.
+//!
+//! [`safe_bandwidth`] holds the bandwidth kernels again, written on nvshmem-gpu's safe layer: their
+//! twins are the kernels above, not C++ ones, and `micro --safe` runs them in their place.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, asm_experimental_arch))]
 // On the host (`cargo test` of the share and ping-pong arithmetic) the kernels do not exist, and
 // with them go the uses of most imports.
 #![cfg_attr(not(target_arch = "nvptx64"), allow(unused_imports, dead_code))]
+
+pub mod safe_bandwidth;
 
 #[cfg(target_arch = "nvptx64")]
 use nvshmem_gpu::thread;
@@ -116,13 +121,7 @@ pub unsafe fn put_bw_block(
             unsafe { rma::block::put_nbi(dest.add(first), source.as_ptr().add(first), n, peer) };
         }
     }
-    // SAFETY: every thread of the block reaches this; quiet has no further conditions.
-    unsafe {
-        thread::sync_threads();
-        if thread::thread_idx_x() == 0 {
-            sync::quiet();
-        }
-    }
+    quiet_once_per_block();
 }
 
 /// Bandwidth, block scope, get: block `b` gets its share of `count` elements of `source` on `peer`
@@ -149,12 +148,16 @@ pub unsafe fn get_bw_block(
             unsafe { rma::block::get_nbi(dest.as_ptr().add(first), source.add(first), n, peer) };
         }
     }
-    // SAFETY: as in put_bw_block.
-    unsafe {
-        thread::sync_threads();
-        if thread::thread_idx_x() == 0 {
-            sync::quiet();
-        }
+    quiet_once_per_block();
+}
+
+/// Every thread of the block waits for the others, then the first completes the block's transfers
+/// (its `quiet` covers the whole block's, which the barrier ordered before it).
+#[cfg(target_arch = "nvptx64")]
+fn quiet_once_per_block() {
+    thread::sync_threads();
+    if thread::thread_idx_x() == 0 {
+        sync::quiet();
     }
 }
 
@@ -187,13 +190,7 @@ pub unsafe fn put_bw_warp(
             unsafe { rma::warp::put_nbi(dest.add(first), source.as_ptr().add(first), n, peer) };
         }
     }
-    // SAFETY: as in put_bw_block.
-    unsafe {
-        thread::sync_threads();
-        if thread::thread_idx_x() == 0 {
-            sync::quiet();
-        }
-    }
+    quiet_once_per_block();
 }
 
 /// Bandwidth, warp scope, get.
@@ -216,13 +213,7 @@ pub unsafe fn get_bw_warp(
             unsafe { rma::warp::get_nbi(dest.as_ptr().add(first), source.add(first), n, peer) };
         }
     }
-    // SAFETY: as in put_bw_block.
-    unsafe {
-        thread::sync_threads();
-        if thread::thread_idx_x() == 0 {
-            sync::quiet();
-        }
-    }
+    quiet_once_per_block();
 }
 
 /// Bandwidth, thread scope: every thread puts its share, `iters` times, then calls `quiet`.
