@@ -19,4 +19,8 @@ for pes in 2 4; do
     run_expect_text "faults bad-pe: victim's put to a missing PE traps" $pes 4 8 \
         "nvshmem_gpu::rma::block::put_nbi called with PE $pes, but the PEs are 0..$pes" \
         $DIST/nvshmemrun -n $pes --pes-per-gpu $pes --timeout 50 $DIST/faults --fault bad-pe
+    # A safe kernel asks its slice for the range past its end: the bounds check names it and traps.
+    run_expect_text "faults slice-past-end: the safe layer's bounds check traps" $pes 4 8 \
+        "SymmetricSlice::range: range 1024..1025 is out of bounds for a symmetric slice of 1024 elements" \
+        $DIST/nvshmemrun -n $pes --pes-per-gpu $pes --timeout 50 $DIST/faults --fault slice-past-end
 done

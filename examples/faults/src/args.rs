@@ -31,6 +31,9 @@ pub(crate) enum Fault {
     Panic,
     /// Puts to PE n_pes, which does not exist: the device check traps, the victim exits with 4
     BadPe,
+    /// A safe kernel takes a range past the end of its slice: the bounds check traps, the victim
+    /// exits with 4
+    SlicePastEnd,
     /// Every PE runs a kernel whose barrier only the victim reaches: the victim's barrier times
     /// out (NVSHMEMRS_DEVICE_TIMEOUT_S) and traps, the victim exits with 4
     BarrierInBranch,

@@ -3,7 +3,7 @@
 //! 5 s, naming the victim and how it ended.
 //!
 //! ```text
-//! nvshmemrun -n 2 faults --fault exit|kill|segv|panic|bad-pe|barrier-in-branch|unset-flag|none [--victim PE]
+//! nvshmemrun -n 2 faults --fault exit|kill|segv|panic|bad-pe|slice-past-end|barrier-in-branch|unset-flag|none [--victim PE]
 //! ```
 //!
 //! With `--fault bad-pe` the victim's kernel puts to PE `n_pes`, which does not exist; the kernels
@@ -20,7 +20,7 @@ mod args;
 
 use args::{Args, Fault};
 use clap::Parser;
-use nvshmem_host::{LaunchConfig, Module, Nvshmem, SymmetricBuffer};
+use nvshmem_host::{LaunchConfig, Module, Nvshmem, SymmetricBuffer, SymmetricSlice};
 use std::process::ExitCode;
 
 const PTX: &str = include_str!(env!("FAULTS_KERNELS_PTX"));
@@ -56,6 +56,7 @@ fn run(fault: Fault, victim: i32) -> Result<(), nvshmem_host::Error> {
             Fault::Segv => segfault(),
             Fault::Panic => panic!("PE {victim}: injected panic"),
             Fault::BadPe => put_to_missing_pe(&nvshmem, &module, &buffer),
+            Fault::SlicePastEnd => put_past_the_end(&nvshmem, &module, &buffer),
             Fault::BarrierInBranch | Fault::UnsetFlag => {}
             Fault::None => unreachable!("the control case has no victim"),
         }
@@ -91,6 +92,23 @@ fn put_to_missing_pe(nvshmem: &Nvshmem, module: &Module<'_>, buffer: &SymmetricB
         nvshmem.synchronize()
     });
     exit_trapped(nvshmem, launched, "the put to a missing PE")
+}
+
+/// Launches the safe kernel that takes a range past the end of `buffer`; its bounds check must
+/// trap. Exits as [`put_to_missing_pe`] does.
+fn put_past_the_end(nvshmem: &Nvshmem, module: &Module<'_>, buffer: &SymmetricBuffer<f32>) -> ! {
+    let launched = module.kernel("put_past_the_end").and_then(|kernel| {
+        println!("PE {}: putting past the end of a slice", nvshmem.my_pe());
+        // SAFETY: `buffer` is a symmetric allocation of `len` elements on every PE, alive until
+        // this process exits; the kernel's own check refuses the range past its end.
+        unsafe {
+            let slice =
+                SymmetricSlice::from_raw_parts(buffer.as_symmetric_ptr().as_ptr(), buffer.len());
+            kernel.launch(LaunchConfig::linear(1, 32), &[&slice])?
+        };
+        nvshmem.synchronize()
+    });
+    exit_trapped(nvshmem, launched, "the put past the end of a slice")
 }
 
 /// Every PE launches the kernel of `fault` (a barrier only `victim` reaches, or a wait of
@@ -209,7 +227,7 @@ mod tests {
             ("", "--fault <FAULT>"),
             (
                 "--fault nope",
-                "[possible values: exit, kill, segv, panic, bad-pe, barrier-in-branch, unset-flag, none]",
+                "[possible values: exit, kill, segv, panic, bad-pe, slice-past-end, barrier-in-branch, unset-flag, none]",
             ),
             ("--fault exit --victim -1", "'-1' for '--victim <PE>'"),
             ("--fault exit --victim x", "'x' for '--victim <PE>'"),

@@ -1,10 +1,11 @@
 //! Kernels of the faults example. The crate is always built with `nvshmem-gpu`'s device checks
-//! (the workspace's `build.rs` asks for them), which [`put_to_missing_pe`] trips, and whose
+//! (the workspace's `build.rs` asks for them), which [`put_to_missing_pe`] trips,
+//! [`put_past_the_end`] trips the safe layer's bounds check (on in every build), and whose
 //! deadline on blocking calls [`barrier_in_branch`] and [`wait_for_unset_flag`] run into.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
 
-use nvshmem_gpu::{Cmp, SymmetricPtr, kernel, p2p, pe, rma, sync, thread};
+use nvshmem_gpu::{Cmp, Pe, SymmetricPtr, SymmetricSlice, Thread, kernel, p2p, pe, rma, sync, thread};
 
 /// Waits in a device-side `barrier_all`: with a PE gone, the others spin here until the launcher
 /// ends them. Launch cooperatively with one block.
@@ -61,5 +62,16 @@ pub unsafe fn wait_for_unset_flag(flag: SymmetricPtr<u64>, pe: i32) {
     if thread::rank_in_block() == 0 && pe::my_pe() == pe {
         // SAFETY: `flag` is symmetric (caller); nobody sets it, on purpose.
         unsafe { p2p::wait_until(flag, Cmp::Eq, 1) };
+    }
+}
+
+/// Puts the element one past the end of `buffer` to the next PE: a safe kernel, whose slice's
+/// bounds check traps in every build, naming the call, the range and the length.
+#[kernel]
+pub fn put_past_the_end(buffer: SymmetricSlice<f32>) {
+    if thread::rank_in_block() == 0 {
+        let end = buffer.len();
+        let past = buffer.range(end..end + 1);
+        Thread.put(past, past, Pe::me().next());
     }
 }
