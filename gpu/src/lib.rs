@@ -224,7 +224,7 @@ pub use element::{
     AtomicAdd, AtomicBitwise, AtomicCompareSwap, AtomicElement, AtomicInteger, Element, WaitElement,
 };
 pub use p2p::Cmp;
-pub use params::{KernelDescriptor, KernelParam, SafeKernel};
+pub use params::{KernelDescriptor, KernelParam, SafeKernel, SingleParam};
 pub use pe::Pe;
 pub use scope::{Block, Pending, Thread, Warp};
 pub use signal::SignalOp;

@@ -28,17 +28,39 @@ use crate::{SymmetricSlice, Team};
 )]
 pub unsafe trait KernelParam: Copy {}
 
+/// A [`KernelParam`] passed as one PTX parameter: all of them but [`SymmetricSlice`], which
+/// `#[kernel]` passes as two (address and length) where its signature names it `SymmetricSlice<T>`.
+///
+/// # Safety
+/// As for [`KernelParam`], and the host passes the value as one kernel parameter.
+#[diagnostic::on_unimplemented(
+    message = "a safe kernel cannot take `{Self}` as a parameter",
+    label = "not a safe kernel parameter",
+    note = "safe kernels take numbers, `bool`, `Team` and `SymmetricSlice<T>` (written so, not \
+            through an alias); for raw pointers or `SymmetricPtr`, declare the kernel \
+            `pub unsafe fn` and state its contract"
+)]
+pub unsafe trait SingleParam: KernelParam {}
+
 macro_rules! plain_params {
     ($($ty:ty),*) => { $(
-        // SAFETY: every bit pattern is a value, and the layout is the same on host and device.
+        // SAFETY: every bit pattern is a value, the layout is the same on host and device, and the
+        // host passes it as one parameter.
         unsafe impl KernelParam for $ty {}
+        // SAFETY: as above.
+        unsafe impl SingleParam for $ty {}
     )* };
 }
 plain_params!(f32, f64, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
 // SAFETY: the host passes `bool` as one byte, 0 or 1.
 unsafe impl KernelParam for bool {}
-// SAFETY: the host's typed launch passes only teams it holds (predefined or split, not destroyed).
+// SAFETY: as above.
+unsafe impl SingleParam for bool {}
+// SAFETY: the host's typed launch passes only teams it holds (predefined or split, not destroyed),
+// as one parameter.
 unsafe impl KernelParam for Team {}
+// SAFETY: as above.
+unsafe impl SingleParam for Team {}
 // SAFETY: the host's typed launch makes slices only from live symmetric buffers allocated with the
 // same size on every PE (the allocation check), borrowed until the kernel has finished.
 unsafe impl<T: crate::Element> KernelParam for SymmetricSlice<T> {}

@@ -28,7 +28,8 @@ use core::ops::{Bound, RangeBounds};
 /// `len` elements of `T` at a symmetric address: the same elements exist on every PE.
 ///
 /// Made by the host (a `SymmetricBuffer<T>` passed to a safe kernel's launch) and received as a
-/// kernel parameter; `Copy`, and as a kernel parameter two words, `#[repr(C)]` `(address, len)`.
+/// kernel parameter; `Copy`. `#[kernel]` passes a parameter written `SymmetricSlice<T>` as two PTX
+/// parameters, the address (`*mut T`, so that the device knows it for global memory) and the length.
 ///
 /// ```
 /// use nvshmem_gpu::SymmetricSlice;
@@ -73,6 +74,13 @@ impl<T> SymmetricSlice<T> {
             start: unsafe { SymmetricPtr::from_raw(start) },
             len,
         }
+    }
+
+    /// The two words a kernel launch passes for the slice, address then length (see the type's
+    /// documentation), as the host's launch takes them.
+    #[doc(hidden)]
+    pub fn launch_words(&self) -> (&SymmetricPtr<T>, &usize) {
+        (&self.start, &self.len)
     }
 
     /// The number of elements.

@@ -71,9 +71,10 @@ impl LaunchConfig {
 /// unsafe impl nvshmem_host::KernelArg for Extents {}
 /// ```
 pub unsafe trait KernelArg {
-    /// The address of the value, as `cuLaunchKernel` wants it.
-    fn as_param(&self) -> *mut c_void {
-        (self as *const Self).cast_mut().cast()
+    /// Appends the addresses of the kernel parameters this value fills, as `cuLaunchKernel` wants
+    /// them: one, the value itself, for every type but [`SymmetricSlice`], which fills two.
+    fn push_params(&self, params: &mut Vec<*mut c_void>) {
+        params.push((self as *const Self).cast_mut().cast());
     }
 }
 
@@ -93,8 +94,14 @@ unsafe impl<T> KernelArg for *const T {}
 unsafe impl<T> KernelArg for *mut T {}
 // SAFETY: `SymmetricPtr` is `#[repr(transparent)]` over a device pointer.
 unsafe impl<T> KernelArg for SymmetricPtr<T> {}
-// SAFETY: `SymmetricSlice` is `#[repr(C)]` (a device pointer, then a `usize`), as on the device.
-unsafe impl<T> KernelArg for SymmetricSlice<T> {}
+// SAFETY: `#[kernel]` takes a `SymmetricSlice` as two parameters, its address and its length.
+unsafe impl<T> KernelArg for SymmetricSlice<T> {
+    fn push_params(&self, params: &mut Vec<*mut c_void>) {
+        let (start, len) = self.launch_words();
+        start.push_params(params);
+        len.push_params(params);
+    }
+}
 
 impl Kernel<'_> {
     /// The kernel's name.
@@ -293,7 +300,10 @@ impl OnStream<'_> {
         launch: LaunchFn,
         how: &str,
     ) -> Result<(), Error> {
-        let mut params: Vec<*mut c_void> = args.iter().map(|arg| arg.as_param()).collect();
+        let mut params: Vec<*mut c_void> = Vec::with_capacity(args.len());
+        for arg in args {
+            arg.push_params(&mut params);
+        }
         let (grid, block, shared) = (config.grid, config.block, config.shared_mem_bytes);
         let (function, stream) = (kernel.function.cu_function(), self.stream.cu_stream());
         // SAFETY: the function belongs to a loaded module of NVSHMEM's context, as the stream does

@@ -264,6 +264,7 @@ fn emit(kernel: &ItemFn) -> TokenStream2 {
         .attrs
         .insert(0, parse_quote!(#[cfg(target_arch = "nvptx64")]));
     device.attrs.push(parse_quote!(#[unsafe(no_mangle)]));
+    split_slices(&mut device);
 
     let param_check = param_check(kernel);
     let descriptor = descriptor(kernel);
@@ -271,6 +272,63 @@ fn emit(kernel: &ItemFn) -> TokenStream2 {
         #device
         #param_check
         #descriptor
+    }
+}
+
+/// Passes each `SymmetricSlice<T>` parameter as two PTX parameters, its address (`*mut T`) and its
+/// length, and rebuilds the slice at the top of the body. A pointer kernel parameter is known to
+/// point into global memory, so the loads and stores through it are global ones; the same pointer
+/// inside a by-value struct (which rustc passes as integers) would give generic, slower ones. The
+/// host's `KernelArg` for `SymmetricSlice` passes the same two words.
+fn split_slices(device: &mut ItemFn) {
+    let mut rebuilt = Vec::new();
+    let inputs = std::mem::take(&mut device.sig.inputs);
+    for input in inputs {
+        let FnArg::Typed(param) = &input else {
+            device.sig.inputs.push(input);
+            continue;
+        };
+        let (Some(element), Pat::Ident(name)) = (slice_element(&param.ty), &*param.pat) else {
+            device.sig.inputs.push(input);
+            continue;
+        };
+        let ident = &name.ident;
+        let start = syn::Ident::new(&format!("{ident}__start"), ident.span());
+        let len = syn::Ident::new(&format!("{ident}__len"), ident.span());
+        device.sig.inputs.push(parse_quote!(#start: *mut #element));
+        device.sig.inputs.push(parse_quote!(#len: usize));
+        let mutability = &name.mutability;
+        let ty = &param.ty;
+        rebuilt.push(quote! {
+            // SAFETY: the launch passes a symmetric slice's two words here (`KernelArg` for
+            // `SymmetricSlice` on the host, which the slice's invariant holds for).
+            #[allow(unused_mut)]
+            let #mutability #ident: #ty =
+                unsafe { ::nvshmem_gpu::SymmetricSlice::from_raw_parts(#start, #len) };
+        });
+    }
+    if !rebuilt.is_empty() {
+        let body = &device.block;
+        *device.block = parse_quote!({
+            #(#rebuilt)*
+            #body
+        });
+    }
+}
+
+/// `T` when `ty` is written `SymmetricSlice<T>` (with any path before it).
+fn slice_element(ty: &Type) -> Option<&Type> {
+    let Type::Path(path) = ty else { return None };
+    let last = path.path.segments.last()?;
+    if last.ident != "SymmetricSlice" {
+        return None;
+    }
+    let PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    match args.args.first()? {
+        GenericArgument::Type(element) if args.args.len() == 1 => Some(element),
+        _ => None,
     }
 }
 
@@ -356,11 +414,23 @@ fn param_check(kernel: &ItemFn) -> TokenStream2 {
         return TokenStream2::new();
     }
     if kernel.sig.unsafety.is_none() {
+        // A slice is passed as two words, anything else as one: a type that the name test does not
+        // see as a slice (an alias) must be one that is passed as one word.
+        let checks = types.iter().map(|ty| {
+            if slice_element(ty).is_some() {
+                quote! { kernel_param::<#ty>(); }
+            } else {
+                quote! { single_param::<#ty>(); }
+            }
+        });
         return quote! {
             #(#cfgs)*
             const _: () = {
+                #[allow(dead_code)]
                 const fn kernel_param<T: ::nvshmem_gpu::KernelParam>() {}
-                #(kernel_param::<#types>();)*
+                #[allow(dead_code)]
+                const fn single_param<T: ::nvshmem_gpu::SingleParam>() {}
+                #(#checks)*
             };
         };
     }
@@ -541,6 +611,32 @@ mod tests {
         let safe = quote! { unsafe impl ::nvshmem_gpu::SafeKernel for RingBlock {} }.to_string();
         assert!(expansion.contains(&safe), "{expansion}");
         assert!(!expansion.contains("Copy {}"), "{expansion}");
+    }
+
+    #[test]
+    fn slices_are_passed_as_address_and_length() {
+        let expansion = expand(
+            TokenStream2::new(),
+            quote! { pub fn k(n: u32, mut data: nvshmem_gpu::SymmetricSlice<f32>) {} },
+        );
+        let device = functions_for(&expansion, true)[0].clone();
+        let inputs: Vec<String> = device
+            .sig
+            .inputs
+            .iter()
+            .map(|input| quote!(#input).to_string())
+            .collect();
+        assert_eq!(
+            inputs,
+            ["n : u32", "data__start : * mut f32", "data__len : usize"]
+        );
+        let body = quote!(#device).to_string();
+        let rebuilt = quote! {
+            let mut data: nvshmem_gpu::SymmetricSlice<f32> =
+                unsafe { ::nvshmem_gpu::SymmetricSlice::from_raw_parts(data__start, data__len) };
+        }
+        .to_string();
+        assert!(body.contains(&rebuilt), "{body}");
     }
 
     #[test]
