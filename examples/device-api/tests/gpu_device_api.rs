@@ -21,7 +21,7 @@ mod layout;
 
 use layout::{MAX_PES, N, THREADS, next, prev};
 use nvshmem_host::{
-    Bootstrap, Cmp, Error, KernelArg, LaunchConfig, Module, Nvshmem, SignalOp,
+    Bootstrap, Cmp, Error, KernelArg, LaunchConfig, Module, Nvshmem, SignalAdds, SignalOp,
     StreamOperations as _, SymmetricBuffer, Team, op,
 };
 use std::fmt::Debug;
@@ -357,6 +357,25 @@ fn put_signal_order_check_fails_when_the_signal_goes_first() {
          must; the first: {}",
         failures[0]
     );
+}
+
+/// Every PE of the suite's jobs shares one GPU, so every PE maps every other and NVSHMEM adds to
+/// signal words through the mapping: the host must let the load/store path's kernels do the same
+/// (the NVSHMEM-only build has no such path).
+#[test]
+#[ignore = "needs a GPU and NVSHMEM: gpu-suite/run.sh runs it on the GPU machine"]
+fn load_store_kernels_add_signals_through_the_mapping_where_nvshmem_does() {
+    let nvshmem = init();
+    let me = nvshmem.my_pe();
+    let module = nvshmem.load_module(PTX).expect("load");
+    let expected = if NVSHMEM_ONLY {
+        SignalAdds::NoLoadStorePath
+    } else {
+        SignalAdds::Mapped
+    };
+    assert_eq!(*module.signal_adds(), expected, "PE {me}");
+    println!("PE {me}: signal additions as NVSHMEM {NVSHMEM_VERSION} would make them");
+    nvshmem.barrier_all();
 }
 
 /// Set (to anything) to plant the defect that [`signal_wait_until_acquires_before_plain_loads`]
