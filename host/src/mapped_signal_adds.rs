@@ -4,15 +4,15 @@
 //!
 //! NVSHMEM adds through the mapping itself (`nvshmemi_signal_op`) exactly when the job's
 //! `job_connectivity` is at most `NVSHMEMI_JOB_GPU_LDST` (every PE maps every other), in the
-//! device code of the releases checked here: 3.4.5, and 3.8.0 as its packages build it, without
-//! `NVSHMEM_CFT_HANDLES_SUPPORT` (with it and `NVSHMEM_PRIORITIZE_LOGICAL_ENDPOINT`, 3.8 sends some
-//! additions through logical-endpoint handles; a source build so configured has the same release
-//! number, which is why the allowance is this crate's release list, not a rule for any 3.x).
-//! `job_connectivity` lives in NVSHMEM's device state (`nvshmemi_device_state_d`), an internal
-//! structure: the host reads it from the module, after `nvshmemx_cumodule_init` filled it, only
-//! for a release whose layout it knows, and only trusts it when the structure has that release's
-//! size and its own PE number and PE count where the layout puts them. Every other case leaves the
-//! global at 0, and NVSHMEM applies every addition: slower, never wrong.
+//! device code of the releases checked here, 3.4.5 and 3.8.0, with one exception in 3.8.0: built
+//! with `NVSHMEM_CFT_HANDLES_SUPPORT` (its packages are not), it may send an addition through a
+//! logical-endpoint handle instead, and such a build gives its device state a table of endpoint
+//! ids (`unicast_le_ids_`, which its device code reads for every such decision; null otherwise).
+//! Both fields live in NVSHMEM's device state (`nvshmemi_device_state_d`), an internal structure:
+//! the host reads it from the module, after `nvshmemx_cumodule_init` filled it, only for a release
+//! whose layout it knows, and only trusts it when the structure has that release's size and its own
+//! PE number and PE count where the layout puts them. Every other case leaves the global at 0, and
+//! NVSHMEM applies every addition: slower, never wrong.
 
 use crate::error::CudaContext as _;
 use crate::{Error, Nvshmem};
@@ -25,34 +25,42 @@ use std::fmt;
 /// NVSHMEM's device state global, which `nvshmemx_cumodule_init` fills.
 const DEVICE_STATE_SYMBOL: &str = "nvshmemi_device_state_d";
 
-/// The releases whose `nvshmemi_signal_op` and device-state layout were checked, with the size of
-/// their `nvshmemi_device_host_state_v1` (the `static_assert` beside it in `nvshmem_types.h`).
-const CHECKED: [(Version, usize); 2] = [
-    (
-        Version {
+/// A release whose `nvshmemi_signal_op` and device-state layout were checked.
+struct Checked {
+    release: Version,
+    /// The size of its `nvshmemi_device_host_state_v1` (the `static_assert` beside it in
+    /// `nvshmem_types.h`).
+    state_bytes: usize,
+    /// The byte offset of `unicast_le_ids_`, where the release has logical endpoints.
+    le_ids: Option<usize>,
+}
+
+const CHECKED: [Checked; 2] = [
+    Checked {
+        release: Version {
             major: 3,
             minor: 4,
             patch: 5,
         },
-        776,
-    ),
-    (
-        Version {
+        state_bytes: 776,
+        le_ids: None,
+    },
+    Checked {
+        release: Version {
             major: 3,
             minor: 8,
             patch: 0,
         },
-        848,
-    ),
+        state_bytes: 848,
+        le_ids: Some(808),
+    },
 ];
 
-/// The device state's leading `int`s, the same in every checked release: `version`, `mype`,
-/// `npes`, `node_mype`, `node_npes`, `pe_dist`, `proxy`, `atomics_sync`, `job_connectivity`.
-type StateHead = [i32; 9];
-/// Indices into [`StateHead`].
-const MYPE: usize = 1;
-const NPES: usize = 2;
-const JOB_CONNECTIVITY: usize = 8;
+/// Byte offsets of the device state's leading `int`s that the decision reads, the same in every
+/// checked release (after `version`: `mype`, `npes`, …, `job_connectivity`, the ninth).
+const MYPE: usize = 4;
+const NPES: usize = 8;
+const JOB_CONNECTIVITY: usize = 32;
 
 /// `NVSHMEMI_JOB_GPU_LDST_ATOMICS` and `NVSHMEMI_JOB_GPU_LDST`: the connectivities at which
 /// NVSHMEM adds through the mapping.
@@ -70,6 +78,8 @@ pub(crate) enum Delegated {
         /// The release's.
         expected: usize,
     },
+    /// NVSHMEM's logical endpoints may carry some additions.
+    LogicalEndpoints,
     /// The fields that must hold this PE's number and the PE count do not.
     StateDisagrees {
         /// What was read as `mype`.
@@ -94,6 +104,10 @@ impl fmt::Display for Delegated {
                 f,
                 "its device state has {bytes} bytes, not the release's {expected}"
             ),
+            Delegated::LogicalEndpoints => write!(
+                f,
+                "NVSHMEM was built with logical endpoints (CFT handles), which may carry additions"
+            ),
             Delegated::StateDisagrees { mype, npes } => write!(
                 f,
                 "its device state does not read as this job's (PE {mype} of {npes})"
@@ -107,33 +121,37 @@ impl fmt::Display for Delegated {
 }
 
 /// Whether signal additions may go through the mapping, for device code of `release` whose device
-/// state has `state_bytes` bytes and starts with `head`, in PE `my_pe` of a job of `n_pes` PEs.
+/// state is `state`, in PE `my_pe` of a job of `n_pes` PEs.
 pub(crate) fn decide(
     release: Version,
-    state_bytes: usize,
-    head: &StateHead,
+    state: &[u8],
     my_pe: i32,
     n_pes: i32,
 ) -> Result<(), Delegated> {
-    let Some(&(_, expected)) = CHECKED.iter().find(|(checked, _)| *checked == release) else {
+    let Some(checked) = CHECKED.iter().find(|checked| checked.release == release) else {
         return Err(Delegated::UncheckedRelease(release));
     };
-    if state_bytes != expected {
+    if state.len() != checked.state_bytes {
         return Err(Delegated::StateSize {
-            bytes: state_bytes,
-            expected,
+            bytes: state.len(),
+            expected: checked.state_bytes,
         });
     }
-    if (head[MYPE], head[NPES]) != (my_pe, n_pes) {
+    let int = |at: usize| i32::from_ne_bytes(state[at..at + 4].try_into().expect("4 bytes"));
+    if (int(MYPE), int(NPES)) != (my_pe, n_pes) {
         return Err(Delegated::StateDisagrees {
-            mype: head[MYPE],
-            npes: head[NPES],
+            mype: int(MYPE),
+            npes: int(NPES),
         });
     }
-    if !LOAD_STORE_JOBS.contains(&head[JOB_CONNECTIVITY]) {
-        return Err(Delegated::NotAllMapped {
-            connectivity: head[JOB_CONNECTIVITY],
-        });
+    if let Some(at) = checked.le_ids
+        && state[at..at + 8] != [0; 8]
+    {
+        return Err(Delegated::LogicalEndpoints);
+    }
+    let connectivity = int(JOB_CONNECTIVITY);
+    if !LOAD_STORE_JOBS.contains(&connectivity) {
+        return Err(Delegated::NotAllMapped { connectivity });
     }
     Ok(())
 }
@@ -167,21 +185,12 @@ pub(crate) fn set_up(nvshmem: &Nvshmem, module: CUmodule, ptx: &str) -> Result<S
             expected: size_of::<u32>(),
         });
     }
-    let (state, state_bytes) = global(module, DEVICE_STATE_SYMBOL)?;
-    let mut head: StateHead = [0; 9];
-    if state_bytes >= size_of::<StateHead>() {
-        // SAFETY: `state` holds at least `size_of::<StateHead>()` bytes (checked above), and
-        // `nvshmemx_cumodule_init` has written them.
-        unsafe { cudarc::driver::result::memcpy_dtoh_sync(&mut head, state) }
-            .doing(format!("reading the module's {DEVICE_STATE_SYMBOL}"))?;
-    }
-    match decide(
-        nvshmem.version(),
-        state_bytes,
-        &head,
-        nvshmem.my_pe(),
-        nvshmem.n_pes(),
-    ) {
+    let (address, state_bytes) = global(module, DEVICE_STATE_SYMBOL)?;
+    let mut state = vec![0u8; state_bytes];
+    // SAFETY: `address` holds `state_bytes` bytes, which `nvshmemx_cumodule_init` has written.
+    unsafe { cudarc::driver::result::memcpy_dtoh_sync(&mut state, address) }
+        .doing(format!("reading the module's {DEVICE_STATE_SYMBOL}"))?;
+    match decide(nvshmem.version(), &state, nvshmem.my_pe(), nvshmem.n_pes()) {
         Ok(()) => {
             // SAFETY: `switch` holds a `u32` (its size checked above); no kernel of the module
             // has run yet.
@@ -223,29 +232,31 @@ mod tests {
     };
     use std::mem::offset_of;
 
-    const V345: Version = CHECKED[0].0;
-    const V380: Version = CHECKED[1].0;
+    const V345: Version = CHECKED[0].release;
+    const V380: Version = CHECKED[1].release;
 
-    /// A device state head of PE 1 of 4 with `connectivity`.
-    fn head(connectivity: u32) -> StateHead {
-        [0, 1, 4, 1, 4, 0, 0, 0, connectivity as i32]
+    /// The device state of `release` for PE 1 of 4 with `connectivity`.
+    fn state(release: usize, connectivity: u32) -> Vec<u8> {
+        let mut state = vec![0u8; CHECKED[release].state_bytes];
+        for (at, value) in [
+            (MYPE, 1),
+            (NPES, 4),
+            (JOB_CONNECTIVITY, connectivity as i32),
+        ] {
+            state[at..at + 4].copy_from_slice(&value.to_ne_bytes());
+        }
+        state
     }
 
     #[test]
     fn the_layout_is_nvshmems() {
         // The bindings are 3.8.0's; 3.4.5's structure is the same up to its end (3.8 appended).
-        let field = |offset: usize| offset / size_of::<i32>();
-        assert_eq!(field(offset_of!(nvshmemi_device_host_state_v1, mype)), MYPE);
-        assert_eq!(field(offset_of!(nvshmemi_device_host_state_v1, npes)), NPES);
-        assert_eq!(
-            field(offset_of!(nvshmemi_device_host_state_v1, job_connectivity)),
-            JOB_CONNECTIVITY
-        );
-        assert_eq!(
-            offset_of!(nvshmemi_device_host_state_v1, job_connectivity) + size_of::<i32>(),
-            size_of::<StateHead>()
-        );
-        assert_eq!(size_of::<nvshmemi_device_host_state_v1>(), CHECKED[1].1);
+        type State = nvshmemi_device_host_state_v1;
+        assert_eq!(offset_of!(State, mype), MYPE);
+        assert_eq!(offset_of!(State, npes), NPES);
+        assert_eq!(offset_of!(State, job_connectivity), JOB_CONNECTIVITY);
+        assert_eq!(size_of::<State>(), CHECKED[1].state_bytes);
+        assert_eq!(CHECKED[1].le_ids, Some(offset_of!(State, unicast_le_ids_)));
         assert_eq!(
             LOAD_STORE_JOBS,
             [
@@ -257,9 +268,10 @@ mod tests {
 
     #[test]
     fn load_store_jobs_of_a_checked_release_add_through_the_mapping() {
-        for (release, bytes) in CHECKED {
+        for (release, checked) in CHECKED.iter().enumerate() {
             for connectivity in [NVSHMEMI_JOB_GPU_LDST_ATOMICS, NVSHMEMI_JOB_GPU_LDST] {
-                assert_eq!(decide(release, bytes, &head(connectivity), 1, 4), Ok(()));
+                let state = state(release, connectivity);
+                assert_eq!(decide(checked.release, &state, 1, 4), Ok(()));
             }
         }
     }
@@ -273,12 +285,23 @@ mod tests {
             0,
         ] {
             assert_eq!(
-                decide(V380, 848, &head(connectivity), 1, 4),
+                decide(V380, &state(1, connectivity), 1, 4),
                 Err(Delegated::NotAllMapped {
                     connectivity: connectivity as i32
                 })
             );
         }
+    }
+
+    #[test]
+    fn logical_endpoints_hand_additions_to_nvshmem() {
+        let mut with_endpoints = state(1, NVSHMEMI_JOB_GPU_LDST_ATOMICS);
+        let at = CHECKED[1].le_ids.unwrap();
+        with_endpoints[at..at + 8].copy_from_slice(&0x7f00_1234_0000u64.to_ne_bytes());
+        assert_eq!(
+            decide(V380, &with_endpoints, 1, 4),
+            Err(Delegated::LogicalEndpoints)
+        );
     }
 
     #[test]
@@ -300,7 +323,7 @@ mod tests {
                 patch: 0,
             },
         ] {
-            let why = decide(release, 848, &head(1), 1, 4).unwrap_err();
+            let why = decide(release, &state(1, 1), 1, 4).unwrap_err();
             assert_eq!(why, Delegated::UncheckedRelease(release));
             assert!(why.to_string().contains(&release.to_string()), "{why}");
         }
@@ -309,26 +332,27 @@ mod tests {
     #[test]
     fn a_state_of_another_size_or_content_hands_additions_to_nvshmem() {
         assert_eq!(
-            decide(V345, 848, &head(1), 1, 4),
+            decide(V345, &state(1, 1), 1, 4),
             Err(Delegated::StateSize {
                 bytes: 848,
                 expected: 776
             })
         );
         assert_eq!(
-            decide(V380, 776, &head(1), 1, 4),
+            decide(V380, &state(0, 1), 1, 4),
             Err(Delegated::StateSize {
                 bytes: 776,
                 expected: 848
             })
         );
         // A field inserted before `mype` would shift the PE number and count.
-        let shifted = [0, 0, 1, 4, 1, 4, 0, 0, 1];
+        let mut shifted = vec![0u8; 4];
+        shifted.extend_from_slice(&state(0, 1)[..772]);
         assert_eq!(
-            decide(V345, 776, &shifted, 1, 4),
+            decide(V345, &shifted, 1, 4),
             Err(Delegated::StateDisagrees { mype: 0, npes: 1 })
         );
-        assert!(decide(V345, 776, &head(1), 2, 4).is_err());
-        assert!(decide(V345, 776, &head(1), 1, 8).is_err());
+        assert!(decide(V345, &state(0, 1), 2, 4).is_err());
+        assert!(decide(V345, &state(0, 1), 1, 8).is_err());
     }
 }

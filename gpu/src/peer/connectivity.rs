@@ -13,8 +13,9 @@
 //! The global starts at 0, "hand additions to NVSHMEM", so a module loaded by other code, or by a
 //! host that cannot vouch for the NVSHMEM release, is correct and only slower. `nvshmem-host` sets
 //! it to 1 when the release's device code is one whose `nvshmemi_signal_op` it was checked against
-//! (3.4.5 and 3.8.0 as released: 3.8's logical-endpoint branches are not compiled in) and the job's
-//! `job_connectivity`, read from the module's device state at that release's layout, allows it.
+//! (3.4.5, 3.8.0), the job's `job_connectivity`, read from the module's device state at that
+//! release's layout, allows it, and (3.8.0) NVSHMEM has no logical endpoints that could carry
+//! additions instead (its `mapped_signal_adds.rs` holds the rule and its tests).
 //! Signal sets always go through the mapping, as NVSHMEM's do: a store needs no atomicity.
 
 /// The name of the module global (a `u32`) that says whether signal additions may go through the
