@@ -410,8 +410,9 @@ pub unsafe fn test_all<T: WaitElement>(
 ) -> bool {
     // SAFETY: the caller's contract above.
     let holds =
-        unsafe { (T::WAIT.test_all)(ivars.as_ptr(), count, skip_ptr(skip), cmp as i32, value) };
-    acquired_if(holds != 0, holds != 0)
+        unsafe { (T::WAIT.test_all)(ivars.as_ptr(), count, skip_ptr(skip), cmp as i32, value) }
+            != 0;
+    acquired_if(holds, holds)
 }
 
 /// Some `i` not skipped with `ivars[i] <cmp> value` now, if any (`nvshmem_<T>_test_any`).
