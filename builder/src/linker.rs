@@ -41,6 +41,11 @@ pub const NVSHMEM_STATE_SYMBOLS: [&str; 2] =
 /// module built without the feature lacks it, which is harmless to the internalize step).
 pub const DEVICE_CHECKS_SYMBOL: &str = "NVSHMEMRS_DEVICE_CHECKS";
 
+/// `nvshmem-gpu`'s switch for signal additions through the peer mapping, which `nvshmem-host` sets
+/// when it loads the module; kept visible likewise (a module built without the load/store path
+/// lacks it).
+pub const MAPPED_SIGNAL_ADDS_SYMBOL: &str = "NVSHMEMRS_MAPPED_SIGNAL_ADDS";
+
 /// The `-internalize-public-api-list` of the link step: the kernels `exports`, and the globals the
 /// host finds by name.
 fn public_api(exports: &[String]) -> String {
@@ -48,7 +53,7 @@ fn public_api(exports: &[String]) -> String {
         .iter()
         .map(String::as_str)
         .chain(NVSHMEM_STATE_SYMBOLS)
-        .chain([DEVICE_CHECKS_SYMBOL])
+        .chain([DEVICE_CHECKS_SYMBOL, MAPPED_SIGNAL_ADDS_SYMBOL])
         .collect();
     kept.join(",")
 }
@@ -591,8 +596,12 @@ attributes #1 = { "target-cpu"="sm_70" "target-features"="+ptx60" }
     }
 
     #[test]
-    fn the_kept_settings_global_is_the_one_the_device_crate_defines() {
+    fn the_kept_settings_globals_are_the_ones_the_device_crate_defines() {
         assert_eq!(DEVICE_CHECKS_SYMBOL, nvshmem_gpu::DEVICE_CHECKS_SYMBOL);
+        assert_eq!(
+            MAPPED_SIGNAL_ADDS_SYMBOL,
+            nvshmem_gpu::MAPPED_SIGNAL_ADDS_SYMBOL
+        );
     }
 
     #[test]
@@ -601,6 +610,7 @@ attributes #1 = { "target-cpu"="sm_70" "target-features"="+ptx60" }
             .expect("the toolchain's LLVM tools (rust-toolchain.toml lists them)")
             .join("opt");
         let module = "@NVSHMEMRS_DEVICE_CHECKS = global [3 x i64] [i64 60000000000, i64 0, i64 0]\n\
+                      @NVSHMEMRS_MAPPED_SIGNAL_ADDS = global i32 0\n\
                       @nvshmemi_device_state_d = global i64 0\n\
                       @helper_state = global i64 0\n\
                       define void @kernel() { ret void }\n";
@@ -621,6 +631,7 @@ attributes #1 = { "target-cpu"="sm_70" "target-features"="+ptx60" }
         assert!(output.status.success(), "{ir}");
         for kept in [
             "@NVSHMEMRS_DEVICE_CHECKS = global",
+            "@NVSHMEMRS_MAPPED_SIGNAL_ADDS = global",
             "@nvshmemi_device_state_d = global",
             "define void @kernel",
         ] {

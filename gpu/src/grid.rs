@@ -4,24 +4,43 @@
 //! Blocks of a grid normally never wait for each other: a block may not start until another has
 //! finished, so a block that waits for a later one can wait forever. A cooperative launch (the host
 //! crate's `Kernel::launch_cooperative`) makes every block resident at once, and then blocks can
-//! meet at a counter in global memory: each block adds one on arrival (a release, publishing its
-//! writes) and waits until the count reaches the number of blocks times the number of barriers
-//! passed; then it acquires, so that it sees what every block wrote before arriving. A persistent
-//! kernel (one launch looping over all iterations) uses it where separate launches would otherwise
-//! order one iteration after the other.
+//! meet at a counter in global memory. A persistent kernel (one launch looping over all
+//! iterations) uses it where separate launches would otherwise order one iteration after the other.
 //!
-//! The barrier exists only when compiling for `nvptx64`; its arithmetic (the count's comparison,
-//! which must survive the counter wrapping around) is checked on the CPU.
+//! The counter flips a phase bit, as CUDA's cooperative groups do for their grid sync: on arrival
+//! (a release, publishing the block's writes) block 0 adds `2³¹ − (blocks − 1)` and every other
+//! block adds 1, so that the arrivals of one barrier add exactly 2³¹, whatever their order: the
+//! top bit flips when, and only when, the last block arrives, and the low 31 bits return to zero.
+//! A block waits until the top bit differs from the one its own addition saw, then acquires, so
+//! that it sees what every block wrote before arriving. The barrier keeps no count of its own: the
+//! counter alone says where the grid is, so it serves any number of `GridBarrier`s made on it and
+//! any number of launches, with any number of blocks, once it has been zeroed.
+//!
+//! The barrier exists only when compiling for `nvptx64`; its arithmetic (`arrival`, `released`)
+//! is checked on the CPU, against a model of blocks arriving in many orders.
 
 #[cfg(target_arch = "nvptx64")]
 use crate::{memory, thread};
 
-/// Whether a barrier counter that reads `count` has not yet reached `target`, both counted modulo
-/// 2³²: after enough barriers the counter wraps around, and the target wraps with it.
+/// The counter's phase bit, which each complete barrier flips.
+#[cfg(any(test, target_arch = "nvptx64"))]
+const PHASE: u32 = 1 << 31;
+
+/// What a block of a grid of `blocks` blocks adds to the counter when it arrives: `2³¹ − (blocks −
+/// 1)` for the `first` block (block 0), 1 for the others, so that one barrier's arrivals add `2³¹`
+/// in all. `blocks` is 1 to 2³¹ (a grid has fewer than 2³¹ blocks).
 #[cfg(any(test, target_arch = "nvptx64"))]
 #[inline]
-const fn short_of(count: u32, target: u32) -> bool {
-    (count.wrapping_sub(target) as i32) < 0
+const fn arrival(first: bool, blocks: u32) -> u32 {
+    if first { PHASE - (blocks - 1) } else { 1 }
+}
+
+/// Whether the barrier that a block entered when its addition returned `before` is complete, the
+/// counter now reading `now`: the phase bit has flipped since.
+#[cfg(any(test, target_arch = "nvptx64"))]
+#[inline]
+const fn released(before: u32, now: u32) -> bool {
+    (before ^ now) & PHASE != 0
 }
 
 /// A barrier for all blocks of a cooperatively launched grid: when [`wait`](Self::wait) returns in
@@ -29,17 +48,19 @@ const fn short_of(count: u32, target: u32) -> bool {
 /// visible to all (release on arrival, acquire on departure).
 ///
 /// One thread per block polls the counter with relaxed loads and acquires once, with a fence, when
-/// the count is reached: an acquiring load invalidates the multiprocessor's L1 cache, and polling
-/// with one would take the cached lines of every other block still computing on that
+/// the barrier is complete: an acquiring load invalidates the multiprocessor's L1 cache, and
+/// polling with one would take the cached lines of every other block still computing on that
 /// multiprocessor.
 ///
-/// Every block makes its own `GridBarrier` on the same zeroed counter and calls `wait` the same
-/// number of times.
+/// Every block makes a `GridBarrier` on the same counter and calls `wait` the same number of times.
+/// The counter is a device `u32` zeroed once, before its first use: a relaunch needs no zeroing
+/// (every complete barrier leaves the low 31 bits zero), and several `GridBarrier`s in one launch
+/// may share it as long as all blocks take the same sequence of waits on it.
 ///
 /// ```text
 /// # unsafe fn example(counter: *mut u32, iterations: u32) {
-/// // SAFETY: `counter` was zeroed before this cooperative launch and serves only this barrier.
-/// let mut barrier = unsafe { nvshmem_gpu::grid::GridBarrier::new(counter) };
+/// // SAFETY: `counter` was zeroed before the first launch and serves only this grid's barriers.
+/// let barrier = unsafe { nvshmem_gpu::grid::GridBarrier::new(counter) };
 /// for _ in 0..iterations {
 ///     // ... this block's share of the iteration, then:
 ///     // SAFETY: every thread of every block calls it once per iteration.
@@ -51,34 +72,36 @@ const fn short_of(count: u32, target: u32) -> bool {
 #[derive(Debug)]
 pub struct GridBarrier {
     counter: *mut u32,
-    passed: u32,
 }
 
 #[cfg(target_arch = "nvptx64")]
 impl GridBarrier {
-    /// A barrier over `counter`, a device `u32` that was zero when the kernel started.
+    /// A barrier over `counter`, a device `u32` that was zeroed before the first launch that used
+    /// it, and since then used only by complete barriers of `GridBarrier`s.
     ///
     /// # Safety
-    /// `counter` is valid for the whole kernel and used by nothing else; the kernel is launched
-    /// cooperatively (all blocks resident), or blocks wait for blocks that never start.
+    /// `counter` is valid for the whole kernel and used by nothing else (no launch that may run at
+    /// the same time, no other code); the kernel is launched cooperatively (all blocks resident),
+    /// or blocks wait for blocks that never start.
     pub unsafe fn new(counter: *mut u32) -> GridBarrier {
-        GridBarrier { counter, passed: 0 }
+        GridBarrier { counter }
     }
 
     /// Waits until every block of the grid has arrived here.
     ///
     /// # Safety
-    /// Every thread of every block calls it, the same number of times.
+    /// Every thread of every block calls it, and every block makes the same sequence of waits on
+    /// the counter.
     #[inline]
-    pub unsafe fn wait(&mut self) {
-        self.passed = self.passed.wrapping_add(1);
+    pub unsafe fn wait(&self) {
         thread::sync_threads();
         if thread::rank_in_block() == 0 {
-            let target = thread::blocks_in_grid().wrapping_mul(self.passed);
-            // SAFETY: `counter` is the barrier's zero-initialised u32 (the caller's contract).
+            let first = thread::block_idx_x() | thread::block_idx_y() | thread::block_idx_z() == 0;
+            let add = arrival(first, thread::blocks_in_grid());
+            // SAFETY: `counter` is the barrier's u32 (the caller's contract).
             unsafe {
-                memory::atomic_add_acq_rel_gpu(self.counter, 1);
-                while short_of(memory::load_relaxed_gpu(self.counter), target) {}
+                let before = memory::atomic_add_acq_rel_gpu(self.counter, add);
+                while !released(before, memory::load_relaxed_gpu(self.counter)) {}
             }
             memory::fence_acq_rel_gpu();
         }
@@ -88,23 +111,113 @@ impl GridBarrier {
 
 #[cfg(test)]
 mod tests {
-    use super::short_of;
+    use super::{PHASE, arrival, released};
 
-    #[test]
-    fn a_count_below_the_target_is_short_of_it() {
-        assert!(short_of(0, 1));
-        assert!(short_of(127, 128));
-        assert!(!short_of(128, 128));
-        assert!(!short_of(129, 128));
+    /// A deterministic stream of choices (xorshift), for the interleavings.
+    struct Choices(u64);
+
+    impl Choices {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 % n as u64) as usize
+        }
+    }
+
+    /// Where a simulated block is.
+    #[derive(Clone, Copy, PartialEq, Debug)]
+    enum Block {
+        /// Working before its next barrier.
+        Running,
+        /// Arrived at the barrier, its addition having returned the value.
+        Waiting(u32),
+    }
+
+    /// Runs a launch of `blocks` blocks that each wait `barriers` times on `counter`, each step
+    /// letting a block chosen by `choices` act (arrive, or poll once), and checks that no block
+    /// leaves barrier `k` before every block has arrived at it, and that every block leaves every
+    /// barrier. Returns the counter afterwards.
+    fn run_grid(counter: u32, blocks: u32, barriers: u32, choices: &mut Choices) -> u32 {
+        let mut counter = counter;
+        let mut state = vec![Block::Running; blocks as usize];
+        let mut passed = vec![0u32; blocks as usize];
+        let mut arrived = vec![0u32; barriers as usize];
+        let mut steps = 0;
+        while passed.iter().any(|&p| p < barriers) {
+            steps += 1;
+            assert!(
+                steps < 1_000_000,
+                "blocks still waiting: {passed:?} of {barriers}"
+            );
+            let b = choices.below(blocks as usize);
+            match state[b] {
+                Block::Running if passed[b] < barriers => {
+                    arrived[passed[b] as usize] += 1;
+                    let before = counter;
+                    counter = counter.wrapping_add(arrival(b == 0, blocks));
+                    state[b] = Block::Waiting(before);
+                }
+                Block::Running => {}
+                Block::Waiting(before) => {
+                    if released(before, counter) {
+                        assert_eq!(
+                            arrived[passed[b] as usize], blocks,
+                            "block {b} left barrier {} before every block arrived",
+                            passed[b]
+                        );
+                        passed[b] += 1;
+                        state[b] = Block::Running;
+                    }
+                }
+            }
+        }
+        counter
     }
 
     #[test]
-    fn the_comparison_survives_the_counter_wrapping_around() {
-        // 1000 blocks: the target of barrier 4294968 wraps to 1000 · 4294968 − 2³² = 704.
-        let target = 1000u32.wrapping_mul(4_294_968);
-        assert_eq!(target, 704);
-        assert!(short_of(u32::MAX - 5, target));
-        assert!(short_of(703, target));
-        assert!(!short_of(704, target));
+    fn one_barriers_arrivals_add_the_phase_bit_in_any_order() {
+        for blocks in [1, 2, 3, 132, 1 << 20] {
+            let total = (0..blocks).fold(0u32, |sum, b| sum.wrapping_add(arrival(b == 0, blocks)));
+            assert_eq!(total, PHASE, "{blocks} blocks");
+            // The largest proper subsets of the arrivals leave the phase bit as it was.
+            let all_but_last = total.wrapping_sub(arrival(blocks == 1, blocks));
+            let all_but_first = total.wrapping_sub(arrival(true, blocks));
+            for base in [0, PHASE] {
+                assert!(!released(base, base.wrapping_add(all_but_last)));
+                assert!(!released(base, base.wrapping_add(all_but_first)));
+            }
+        }
+    }
+
+    #[test]
+    fn blocks_leave_only_after_all_arrive_in_many_interleavings() {
+        for seed in 1..200u64 {
+            let mut choices = Choices(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            let blocks = 1 + choices.below(9) as u32;
+            // Seven barriers flip the phase bit an odd number of times.
+            assert_eq!(run_grid(0, blocks, 7, &mut choices), PHASE);
+        }
+    }
+
+    #[test]
+    fn two_barriers_on_one_counter_in_one_launch() {
+        // Each block makes two barriers on the counter and alternates between them: the counter is
+        // all the state, so this is the same as one barrier waited on twice as often.
+        let mut choices = Choices(7);
+        let end = run_grid(0, 5, 2 * 3, &mut choices);
+        assert_eq!(end & !PHASE, 0);
+    }
+
+    #[test]
+    fn a_relaunch_without_zeroing_the_counter_still_waits() {
+        let mut choices = Choices(11);
+        let mut counter = 0;
+        // Launches with an odd and an even number of barriers and different grid sizes.
+        for (blocks, barriers) in [(4, 3), (4, 2), (6, 5), (1, 1), (3, 4)] {
+            counter = run_grid(counter, blocks, barriers, &mut choices);
+        }
+        // 15 barriers: the phase bit flipped an odd number of times, the low bits are back at 0.
+        assert_eq!(counter, PHASE);
     }
 }

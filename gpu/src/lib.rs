@@ -126,7 +126,9 @@
 //! [`collective::reducescatter`] move the data with the calling threads' own loads and stores, as
 //! NVSHMEM's header path does in CUDA C++, instead of calling NVSHMEM's device bitcode, whose copy
 //! loop is slower. Atomics on the way (the signal addition) follow NVSHMEM's rule: through the
-//! mapping only when every PE of the job is reached by loads and stores. The crate's `nvshmem-only`
+//! mapping only when every PE of the job is reached by loads and stores, which `nvshmem-host`
+//! establishes when it loads the module (for the NVSHMEM releases it knows; a module loaded
+//! otherwise hands every addition to NVSHMEM). The crate's `nvshmem-only`
 //! feature turns this path off, so every call is NVSHMEM's own (`PtxBuilder::load_store(false)`
 //! in `nvshmem-builder`); results are the same either way.
 //!
@@ -227,6 +229,9 @@ pub use p2p::Cmp;
 pub use params::{KernelDescriptor, KernelParam, SafeKernel, SingleParam};
 pub use pe::Pe;
 pub use scope::{Block, Pending, Thread, Warp};
+/// The load/store path's signal-addition switch, which `nvshmem-host` sets in a loaded module.
+#[doc(hidden)]
+pub use peer::MAPPED_SIGNAL_ADDS_SYMBOL;
 pub use signal::SignalOp;
 pub use slice::{Signal, SymmetricSlice};
 pub use symmetric::SymmetricPtr;

@@ -6,6 +6,12 @@
 //! forms, against one value per variable). The `_all`, `_any` and `_some` forms take an optional
 //! `skip` mask: entry `i` non-zero leaves `ivars[i]` out.
 //!
+//! Every wait, and every test that finds its condition true, ends with an acquire at system scope
+//! (`fence.acq_rel.sys`) in the calling thread: what the writers of the variables wrote before them
+//! (a put's data before its `p`, say, ordered by [`crate::sync::fence`] or a put with signal) is
+//! then what this thread, and after a block barrier its block, reads, even where an earlier read
+//! left the old values in this multiprocessor's L1 cache.
+//!
 //! A wait whose condition never becomes true hangs the kernel, and with it the job: while debugging,
 //! `wait_until_timeout` (GPU target only) polls with a cycle budget and, when it runs out, prints which PE waited for
 //! what and traps, so the launch fails instead of hanging.
@@ -94,18 +100,23 @@ fn skip_ptr(skip: Option<&[i32]>) -> *const i32 {
 /// With checks on, the wait polls the matching test: `polled!(ready, expired, nvshmem)` is what
 /// `ready` gives once it gives something, with `expired` (given the nanoseconds waited) called when
 /// the module's time limit passes first (`deadline.rs`); without checks it is `nvshmem`, NVSHMEM's
-/// own wait.
+/// own wait. Either way the thread then [`acquire`]s, so that the caller reads what was written
+/// before the awaited values.
 #[cfg(all(target_arch = "nvptx64", feature = "checks"))]
 macro_rules! polled {
-    ($ready:expr, $expired:expr, $nvshmem:expr) => {
-        crate::deadline::poll($ready, $expired)
-    };
+    ($ready:expr, $expired:expr, $nvshmem:expr) => {{
+        let found = crate::deadline::poll($ready, $expired);
+        crate::p2p::acquire();
+        found
+    }};
 }
 #[cfg(not(all(target_arch = "nvptx64", feature = "checks")))]
 macro_rules! polled {
-    ($ready:expr, $expired:expr, $nvshmem:expr) => {
-        $nvshmem
-    };
+    ($ready:expr, $expired:expr, $nvshmem:expr) => {{
+        let found = $nvshmem;
+        crate::p2p::acquire();
+        found
+    }};
 }
 
 pub(crate) use polled;
@@ -134,6 +145,29 @@ macro_rules! return_if_nothing_to_wait_for {
             return $none;
         }
     };
+}
+
+/// The acquire that ends every wait and every test that succeeds (`fence.acq_rel.sys`): this
+/// thread's later accesses, and through a block barrier its block's, come after the reads that saw
+/// the awaited values, so they see what the writers wrote before those values (the data of a put
+/// with signal, for one), from any GPU, instead of lines this multiprocessor's L1 cache kept from an
+/// earlier read. NVSHMEM's own waits and tests end with `__threadfence()` (GPU scope) in 3.4.5 and
+/// 3.8.0, but its `nvshmem_signal_wait_until` has no fence in 3.4.5, and the polling forms of the
+/// `checks` feature read with volatile loads, which order nothing: one fence here, after the poll
+/// and not in it, covers every form the same way.
+#[inline(always)]
+pub(crate) fn acquire() {
+    #[cfg(target_arch = "nvptx64")]
+    crate::memory::fence_acq_rel_system();
+}
+
+/// `found`, after an [`acquire`] if `succeeded`: the end of a test.
+#[inline(always)]
+fn acquired_if<R>(succeeded: bool, found: R) -> R {
+    if succeeded {
+        acquire();
+    }
+    found
 }
 
 /// A `_some` test's count as a poll's result: `None` while it found nothing.
@@ -358,7 +392,8 @@ pub unsafe fn wait_until_some_vector<T: WaitElement>(
 #[inline]
 pub unsafe fn test<T: WaitElement>(ivar: SymmetricPtr<T>, cmp: Cmp, value: T) -> bool {
     // SAFETY: the caller's contract above.
-    unsafe { (T::WAIT.test)(ivar.as_ptr(), cmp as i32, value) != 0 }
+    let holds = unsafe { (T::WAIT.test)(ivar.as_ptr(), cmp as i32, value) != 0 };
+    acquired_if(holds, holds)
 }
 
 /// Whether `ivars[i] <cmp> value` now for every `i` not skipped (`nvshmem_<T>_test_all`).
@@ -374,7 +409,10 @@ pub unsafe fn test_all<T: WaitElement>(
     value: T,
 ) -> bool {
     // SAFETY: the caller's contract above.
-    unsafe { (T::WAIT.test_all)(ivars.as_ptr(), count, skip_ptr(skip), cmp as i32, value) != 0 }
+    let holds =
+        unsafe { (T::WAIT.test_all)(ivars.as_ptr(), count, skip_ptr(skip), cmp as i32, value) }
+            != 0;
+    acquired_if(holds, holds)
 }
 
 /// Some `i` not skipped with `ivars[i] <cmp> value` now, if any (`nvshmem_<T>_test_any`).
@@ -390,7 +428,10 @@ pub unsafe fn test_any<T: WaitElement>(
     value: T,
 ) -> Option<usize> {
     // SAFETY: the caller's contract above.
-    index(unsafe { (T::WAIT.test_any)(ivars.as_ptr(), count, skip_ptr(skip), cmp as i32, value) })
+    let found = index(unsafe {
+        (T::WAIT.test_any)(ivars.as_ptr(), count, skip_ptr(skip), cmp as i32, value)
+    });
+    acquired_if(found.is_some(), found)
 }
 
 /// Writes every `i` not skipped with `ivars[i] <cmp> value` now to `indices` and returns how many
@@ -408,7 +449,7 @@ pub unsafe fn test_some<T: WaitElement>(
     value: T,
 ) -> usize {
     // SAFETY: the caller's contract above.
-    unsafe {
+    let found = unsafe {
         (T::WAIT.test_some)(
             ivars.as_ptr(),
             count,
@@ -417,7 +458,8 @@ pub unsafe fn test_some<T: WaitElement>(
             cmp as i32,
             value,
         )
-    }
+    };
+    acquired_if(found > 0, found)
 }
 
 /// Whether `ivars[i] <cmp> values[i]` now for every `i` not skipped
@@ -434,7 +476,7 @@ pub unsafe fn test_all_vector<T: WaitElement>(
     values: &[T],
 ) -> bool {
     // SAFETY: the caller's contract above; NVSHMEM only reads `values`.
-    unsafe {
+    let holds = unsafe {
         (T::WAIT.test_all_vector)(
             ivars.as_ptr(),
             count,
@@ -442,7 +484,8 @@ pub unsafe fn test_all_vector<T: WaitElement>(
             cmp as i32,
             values.as_ptr().cast_mut(),
         ) != 0
-    }
+    };
+    acquired_if(holds, holds)
 }
 
 /// Some `i` not skipped with `ivars[i] <cmp> values[i]` now, if any
@@ -459,7 +502,7 @@ pub unsafe fn test_any_vector<T: WaitElement>(
     values: &[T],
 ) -> Option<usize> {
     // SAFETY: the caller's contract above; NVSHMEM only reads `values`.
-    index(unsafe {
+    let found = index(unsafe {
         (T::WAIT.test_any_vector)(
             ivars.as_ptr(),
             count,
@@ -467,7 +510,8 @@ pub unsafe fn test_any_vector<T: WaitElement>(
             cmp as i32,
             values.as_ptr().cast_mut(),
         )
-    })
+    });
+    acquired_if(found.is_some(), found)
 }
 
 /// Writes every `i` not skipped with `ivars[i] <cmp> values[i]` now to `indices` and returns how
@@ -485,7 +529,7 @@ pub unsafe fn test_some_vector<T: WaitElement>(
     values: &[T],
 ) -> usize {
     // SAFETY: the caller's contract above; NVSHMEM only reads `values`.
-    unsafe {
+    let found = unsafe {
         (T::WAIT.test_some_vector)(
             ivars.as_ptr(),
             count,
@@ -494,7 +538,8 @@ pub unsafe fn test_some_vector<T: WaitElement>(
             cmp as i32,
             values.as_ptr().cast_mut(),
         )
-    }
+    };
+    acquired_if(found > 0, found)
 }
 
 /// [`wait_until`] with a budget: polls `*ivar <cmp> value` with `nvshmem_<T>_test` and, when
@@ -522,8 +567,8 @@ pub unsafe fn wait_until_timeout<T: WaitElement>(
 ) {
     let start = crate::debug::clock64();
     loop {
-        // SAFETY: `ivar` is a symmetric `T` (caller's contract).
-        if unsafe { (T::WAIT.test)(ivar.as_ptr(), cmp as i32, value) } != 0 {
+        // SAFETY: `ivar` is a symmetric `T` (caller's contract). The test acquires when it holds.
+        if unsafe { test(ivar, cmp, value) } {
             return;
         }
         if crate::debug::clock64().wrapping_sub(start) > budget_cycles {

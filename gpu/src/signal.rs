@@ -3,7 +3,10 @@
 //!
 //! A signal word is a `u64` in the symmetric heap. [`put_signal`] copies data to a peer and then
 //! applies [`SignalOp`] to the peer's signal word, so a peer that waits on the word
-//! ([`signal_wait_until`], or [`crate::p2p::wait_until`]) sees the data once the signal changes.
+//! ([`signal_wait_until`], or [`crate::p2p::wait_until`]) sees the data once the signal changes:
+//! the wait ends with an acquire (see [`crate::p2p`]), so the waiting thread's plain loads, and
+//! after a block barrier its block's, read the data that came with the signal, also where a slot
+//! is reused and an earlier round's lines are still in this multiprocessor's L1 cache.
 //! [`warp`] and [`block`] hold the cooperative forms.
 //!
 //! ```no_run
@@ -57,7 +60,8 @@ pub unsafe fn signal_fetch(signal: SymmetricPtr<u64>) -> u64 {
 }
 
 /// Waits until the local signal word compares to `value` as `cmp` says, and returns the word
-/// (`nvshmem_signal_wait_until`).
+/// (`nvshmem_signal_wait_until`), then acquires: this thread's later reads see what the signalling
+/// PEs wrote before their signals (NVSHMEM 3.4.5's own wait does not fence; see [`crate::p2p`]).
 ///
 /// # Safety
 /// `signal` is a symmetric `u64`; the kernel is launched cooperatively when another block or PE

@@ -18,8 +18,8 @@
 //!
 //! Memory ordering: a push is a put (remote stores); [`arrive_block`] completes this PE's pushes
 //! (`nvshmem_quiet`) before the last block sets the neighbour's word, and [`wait_block`] orders the
-//! block's later loads after the word was seen (an acquire fence, which also drops stale lines
-//! from the SM's L1 cache). Persistent kernels need the same for the cells other blocks of the same
+//! block's later loads after the word was seen (the wait's acquire fence, which also drops stale
+//! lines from the SM's L1 cache). Persistent kernels need the same for the cells other blocks of the same
 //! PE wrote: [`nvshmem_gpu::grid::GridBarrier`] provides it.
 
 use crate::packing::ColumnPacking;
@@ -117,8 +117,8 @@ pub unsafe fn put_packed_column_nbi_block<T: Element>(
 
 /// Waits until this PE's halos on `sides` hold the neighbours' cells of iteration `iteration - 1`:
 /// until their signal words are at least `iteration`. Thread 0 of the block waits
-/// (`nvshmem_uint64_wait_until_all`), then the whole block continues, with its later loads ordered
-/// after the words were seen.
+/// (`nvshmem_uint64_wait_until_all`, which ends with an acquire), then the whole block continues,
+/// with its later loads ordered after the words were seen.
 ///
 /// # Safety
 /// Every thread of the block calls it (it synchronises the block); `signals` are this PE's words;
@@ -131,7 +131,6 @@ pub unsafe fn wait_block(signals: SignalWords, sides: Sides, iteration: u32) {
         unsafe {
             p2p::wait_until_all(signals.words, 4, Some(&skip), Cmp::Ge, u64::from(iteration));
         }
-        memory::fence_acq_rel_system();
     }
     thread::sync_threads();
 }

@@ -32,7 +32,11 @@ pub(crate) fn set_up<'nv>(
     let (address, bytes) = unsafe { cudarc::driver::result::module::get_global(module, name) }
         .doing(format!("finding {DEVICE_CHECKS_SYMBOL} in the module"))?;
     if bytes != size_of::<DeviceChecks>() {
-        return Err(Error::DeviceChecksLayout { bytes });
+        return Err(Error::ModuleGlobalLayout {
+            symbol: DEVICE_CHECKS_SYMBOL,
+            bytes,
+            expected: size_of::<DeviceChecks>(),
+        });
     }
     let words = SLOTS as usize * 2 * nvshmem.n_pes() as usize;
     let scratch = nvshmem.alloc_zeroed::<u64>(words)?;

@@ -131,11 +131,16 @@ pub enum Error {
     PtxContainsNul,
     /// The PTX lacks `nvshmemi_device_lib_version_d`: it was not linked with NVSHMEM's device library.
     NotAnNvshmemModule,
-    /// The module's device-check settings (`NVSHMEMRS_DEVICE_CHECKS`) are not the size this crate
-    /// writes: the kernels were built with another `nvshmem-gpu`.
-    DeviceChecksLayout {
-        /// The global's size in the module.
+    /// A global that this crate writes into a loaded module (`NVSHMEMRS_DEVICE_CHECKS`,
+    /// `NVSHMEMRS_MAPPED_SIGNAL_ADDS`) is not the size it writes: the kernels were built with
+    /// another `nvshmem-gpu`.
+    ModuleGlobalLayout {
+        /// The global's name.
+        symbol: &'static str,
+        /// Its size in the module.
         bytes: usize,
+        /// The size this crate writes.
+        expected: usize,
     },
     /// A symmetric buffer passed to a safe kernel was allocated with the allocation check off, so
     /// nothing established that every PE allocated it with the same size.
@@ -438,13 +443,15 @@ impl fmt::Display for Error {
                  reach past their buffers; allocate it with the check on (the default; do not set \
                  NVSHMEMRS_CHECK_ALLOCATIONS=0 or call set_allocation_check(false) before it)"
             ),
-            Error::DeviceChecksLayout { bytes } => write!(
+            Error::ModuleGlobalLayout {
+                symbol,
+                bytes,
+                expected,
+            } => write!(
                 f,
-                "the module's {} has {bytes} bytes, not the {} this nvshmem-host writes: the \
-                 kernels were built with another nvshmem-gpu; build them with the nvshmem-gpu of \
-                 this nvshmem-host's release",
-                nvshmem_gpu::DEVICE_CHECKS_SYMBOL,
-                size_of::<nvshmem_gpu::DeviceChecks>()
+                "the module's {symbol} has {bytes} bytes, not the {expected} this nvshmem-host \
+                 writes: the kernels were built with another nvshmem-gpu; build them with the \
+                 nvshmem-gpu of this nvshmem-host's release"
             ),
             Error::KernelNotFound { name, available } => write!(
                 f,

@@ -49,6 +49,7 @@ mod error;
 mod exit_guard;
 mod graph;
 mod launch;
+mod mapped_signal_adds;
 mod module;
 #[cfg(feature = "mpi")]
 pub mod mpi;
@@ -67,6 +68,7 @@ pub use buffer::SymmetricBuffer;
 pub use error::{AllocationRequest, CudaContext, Error};
 pub use graph::Graph;
 pub use launch::{KernelArg, LaunchConfig};
+pub use mapped_signal_adds::SignalAdds;
 pub use module::{Kernel, Module};
 pub use nvshmem_gpu::collective::op;
 pub use nvshmem_gpu::{Cmp, SignalOp, Team};

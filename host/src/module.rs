@@ -1,6 +1,7 @@
 //! PTX modules linked with NVSHMEM's device library, and their kernels.
 
 use crate::error::CudaContext as _;
+use crate::mapped_signal_adds::SignalAdds;
 use crate::{Error, Nvshmem, SymmetricBuffer, result};
 use cudarc::driver::sys::{CUfunction_attribute, CUmodule};
 use cudarc::driver::{CudaFunction, CudaModule};
@@ -50,6 +51,8 @@ pub struct Module<'nv> {
     /// The handshake scratch of the device checks' settings (`device_checks.rs`), if the module
     /// has them; freed after the module is finalised.
     _check_scratch: Option<SymmetricBuffer<'nv, u64>>,
+    /// How its kernels add to mapped peers' signal words (`mapped_signal_adds.rs`).
+    signal_adds: SignalAdds,
 }
 
 /// One kernel of a [`Module`]; launch it with [`Kernel::launch`] or [`Kernel::launch_cooperative`].
@@ -74,7 +77,11 @@ impl std::fmt::Debug for Module<'_> {
 
 impl Nvshmem {
     /// Loads PTX built by `nvshmem-builder`, checks that its NVSHMEM device code suits this host
-    /// library, and initialises its NVSHMEM state.
+    /// library, and initialises its NVSHMEM state. For kernels with `nvshmem-gpu`'s load/store
+    /// path, it also decides whether their signal additions to mapped peers may use the GPU's own
+    /// atomics, as NVSHMEM's would: only for an NVSHMEM release whose device code this crate was
+    /// checked against (3.4.5, 3.8.0) and a job in which every PE maps every other; otherwise
+    /// they go through NVSHMEM ([`Module::signal_adds`] says which, and why).
     ///
     /// Kernels built with `nvshmem-gpu`'s device checks (the builder's default for debug builds)
     /// time out every blocking device call: the limit is `NVSHMEMRS_DEVICE_TIMEOUT_S` seconds (60
@@ -135,9 +142,11 @@ impl Nvshmem {
             module,
             kernels,
             _check_scratch: None,
+            signal_adds: SignalAdds::NoLoadStorePath,
         };
         // Once `module` exists, so that an error here still finalises it (on drop).
         module._check_scratch = crate::device_checks::set_up(self, module.module, ptx)?;
+        module.signal_adds = crate::mapped_signal_adds::set_up(self, module.module, ptx)?;
         Ok(module)
     }
 }
@@ -146,6 +155,20 @@ impl<'nv> Module<'nv> {
     /// The NVSHMEM release of the module's device code (`nvshmemi_device_lib_version_d`).
     pub fn device_version(&self) -> Result<nvshmem_locate::Version, Error> {
         read_device_version(self.module)
+    }
+
+    /// How the module's kernels apply signal additions to peers mapped into their PE, as decided
+    /// when it was loaded ([`Nvshmem::load_module`]).
+    ///
+    /// ```no_run
+    /// # let nvshmem = nvshmem_host::Nvshmem::init()?;
+    /// # const PTX: &str = "";
+    /// let module = nvshmem.load_module(PTX)?;
+    /// println!("signal additions: {:?}", module.signal_adds());
+    /// # Ok::<(), nvshmem_host::Error>(())
+    /// ```
+    pub fn signal_adds(&self) -> &SignalAdds {
+        &self.signal_adds
     }
 
     /// The kernels (PTX entry points) of the module.

@@ -1,7 +1,9 @@
 //! GPU tests of the device API (`nvshmem-gpu`) and of the host's teams and on-stream operations:
 //! one test per family, each checking the values the kernels of `examples/device-api/kernels` and
-//! `examples/device-api-teams/kernels` leave behind, and a test of put-with-signal's ordering that
-//! the kernel checks as it runs, beside the same check with a planted defect. They need a GPU and
+//! `examples/device-api-teams/kernels` leave behind, a test of put-with-signal's ordering that
+//! the kernel checks as it runs, beside the same check with a planted defect, and a test that plain
+//! loads after a signal wait read reused slots' new data (its defect planted by setting
+//! `DEVICE_API_PLANT_MISSING_ACQUIRE`). They need a GPU and
 //! NVSHMEM, so they are `#[ignore]`d here; `gpu-suite/cases/30-device-api.sh` runs each in its own
 //! set of processes at 2 and 4 PEs on one GPU.
 //!
@@ -19,7 +21,7 @@ mod layout;
 
 use layout::{MAX_PES, N, THREADS, next, prev};
 use nvshmem_host::{
-    Bootstrap, Cmp, Error, KernelArg, LaunchConfig, Module, Nvshmem, SignalOp,
+    Bootstrap, Cmp, Error, KernelArg, LaunchConfig, Module, Nvshmem, SignalAdds, SignalOp,
     StreamOperations as _, SymmetricBuffer, Team, op,
 };
 use std::fmt::Debug;
@@ -355,6 +357,96 @@ fn put_signal_order_check_fails_when_the_signal_goes_first() {
          must; the first: {}",
         failures[0]
     );
+}
+
+/// Every PE of the suite's jobs shares one GPU, so every PE maps every other and NVSHMEM adds to
+/// signal words through the mapping: the host must let the load/store path's kernels do the same
+/// (the NVSHMEM-only build has no such path).
+#[test]
+#[ignore = "needs a GPU and NVSHMEM: gpu-suite/run.sh runs it on the GPU machine"]
+fn load_store_kernels_add_signals_through_the_mapping_where_nvshmem_does() {
+    let nvshmem = init();
+    let me = nvshmem.my_pe();
+    let module = nvshmem.load_module(PTX).expect("load");
+    let expected = if NVSHMEM_ONLY {
+        SignalAdds::NoLoadStorePath
+    } else {
+        SignalAdds::Mapped
+    };
+    assert_eq!(*module.signal_adds(), expected, "PE {me}");
+    println!("PE {me}: signal additions as NVSHMEM {NVSHMEM_VERSION} would make them");
+    nvshmem.barrier_all();
+}
+
+/// Set (to anything) to plant the defect that [`signal_wait_until_acquires_before_plain_loads`]
+/// must find: its kernel then waits with NVSHMEM's own `nvshmem_signal_wait_until`, without the
+/// acquire of `nvshmem-gpu`'s wrapper.
+const PLANT_MISSING_ACQUIRE: &str = "DEVICE_API_PLANT_MISSING_ACQUIRE";
+
+/// Several pipelines reuse their slots round after round, and the receiving blocks read each
+/// slot with plain loads once its signal has arrived: every element must hold the round's value,
+/// not the one this multiprocessor's L1 cache kept from the slot's last use.
+#[test]
+#[ignore = "needs a GPU and NVSHMEM: gpu-suite/run.sh runs it on the GPU machine"]
+fn signal_wait_until_acquires_before_plain_loads() {
+    use layout::slot_reuse::*;
+    let planted = std::env::var_os(PLANT_MISSING_ACQUIRE).is_some();
+    let nvshmem = init();
+    let (me, n) = (nvshmem.my_pe(), nvshmem.n_pes());
+    let module = nvshmem.load_module(PTX).expect("load");
+    let source = zeroed!(nvshmem, u64, LANES * ELEMENTS);
+    let data = zeroed!(nvshmem, u64, LANES * SLOTS * ELEMENTS);
+    let words = zeroed!(nvshmem, u64, LANES * WORDS);
+    let results = zeroed!(nvshmem, u64, RESULTS);
+    nvshmem.barrier_all();
+    let started = Instant::now();
+    let kernel = module.kernel("slot_reuse").expect("the kernel exists");
+    // SAFETY: the arguments are the kernel's, with the buffer sizes its documentation asks for,
+    // and every PE launches it alike.
+    unsafe {
+        kernel.launch_cooperative(
+            LaunchConfig::linear(BLOCKS, THREADS),
+            &[
+                &planted,
+                &ROUNDS,
+                &source.as_symmetric_ptr(),
+                &data.as_symmetric_ptr(),
+                &words.as_symmetric_ptr(),
+                &results.as_symmetric_ptr(),
+            ],
+        )
+    }
+    .expect("launching slot_reuse");
+    nvshmem.synchronize().expect("running slot_reuse");
+    let results = results.to_vec().unwrap();
+    let threads = || results.chunks(THREAD_RESULTS);
+    let checked: u64 = threads().map(|thread| thread[0]).sum();
+    let stale: u64 = threads().map(|thread| thread[1]).sum();
+    let first = threads()
+        .enumerate()
+        .filter(|(_, thread)| thread[2] != u64::MAX)
+        .map(|(index, thread)| (thread[2], index / THREADS as usize, thread[3], thread[4]))
+        .min();
+    println!(
+        "PE {me}/{n}: {LANES} lanes × {ROUNDS} rounds{}: {stale} of {checked} elements stale, \
+         {:.1} ms",
+        if planted {
+            " with the acquire left out"
+        } else {
+            ""
+        },
+        elapsed_ms(started)
+    );
+    nvshmem.barrier_all();
+    let expected = LANES as u64 * ROUNDS as u64 * ELEMENTS as u64;
+    assert_eq!(checked, expected, "PE {me}: elements checked");
+    if let Some((round, lane, index, got)) = first {
+        let want = value(lane, round, prev(me, n), index as usize);
+        panic!(
+            "PE {me}: {stale} of {checked} elements read after their signal were stale; first: \
+             lane {lane}, round {round}, element {index}: {got:#x}, expected {want:#x}"
+        );
+    }
 }
 
 #[test]
@@ -1222,6 +1314,7 @@ fn both_modules_export_the_kernels_the_tests_launch() {
         "rma_families",
         "signal_families",
         "signal_order",
+        "slot_reuse",
         "p2p_families",
         "atomic_families",
         "world_sync",

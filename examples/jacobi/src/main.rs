@@ -116,10 +116,9 @@ struct JacobiIterations<'m, 'nv> {
 
 impl Iterations for JacobiIterations<'_, '_> {
     fn reset(&mut self) -> Result<(), Box<dyn Error>> {
+        // Not the grid counter: zeroed at allocation, every complete grid barrier leaves it ready
+        // for the next launch.
         self.signals.reset()?;
-        // The persistent kernel's grid barrier counts arrivals from zero, iteration by iteration.
-        let stream = self.grid_counter.stream().clone();
-        stream.memset_zeros(&mut self.grid_counter)?;
         Ok(())
     }
 

@@ -19,8 +19,11 @@
 //! then complete and meet in a team barrier (NVSHMEM's alltoall signals each peer and waits for
 //! each peer's signal: the same rendezvous). The pulls need a team barrier first, so that every
 //! member's `source` is stored and visible, and a team sync after, so that no member returns, and
-//! reuses its `source`, while another still reads it. Every member combines the operands in team
-//! order, so all of them compute the same bits, floating-point sums included.
+//! reuses its `source`, while another still reads it. NVSHMEM's barrier fences before it signals
+//! but not after its wait, and its team sync not at all, so the PTX memory model's order comes from
+//! fences here: an acquire after each barrier, before the data it guards is read, and a release
+//! before the sync, after the last read of the members' `source`. Every member combines the
+//! operands in team order, so all of them compute the same bits, floating-point sums included.
 
 use super::{Pull, Push, striped};
 use crate::{Team, ffi, team};
@@ -130,7 +133,12 @@ pub(crate) unsafe fn push_blocks(
             let from = source.add(member as usize * source_stride);
             striped::copy(to, from, block_bytes, 0, 1);
         }
+        // The barrier releases the stores above (it fences at system scope before it signals),
+        // but its wait ends without an acquire: the fence after it makes the blocks the other
+        // members stored into this PE's `dest` what this thread reads next.
         let _ = ffi::nvshmem_barrier(team.raw());
+        #[cfg(target_arch = "nvptx64")]
+        crate::memory::fence_acq_rel_system();
     }
     true
 }
@@ -179,10 +187,13 @@ pub(crate) unsafe fn pull_reduce<T, C: Fn(T, T) -> T + Copy>(
             return true;
         }
         // A barrier, not a sync: each member fences its stores (to its `source` among them)
-        // before it signals, and this thread's fence invalidates its multiprocessor's L1 before
-        // it waits, so the loads below read what the members stored, not lines cached by an
-        // earlier call. A team sync alone signals and waits with volatile accesses and no fence.
+        // before it signals (a release), which a team sync, volatile accesses and no fence, does
+        // not. The barrier's wait ends without an acquire; the fence after it orders the loads
+        // below after it, so they read what the members stored, not lines this multiprocessor's
+        // L1 cache kept from an earlier call.
         let _ = ffi::nvshmem_barrier(team.raw());
+        #[cfg(target_arch = "nvptx64")]
+        crate::memory::fence_acq_rel_system();
         let (first, second) = (
             member_address(team, 0, block),
             member_address(team, 1, block),
@@ -197,6 +208,10 @@ pub(crate) unsafe fn pull_reduce<T, C: Fn(T, T) -> T + Copy>(
                 combine,
             );
         }
+        // A release before the sync: the loads above complete before any member learns that
+        // this PE is done with its `source` and writes it again.
+        #[cfg(target_arch = "nvptx64")]
+        crate::memory::fence_acq_rel_system();
         let _ = ffi::nvshmem_team_sync(team.raw());
     }
     true

@@ -1,81 +1,38 @@
-//! How NVSHMEM reaches the job's PEs, as its device state records it, and which atomics that lets
-//! the load/store path issue itself.
+//! Whether the load/store path may add to a mapped peer's signal word itself, which the host decides
+//! when it loads the module.
 //!
-//! NVSHMEM's host library sets `job_connectivity` in the device state (`nvshmemi_device_state_d`)
-//! to the weakest link between any two PEs of the job: `NVSHMEMI_JOB_GPU_LDST_ATOMICS` (1) when
-//! every peer is mapped with native atomics, `NVSHMEMI_JOB_GPU_LDST` (2) when mapped without them
-//! (PCIe peers), and larger values when some peer is reached through the proxy or a network. Its
-//! device code applies an atomic to a mapped peer's word with the GPU's own system-scope atomic only
-//! up to `NVSHMEMI_JOB_GPU_LDST`; above it, every atomic goes through the proxy or network, so that
-//! all atomics on a word, from any PE, are atomic with each other. An atomic issued through the
-//! mapping beside them would not be, and updates would be lost.
+//! All additions to one word must be atomic with each other. NVSHMEM applies a signal addition to a
+//! mapped peer with the GPU's own system-scope atomic only when every PE of the job reaches every
+//! other with loads and stores (`job_connectivity` in its device state at most
+//! `NVSHMEMI_JOB_GPU_LDST`); otherwise every addition goes through its proxy or network transport.
+//! An addition through the mapping beside those would not be atomic with them, updates would be
+//! lost, and a wait for the sum would hang. So the path adds through the mapping only where the
+//! module's [`MAPPED_SIGNAL_ADDS_SYMBOL`] global says the host has established that NVSHMEM would
+//! too, and otherwise hands the addition to `nvshmemx_signal_op`, which is right in every job.
+//!
+//! The global starts at 0, "hand additions to NVSHMEM", so a module loaded by other code, or by a
+//! host that cannot vouch for the NVSHMEM release, is correct and only slower. `nvshmem-host` sets
+//! it to 1 when the release's device code is one whose `nvshmemi_signal_op` it was checked against
+//! (3.4.5, 3.8.0), the job's `job_connectivity`, read from the module's device state at that
+//! release's layout, allows it, and (3.8.0) NVSHMEM has no logical endpoints that could carry
+//! additions instead (its `mapped_signal_adds.rs` holds the rule and its tests).
+//! Signal sets always go through the mapping, as NVSHMEM's do: a store needs no atomicity.
 
-/// The byte offset of `job_connectivity` in NVSHMEM 3.4.5's device state
-/// (`nvshmemi_device_host_state_v1`): it follows eight `int`s (`version` … `atomics_sync`).
-pub(crate) const JOB_CONNECTIVITY_OFFSET: usize = 32;
+/// The name of the module global (a `u32`) that says whether signal additions may go through the
+/// peer mapping (non-zero) or go to NVSHMEM (0, its initial value). Only modules built with the
+/// load/store path define it; `nvshmem-builder` keeps it visible and `nvshmem-host` sets it.
+pub const MAPPED_SIGNAL_ADDS_SYMBOL: &str = "NVSHMEMRS_MAPPED_SIGNAL_ADDS";
 
-/// `NVSHMEMI_JOB_GPU_LDST`: the weakest connectivity at which NVSHMEM issues atomics through the
-/// peer mapping.
-pub(crate) const JOB_GPU_LDST: i32 = 2;
+/// The global named by [`MAPPED_SIGNAL_ADDS_SYMBOL`].
+#[cfg(all(target_arch = "nvptx64", not(feature = "nvshmem-only")))]
+#[unsafe(no_mangle)]
+static mut NVSHMEMRS_MAPPED_SIGNAL_ADDS: u32 = 0;
 
-/// Whether an atomic on a mapped peer's word may be this thread's own system-scope atomic, given
-/// the job's `job_connectivity`: NVSHMEM's own rule (`nvshmemi_signal_op`).
+/// Whether a signal addition to a mapped peer's word may be this thread's own system-scope atomic
+/// (constant for a launch: the host writes the global before any kernel of the module runs).
+#[cfg(all(target_arch = "nvptx64", not(feature = "nvshmem-only")))]
 #[inline(always)]
-pub(crate) const fn atomics_through_mapping(job_connectivity: i32) -> bool {
-    job_connectivity <= JOB_GPU_LDST
-}
-
-/// The job's connectivity, read from NVSHMEM's device state (constant for a launch: the host
-/// writes it before any kernel runs).
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-pub(crate) fn job_connectivity() -> i32 {
-    let value: i32;
-    // SAFETY: a load from NVSHMEM's device state, which every kernel linked by nvshmem-builder
-    // defines in constant memory; the field lies inside it.
-    unsafe {
-        core::arch::asm!(
-            "ld.const.s32 {value}, [nvshmemi_device_state_d+{offset}];",
-            value = out(reg32) value,
-            offset = const JOB_CONNECTIVITY_OFFSET,
-            options(pure, readonly, nostack),
-        );
-    }
-    value
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use nvshmem_sys::{
-        NVSHMEMI_JOB_GPU_LDST, NVSHMEMI_JOB_GPU_LDST_ATOMICS, NVSHMEMI_JOB_GPU_LDST_REMOTE_ATOMICS,
-        NVSHMEMI_JOB_GPU_PROXY, NVSHMEMI_JOB_GPU_PROXY_CST, nvshmemi_device_host_state_v1,
-    };
-
-    #[test]
-    fn the_field_and_threshold_are_nvshmems() {
-        assert_eq!(
-            JOB_CONNECTIVITY_OFFSET,
-            core::mem::offset_of!(nvshmemi_device_host_state_v1, job_connectivity)
-        );
-        assert_eq!(JOB_GPU_LDST, NVSHMEMI_JOB_GPU_LDST as i32);
-    }
-
-    #[test]
-    fn only_load_store_jobs_add_through_the_mapping() {
-        assert!(atomics_through_mapping(
-            NVSHMEMI_JOB_GPU_LDST_ATOMICS as i32
-        ));
-        assert!(atomics_through_mapping(NVSHMEMI_JOB_GPU_LDST as i32));
-        for proxied in [
-            NVSHMEMI_JOB_GPU_LDST_REMOTE_ATOMICS,
-            NVSHMEMI_JOB_GPU_PROXY,
-            NVSHMEMI_JOB_GPU_PROXY_CST,
-        ] {
-            assert!(
-                !atomics_through_mapping(proxied as i32),
-                "connectivity {proxied} must leave atomics to NVSHMEM"
-            );
-        }
-    }
+pub(crate) fn mapped_signal_adds() -> bool {
+    // SAFETY: a read of the module's own global, which only the host writes, before any launch.
+    unsafe { (&raw const NVSHMEMRS_MAPPED_SIGNAL_ADDS).read() != 0 }
 }

@@ -92,9 +92,9 @@ pub(crate) unsafe fn transfer(
 /// else with `nvshmemx_signal_op`. If `pe`'s memory is not mapped here, `nvshmem`,
 /// NVSHMEM's own call, does it all. The group waits before and after, as in [`transfer`].
 ///
-/// The signal's address is looked up before the fence, as NVSHMEM's header path does; calling
-/// `nvshmemx_signal_op` after the fence looked it up again, a load behind the fence's cache
-/// invalidation on every signal.
+/// The signal's address, and whether the signal may go through the mapping, are looked up before
+/// the fence, as NVSHMEM's header path does; calling `nvshmemx_signal_op` after the fence looked
+/// the address up again, a load behind the fence's cache invalidation on every signal.
 ///
 /// # Safety
 /// As for [`transfer`] (a put), and `signal` is a symmetric `u64`, `op` `NVSHMEM_SIGNAL_SET` or
@@ -118,16 +118,15 @@ pub(crate) unsafe fn put_signal(
         scope.sync();
         match peer_address(symmetric, pe) {
             Some(remote) => {
-                let remote_signal = peer_address(signal.cast(), pe);
+                let mapped_signal =
+                    peer_address(signal.cast(), pe).filter(|_| signal_through_mapping(op));
                 let rank = copy(scope, remote, source.cast_mut(), bytes);
                 scope.sync();
                 if rank == 0 {
                     core::arch::asm!("fence.sc.sys;", options(nostack));
-                    match remote_signal {
-                        Some(word) if signal_through_mapping(op) => {
-                            signal_at(word.cast(), value, op)
-                        }
-                        _ => ffi::nvshmemx_signal_op(signal, value, op, pe),
+                    match mapped_signal {
+                        Some(word) => signal_at(word.cast(), value, op),
+                        None => ffi::nvshmemx_signal_op(signal, value, op, pe),
                     }
                 }
             }
@@ -137,14 +136,13 @@ pub(crate) unsafe fn put_signal(
     }
 }
 
-/// Whether the signal operation `op` on a mapped peer's signal word may go through the mapping, as
-/// NVSHMEM decides in `nvshmemi_signal_op`: a set always, an addition only when the job's connectivity is load/store
-/// ([`connectivity::atomics_through_mapping`]); otherwise NVSHMEM's call applies it, through the
+/// Whether the signal operation `op` on a mapped peer's signal word may go through the mapping: a
+/// set always, as NVSHMEM does, an addition only where the host has found that NVSHMEM would add
+/// through the mapping too ([`connectivity`]); otherwise NVSHMEM's call applies it, through the
 /// transport that applies every other PE's additions to that word.
 #[inline(always)]
 fn signal_through_mapping(op: c_int) -> bool {
-    op == ffi::NVSHMEM_SIGNAL_SET
-        || connectivity::atomics_through_mapping(connectivity::job_connectivity())
+    op == ffi::NVSHMEM_SIGNAL_SET || connectivity::mapped_signal_adds()
 }
 
 /// Applies `op` with `value` to the signal word at `word`, a peer's word mapped here, as NVSHMEM

@@ -23,12 +23,13 @@
 //! rule this one out when a result looks wrong. `nvshmem-builder` turns it on with
 //! `PtxBuilder::load_store(false)`; a kernel crate can also enable it in its `Cargo.toml`.
 //!
-//! Atomics that this path issues itself follow NVSHMEM's rule for them ([`connectivity`]).
+//! Signal additions that this path issues itself follow NVSHMEM's rule for them, as the host
+//! establishes it when it loads the module ([`connectivity`]).
 
 #[cfg(any(test, not(feature = "nvshmem-only")))]
 mod collective;
-#[cfg(any(test, all(target_arch = "nvptx64", not(feature = "nvshmem-only"))))]
 mod connectivity;
+pub use connectivity::MAPPED_SIGNAL_ADDS_SYMBOL;
 #[cfg(all(target_arch = "nvptx64", not(feature = "nvshmem-only")))]
 mod copy;
 #[cfg(any(test, not(feature = "nvshmem-only")))]

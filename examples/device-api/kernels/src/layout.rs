@@ -208,6 +208,44 @@ pub mod signal_order {
     }
 }
 
+/// Slots reused with plain loads after `signal_wait_until` (see the `slot_reuse` kernel): `LANES`
+/// pipelines, each a sending block on every PE that puts round after round into the next PE's
+/// slots, and a receiving block there that waits for each round's signal and reads the slot.
+pub mod slot_reuse {
+    use super::THREADS;
+
+    /// Pipelines; the grid has a sending and a receiving block for each, on every PE.
+    pub const LANES: usize = 8;
+    /// Blocks of the cooperative launch.
+    pub const BLOCKS: u32 = 2 * LANES as u32;
+    /// Elements (`u64`) of a round's payload: 8 KiB, so that a lane's slots stay in its receiving
+    /// multiprocessor's L1 cache from one use to the next.
+    pub const ELEMENTS: usize = 1024;
+    /// Payload slots per lane, used round-robin: a sender runs at most this many rounds ahead.
+    pub const SLOTS: usize = 4;
+    /// Rounds: each slot is reused `ROUNDS / SLOTS − 1` times.
+    pub const ROUNDS: u32 = 1024;
+    /// Signal words (`u64`) per lane: one per slot, then the acknowledgement word, which counts
+    /// the rounds the next PE's receiving block has read.
+    pub const WORDS: usize = SLOTS + 1;
+    /// The acknowledgement word of a lane.
+    pub const ACK: usize = SLOTS;
+    /// Result words (`u64`) per receiving thread: elements checked, elements stale, and the first
+    /// stale element's round, index and value (`u64::MAX` when none was stale).
+    pub const THREAD_RESULTS: usize = 5;
+    /// Result words of a lane.
+    pub const LANE_RESULTS: usize = THREADS as usize * THREAD_RESULTS;
+    /// Result words (`u64`).
+    pub const RESULTS: usize = LANES * LANE_RESULTS;
+
+    /// Element `i` of the payload PE `pe` sends in round `round` of lane `lane`, as
+    /// `0xLL_RRRRRR_PP_IIII` (the lane from 1), so that a stale value says which round it came
+    /// from. Never 0, the initial data.
+    pub const fn value(lane: usize, round: u64, pe: i32, i: usize) -> u64 {
+        ((lane as u64 + 1) << 48) | (round << 24) | ((pe as u64) << 16) | i as u64
+    }
+}
+
 /// Point-to-point synchronisation: `wait_until*` and `test*`.
 pub mod p2p {
     /// Result slots (`i64`).

@@ -2,10 +2,11 @@
 //! NVSHMEM's device API that works with several PEs per GPU without MPS (RMA, signals,
 //! point-to-point synchronisation, atomics, barriers over all PEs, the debugging timeouts), each
 //! leaving results in symmetric buffers that the host compares with [`layout`]'s expected values,
-//! and [`signal_order`], which checks in the kernel that put-with-signal's data is in place when
-//! its signal is seen.
-//! Every kernel runs as one block of [`layout::THREADS`] threads, launched cooperatively on every
-//! PE. Team barriers and collectives are in `examples/device-api-teams/kernels`, a module of its
+//! [`signal_order`], which checks in the kernel that put-with-signal's data is in place when
+//! its signal is seen, and [`slot_reuse`], which checks that plain loads after a signal wait read
+//! that data even where they read the same slot before.
+//! Every kernel but [`slot_reuse`] (`BLOCKS` blocks) runs as one block of [`layout::THREADS`]
+//! threads, launched cooperatively on every PE. Team barriers and collectives are in `examples/device-api-teams/kernels`, a module of its
 //! own because NVSHMEM's collectives make large PTX that takes long to JIT-compile.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
@@ -347,9 +348,9 @@ pub unsafe fn signal_order(
 
             signal::signal_wait_until(signal, Cmp::Eq, signal_awaited(op_index, round));
             for i in my_share(ELEMENTS) {
-                // Volatile: what has arrived in memory, not a line this multiprocessor cached when
-                // it read the slot `SLOTS` rounds ago.
-                let got = dest.add(i).as_ptr().read_volatile();
+                // Plain loads: the wait's acquire keeps out the lines this multiprocessor cached
+                // when it read the slot `SLOTS` rounds ago.
+                let got = *dest.add(i).as_ptr();
                 checked += 1;
                 if got != value(v, round, from, i) {
                     if stale == 0 {
@@ -379,6 +380,109 @@ pub unsafe fn signal_order(
             thread::sync_threads();
         }
         let base = v * VARIANT_RESULTS + t * THREAD_RESULTS;
+        for (k, word) in [checked, stale].into_iter().chain(first_stale).enumerate() {
+            record(results, base + k, word);
+        }
+    }
+}
+
+/// Slot reuse with plain loads after the signal (see [`layout::slot_reuse`]): sending block `l`
+/// of every PE puts round after round into lane `l`'s slots on the next PE with a block-scope
+/// `put_signal` (setting the slot's word to the round plus one); receiving block `LANES + l`
+/// waits in thread 0 for each round's word, meets its block, and every thread reads its share of
+/// the slot with plain loads and counts the elements that do not hold the round's value. Then
+/// thread 0 acknowledges the round to the previous PE, whose sender reuses the slot `SLOTS` rounds
+/// later. The receiving blocks never fence on their own: the wait's acquire alone must keep the
+/// lines read `SLOTS` rounds earlier out of the loads. With `planted` the wait is NVSHMEM's
+/// `nvshmem_signal_wait_until` called directly, without the wrapper's acquire: the defect the
+/// check must find (NVSHMEM 3.4.5's wait has no fence; 3.8.0's has one of its own).
+///
+/// # Safety
+/// The buffers are symmetric with the sizes of [`layout::slot_reuse`] (`source`: `LANES ×
+/// ELEMENTS`; `data`: `LANES × SLOTS × ELEMENTS`; `words`: `LANES × WORDS`, zeroed; `results`:
+/// `RESULTS`); every PE launches it cooperatively as `BLOCKS` blocks of `THREADS` threads.
+#[kernel]
+pub unsafe fn slot_reuse(
+    planted: bool,
+    rounds: u32,
+    source: SymmetricPtr<u64>,
+    data: SymmetricPtr<u64>,
+    words: SymmetricPtr<u64>,
+    results: SymmetricPtr<u64>,
+) {
+    use layout::slot_reuse::*;
+    let (me, n) = (pe::my_pe(), pe::n_pes());
+    let block = thread::block_idx_x() as usize;
+    let (lane, sends) = (block % LANES, block < LANES);
+    let t = tid();
+    // SAFETY: the buffers have the documented sizes on every PE, so every offset is in bounds;
+    // `next` and `prev` are valid PEs; each block-scope call and `sync_threads` is reached by the
+    // whole block; each wait is for a round the other PE's block reaches without waiting for this
+    // block's later rounds, and the launch is cooperative, so none hangs.
+    unsafe {
+        let word = |k: usize| words.add(lane * WORDS + k);
+        let slot_data = |round: u64| data.add((lane * SLOTS + round as usize % SLOTS) * ELEMENTS);
+        if sends {
+            let (to, source) = (next(me, n), source.add(lane * ELEMENTS));
+            for round in 0..rounds as u64 {
+                if round >= SLOTS as u64 {
+                    if t == 0 {
+                        signal::signal_wait_until(word(ACK), Cmp::Ge, round - SLOTS as u64 + 1);
+                    }
+                    thread::sync_threads();
+                }
+                for i in my_share(ELEMENTS) {
+                    *source.add(i).as_ptr() = value(lane, round, me, i);
+                }
+                thread::sync_threads();
+                let slot = round as usize % SLOTS;
+                signal::block::put_signal(
+                    slot_data(round),
+                    source.as_ptr().cast_const(),
+                    ELEMENTS,
+                    word(slot),
+                    round + 1,
+                    SignalOp::Set,
+                    to,
+                );
+            }
+            return;
+        }
+        let from = prev(me, n);
+        let (mut checked, mut stale) = (0u64, 0u64);
+        let mut first_stale = [u64::MAX; 3];
+        for round in 0..rounds as u64 {
+            let signal = word(round as usize % SLOTS);
+            if t == 0 {
+                if planted {
+                    nvshmem_gpu::ffi::nvshmem_signal_wait_until(
+                        signal.as_ptr(),
+                        Cmp::Ge as i32,
+                        round + 1,
+                    );
+                } else {
+                    signal::signal_wait_until(signal, Cmp::Ge, round + 1);
+                }
+            }
+            thread::sync_threads();
+            let slot = slot_data(round);
+            for i in my_share(ELEMENTS) {
+                let got = *slot.add(i).as_ptr();
+                checked += 1;
+                if got != value(lane, round, from, i) {
+                    if stale == 0 {
+                        first_stale = [round, i as u64, got];
+                    }
+                    stale += 1;
+                }
+            }
+            // Every thread has read the slot before the previous PE may write it again.
+            thread::sync_threads();
+            if t == 0 {
+                signal::signal_op(word(ACK), round + 1, SignalOp::Set, from);
+            }
+        }
+        let base = lane * LANE_RESULTS + t * THREAD_RESULTS;
         for (k, word) in [checked, stale].into_iter().chain(first_stale).enumerate() {
             record(results, base + k, word);
         }

@@ -210,7 +210,7 @@ pub unsafe fn jacobi_overlap(
 /// As for [`jacobi_signal`]; launched cooperatively with a 1-D grid small enough to stay resident
 /// next to the other PEs' on the same GPU; `norms` is the start of buffers holding
 /// `schedule.count()` norms ([`nvshmem_halo::host::NormBuffers::base`]); `grid_counter` is a
-/// zeroed `u32`.
+/// `u32` zeroed before the first launch and used only by this kernel's grid barrier.
 #[kernel]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn jacobi_persistent(
@@ -224,8 +224,9 @@ pub unsafe fn jacobi_persistent(
     grid_counter: *mut u32,
 ) {
     check_vector(&tiling);
-    // SAFETY: `grid_counter` is zeroed and the launch cooperative (the caller's contract).
-    let mut barrier = unsafe { grid::GridBarrier::new(grid_counter) };
+    // SAFETY: `grid_counter` serves only this grid's barriers and the launch is cooperative (the
+    // caller's contract).
+    let barrier = unsafe { grid::GridBarrier::new(grid_counter) };
     let column_blocks = tiling.column_blocks(&patch);
     let items = column_blocks * tiling.boundary_first_bands(&patch);
     let n_pes = nvshmem_gpu::pe::n_pes() as u32;
