@@ -209,8 +209,8 @@ pub unsafe fn jacobi_overlap(
 /// # Safety
 /// As for [`jacobi_signal`]; launched cooperatively with a 1-D grid small enough to stay resident
 /// next to the other PEs' on the same GPU; `norms` is the start of buffers holding
-/// `schedule.count()` norms ([`nvshmem_halo::host::NormBuffers::base`]); `grid_counter` is a
-/// zeroed `u32`.
+/// `schedule.rows()` rows of norms ([`nvshmem_halo::host::NormBuffers::base`]); `grid_counter` is
+/// a zeroed `u32`.
 #[kernel]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn jacobi_persistent(
@@ -253,7 +253,7 @@ pub unsafe fn jacobi_persistent(
             item += thread::grid_dim_x();
         }
         if schedule.computes(iteration) {
-            // SAFETY: the buffers hold `schedule.count()` norms; every block adds (the condition
+            // SAFETY: the buffers hold `schedule.rows()` rows; every block adds (the condition
             // is uniform); set `j % 2` was last used two norms ago, grid barriers since.
             unsafe {
                 let target = norms.norm(schedule.index(iteration), n_pes);

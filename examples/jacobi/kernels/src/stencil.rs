@@ -404,22 +404,22 @@ pub unsafe fn barrier_all() {
     }
 }
 
-/// Sums each norm's row of every PE's totals, in PE order, into `norms` (squared): the same sum on
-/// every PE. Grid-stride over the `count` norms; launched once the PEs have met after the run.
+/// Sums each row of every PE's totals, in PE order, into `norms` (squared): the same sum on every
+/// PE. Grid-stride over the `rows` rows; launched once the PEs have met after the run.
 ///
 /// # Safety
-/// `totals` holds `count` rows of `n_pes` values, every PE's puts into them complete; `norms`
-/// holds `count` values.
+/// `totals` holds `rows` rows of `n_pes` values, every PE's puts into them complete; `norms`
+/// holds `rows` values.
 #[kernel]
-pub unsafe fn norm_sum(totals: SymmetricPtr<f64>, norms: *mut f64, count: u32) {
+pub unsafe fn norm_sum(totals: SymmetricPtr<f64>, norms: *mut f64, rows: u32) {
     let n_pes = pe::n_pes() as usize;
-    for j in (thread::global_index_x()..count as usize).step_by(thread::grid_size_x()) {
+    for j in (thread::global_index_x()..rows as usize).step_by(thread::grid_size_x()) {
         let mut sum = 0.0;
         for pe in 0..n_pes {
             // SAFETY: inside row `j` (the caller's contract).
             sum += unsafe { *totals.as_ptr().add(j * n_pes + pe) };
         }
-        // SAFETY: `j < count`.
+        // SAFETY: `j < rows`.
         unsafe { *norms.add(j) = sum };
     }
 }
