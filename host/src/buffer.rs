@@ -129,6 +129,19 @@ impl Nvshmem {
             });
         }
         let ptr = result::malloc(self.lib(), bytes, how).map_err(|error| match error {
+            // The cap holds the request (checked above): NVSHMEM's growth of the heap failed.
+            Error::HeapExhausted {
+                bytes,
+                bound: Some(HeapBound::Cap(cap)),
+                ..
+            } => Error::HeapGrowthFailed {
+                bytes,
+                in_use,
+                cap,
+                free,
+                pes_per_gpu: crate::runtime::pes_per_gpu_from_environment(),
+                mps: nvshmem_pe_env::mps::detect().is_some(),
+            },
             Error::HeapExhausted { bytes, bound, .. } => Error::HeapExhausted {
                 bytes,
                 in_use,
