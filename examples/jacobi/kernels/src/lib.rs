@@ -125,7 +125,8 @@ pub unsafe fn jacobi_p(
         });
         // ANCHOR_END: jacobi_p_edges
         device::add_norm(&norm, residual);
-        device::meet_at_end(meeting);
+        let (up, down) = pushed_edges(&patch, &rows);
+        device::meet_at_end(meeting, up || down);
     }
 }
 
