@@ -129,17 +129,21 @@ def read_baseline(path):
         return json.load(f)
 
 
-def slower(now, then, floor):
-    """(change, band) where `now` is slower than `then` beyond the band, else None. change > 0 is
-    the fraction by which the cell got slower (time up, or rate down)."""
+def change_of(now, then, floor):
+    """(change, band): change > 0 is the fraction by which the cell got slower (time up, or rate
+    down), < 0 faster; band is the cell's noise band. None without both figures."""
     if not now.median or not then.get("median"):
         return None
     band = max(floor, now.spread or 0.0, then.get("spread") or 0.0)
     if then.get("higher_is_better"):
-        change = then["median"] / now.median - 1.0
-    else:
-        change = now.median / then["median"] - 1.0
-    return (change, band) if change > band else None
+        return then["median"] / now.median - 1.0, band
+    return now.median / then["median"] - 1.0, band
+
+
+def slower(now, then, floor):
+    """(change, band) where `now` is slower than `then` beyond the band, else None."""
+    verdict = change_of(now, then, floor)
+    return verdict if verdict and verdict[0] > verdict[1] else None
 
 
 def fmt(value, unit):
@@ -170,15 +174,22 @@ def check(suite, gpu, paths, machine, out=sys.stdout):
               f"baseline's: " + "; ".join(f"{k} '{now}' (baseline '{then}')" for k, (now, then) in differing.items()),
               file=out)
     compared = [k for k in cells if k in accepted["cells"]]
-    bad = []
+    bad, better = [], []
     for name in sorted(compared):
-        verdict = slower(cells[name], accepted["cells"][name], floor)
-        if verdict:
+        verdict = change_of(cells[name], accepted["cells"][name], floor)
+        if verdict and verdict[0] > verdict[1]:
             bad.append((name, verdict))
+        elif verdict and -verdict[0] > verdict[1]:
+            better.append((name, verdict))
     new = len(cells) - len(compared)
     print(f"{what}: {len(compared)} cell(s) compared with {os.path.relpath(path)} "
           f"({accepted.get('source', 'source not recorded')}), {new} without a baseline, "
-          f"{len(bad)} slower than the baseline beyond the noise band", file=out)
+          f"{len(bad)} slower than the baseline beyond the noise band, {len(better)} faster", file=out)
+    # The largest gains, for the record (a baseline is raised only on purpose, with `accept`).
+    for name, (change, band) in sorted(better, key=lambda item: item[1][0])[:10]:
+        then = accepted["cells"][name]
+        print(f"  faster {name}: {fmt(cells[name].median, cells[name].unit)} against "
+              f"{fmt(then['median'], cells[name].unit)}, {change:+.1%} (band {band:.1%})", file=out)
     for name, (change, band) in bad:
         now, then = cells[name], accepted["cells"][name]
         twin = ""

@@ -114,6 +114,9 @@ class Guard(unittest.TestCase):
         self.assertIn("SLOWER micro put_bw scope=block bytes=1048576 grid=1 pes=2: 40 GB/s against 44.9 GB/s", out)
         status, out = self.check("bench-1gpu", bench_run(bandwidth=50.0))
         self.assertEqual(status, 0, out)
+        self.assertIn("0 slower than the baseline beyond the noise band, 1 faster", out)
+        self.assertIn("faster micro put_bw scope=block bytes=1048576 grid=1 pes=2: 50 GB/s against 44.9 GB/s, "
+                      "-10.2% (band 3.0%)", out)
 
     def test_a_change_inside_the_noise_band_passes(self):
         self.accept("bench-1gpu", bench_run())
