@@ -90,7 +90,9 @@ pub enum Error {
     },
     /// The symmetric heap cannot hold a request: refused before `nvshmem_malloc` where the request
     /// does not fit beside the live buffers within what bounds the heap (NVSHMEM fails such a
-    /// request by crashing), or `nvshmem_malloc` returned null.
+    /// request by crashing), or `nvshmem_malloc` returned null where the heap is fixed (CUDA's
+    /// virtual memory management off) or its bound unknown; below a cap it grows to, the error is
+    /// [`Error::HeapGrowthFailed`].
     HeapExhausted {
         /// The bytes requested.
         bytes: usize,
