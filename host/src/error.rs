@@ -102,7 +102,7 @@ pub enum Error {
         bound: Option<crate::environment::HeapBound>,
     },
     /// `nvshmem_malloc` returned null for a request that the heap's cap can hold beside the live
-    /// buffers: NVSHMEM's own growth of the heap failed, not the cap.
+    /// buffers with a granule to spare: NVSHMEM's own growth of the heap failed, not the cap.
     HeapGrowthFailed {
         /// The bytes requested.
         bytes: usize,
