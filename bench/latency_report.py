@@ -24,15 +24,16 @@ def fields(line):
 def read(paths):
     runs, failed = defaultdict(list), []
     for path in paths:
-        for line in open(path):
-            if line.startswith("failed: "):
-                failed.append(line.strip())
-            if not line.startswith("result: "):
-                continue
-            f = fields(line)
-            variant = f["variant"] + ("+graph" if "graph" in f else "")
-            key = (int(f["nx"]), int(f["pes"]), int(f["norm_every"]), variant)
-            runs[(key, f["impl"])].append(f)
+        with open(path) as lines:
+            for line in lines:
+                if line.startswith("failed: "):
+                    failed.append(line.strip())
+                if not line.startswith("result: "):
+                    continue
+                f = fields(line)
+                variant = f["variant"] + ("+graph" if "graph" in f else "")
+                key = (int(f["nx"]), int(f["pes"]), int(f["norm_every"]), variant)
+                runs[(key, f["impl"])].append(f)
     return runs, failed
 
 

@@ -28,8 +28,11 @@
 # and OUT_DIR keeps the latest report of each (git keeps the earlier ones). Pass another OUT_DIR
 # to keep a run apart.
 #
-# Exit status: 0 when every run exited 0, every check passed and every case has its figures (the
-# report says how the ratios compare, which does not change it); 1 otherwise; 2 for bad settings.
+# Exit status: 0 when every run exited 0, every check passed, every case has its figures (the
+# report says how the ratios compare, which does not change it) and the baseline guard found no
+# cell slower than the last accepted figures of this GPU model (bench/baseline.py: Rust's medians
+# against bench/baseline/<model>.json, beyond the noise band; it names every such cell); 1
+# otherwise; 2 for bad settings.
 #
 # Order: first, for each PE count, the short runs (micro-benchmarks one-sided, two-sided and
 # collective, every round; the Jacobi checks and the NCCL check, once); then the T1 single-GPU
@@ -49,6 +52,7 @@
 #   BENCH_BUDGET_S       time budget of the whole run in seconds (default 500)
 #   BENCH_GPUS           GPUs to spread the PEs over (default: every GPU of the machine; 1 puts all
 #                        PEs on the first GPU, as on a machine of one GPU)
+#   BENCH_GUARD          off: no baseline guard (default on)
 #   MICRO_ARGS, COLLECTIVE_ARGS, JACOBI_ARGS, JACOBI_CHECK_ARGS   the programs' arguments
 #                        (defaults below; set and empty: the programs' own defaults;
 #                        COLLECTIVE_ARGS come after MICRO_ARGS in the collectives' job)
@@ -388,12 +392,22 @@ echo "elapsed: $(elapsed)" >> "$MACHINE"
 progress "writing the report"
 python3 bench/report.py --results "$RESULTS" --machine "$MACHINE" --prefix "$PREFIX" 2>&1 | tee -a "$LOG"
 status=${PIPESTATUS[0]}
+guard=0
+if [[ ${BENCH_GUARD:-on} != off ]]; then
+    python3 bench/baseline.py check --suite "bench-$CONFIG" --results "$RESULTS" --machine "$MACHINE" \
+        --gpu "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)" 2>&1 | tee -a "$LOG"
+    guard=${PIPESTATUS[0]}
+fi
 progress "done: $(find "$OUT" -maxdepth 1 -type f -name "bench-$CONFIG[.-]*" -printf '%f\n' | sort | tr '\n' ' ')"
 if (( FAILED_RUNS > 0 )); then
     progress "FAILED: $FAILED_RUNS run(s) did not exit 0 or had a failed check (see the report and the log)"
     (( status == 0 )) && status=1
 elif (( status != 0 )); then
     progress "FAILED: the report found failures (exit $status)"
+fi
+if (( guard != 0 )); then
+    progress "FAILED: the baseline guard found cells slower than bench/baseline (named above)"
+    status=1
 fi
 # The console file is complete when the harness returns.
 exec > /dev/null 2>&1

@@ -14,7 +14,11 @@
 # concatenated for bench/latency_report.py.
 #
 # Settings (environment): LAT_GRIDS (default "1024 2048 4096 8192 16384"), LAT_PES ("1 2 4"),
-# LAT_NORMS ("1 100"), LAT_BUDGET_S (540). Iterations: 5000 up to 2048², 1000 above (graphs of 100).
+# LAT_NORMS ("1 100"), LAT_BUDGET_S (540), LAT_GUARD (off: no baseline guard). Iterations: 5000 up
+# to 2048², 1000 above (graphs of 100).
+# Exit status: 1 when a run failed or the baseline guard (bench/baseline.py, suite latency-1gpu)
+# found a cell of this run slower than bench/baseline/<model>.json beyond the noise band (it names
+# each); 0 otherwise.
 # Every run is under MPS, one PE too, so that every PE count is timed under the same conditions. A
 # run that
 # fails or times out is recorded and the rest go on; runs past the budget are skipped and counted.
@@ -102,4 +106,10 @@ for pes in "${PES_LIST[@]}"; do
 done
 echo "runs: $(grep -c '^result: ' "$RESULTS") results, $FAILED failed, $SKIPPED skipped by the budget; $(elapsed) s"
 if [[ ${LAT_REPORT:-1} != 0 ]]; then python3 bench/latency_report.py "$OUT/latency-1gpu" "$RESULTS"; fi
-(( FAILED == 0 ))
+GUARD=0
+if [[ ${LAT_GUARD:-on} != off ]]; then
+    python3 bench/baseline.py check --suite latency-1gpu --results "$RESULTS" \
+        --gpu "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
+    GUARD=$?
+fi
+(( FAILED == 0 && GUARD == 0 ))

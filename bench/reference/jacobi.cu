@@ -78,6 +78,11 @@ __device__ __forceinline__ void put_edge_element(float *grid, const Patch &p, in
 // Puts this block's piece of the edge rows in [first, end) (the owned columns among those of column
 // block `cb`) into the neighbours' halos, block-cooperatively, without waiting. The whole block
 // calls it.
+// Whether the band first..end holds an edge row with a neighbour: the rows a block of it sends.
+__device__ __forceinline__ bool pushes_edges(const Patch &p, uint32_t first, uint32_t end) {
+    return (first == 1 && p.up >= 0) || (end == p.ny + 1 && p.down >= 0);
+}
+
 __device__ __forceinline__ void push_edges(float *grid, const Patch &p, const Tiling &t, uint32_t cb, uint32_t first,
                                            uint32_t end) {
     bool up = first == 1 && p.up >= 0, down = end == p.ny + 1 && p.down >= 0;
@@ -158,15 +163,17 @@ __device__ __noinline__ void meet_pes(uint32_t *meeting) {
     nvshmem_barrier_all();
 }
 
-// The end of put-block and p: every block completes its pushes; the last one of the PE meets the
-// other PEs, so that the next launch on every PE reads halos that have all arrived. `meeting` is a
-// zeroed counter of the run. Whole block, every block.
-__device__ __forceinline__ void meet_at_end(uint32_t *meeting) {
+// The end of put-block and p: every block that pushed (`pushed`) completes its pushes; the last
+// one of the PE meets the other PEs, so that the next launch on every PE reads halos that have all
+// arrived. Only blocks that pushed quiet, as in Rust's meet_at_end (a quiet in every block of a
+// large grid cost the iteration some 10 %). `meeting` is a zeroed counter of the run. Whole block,
+// every block.
+__device__ __forceinline__ void meet_at_end(uint32_t *meeting, bool pushed) {
     // Alone, a PE pushes nothing and meets nobody (as in Rust's meet_at_end).
     if (nvshmem_n_pes() == 1) return;
     __syncthreads();
     if (rank_in_block() == 0) {
-        nvshmem_quiet();
+        if (pushed) nvshmem_quiet();
         __threadfence();
         uint32_t blocks = gridDim.x * gridDim.y * gridDim.z;
         if (atomicAdd(meeting, 1) == blocks - 1) meet_pes(meeting);
@@ -190,7 +197,7 @@ __global__ void jacobi_p(float *a, float *a_new, Patch p, Tiling t, NormTarget n
         if (end == p.ny + 1) put_edge_element(a_new, p, DOWN, column, a_new[p.index(p.ny, column)]);
     }
     add_norm(norm, residual);
-    meet_at_end(meeting);
+    meet_at_end(meeting, pushes_edges(p, first, end));
 }
 
 __global__ void jacobi_put_block(float *a, float *a_new, Patch p, Tiling t, NormTarget norm, uint32_t *meeting) {
@@ -200,7 +207,7 @@ __global__ void jacobi_put_block(float *a, float *a_new, Patch p, Tiling t, Norm
     float residual = sweep(a, a_new, p, first_column(t, blockIdx.x), first, end);
     push_edges(a_new, p, t, blockIdx.x, first, end);
     add_norm(norm, residual);
-    meet_at_end(meeting);
+    meet_at_end(meeting, pushes_edges(p, first, end));
 }
 
 __global__ void jacobi_signal(float *a, float *a_new, Patch p, Tiling t, NormTarget norm, Signals s,

@@ -19,3 +19,10 @@ run_expect_text "environment: a request beyond the heap's cap names the cap to s
     'set NVSHMEM_MAX_MEMORY_PER_GPU to at least ' \
     env NVSHMEM_MAX_MEMORY_PER_GPU=600M $DIST/nvshmemrun -n 1 --timeout 50 \
     $DIST/jacobi --nx 16384 --ny 16384 --iters 1
+# A long run's symmetric memory does not grow with --iters: 10^8 iterations with the norm after each
+# asked for 1.6 GB at start (refused inside NVSHMEM) while the norm totals had a row per iteration;
+# now the job must still be iterating when the launcher ends it (exit 124).
+run_expect_text "environment: a run of 10^8 iterations starts (bounded norm memory)" 2 124 40 \
+    'timed out after 20s' \
+    $DIST/nvshmemrun -n 2 --pes-per-gpu 2 --timeout 20 \
+    $DIST/jacobi --nx 4096 --ny 4096 --iters 100000000

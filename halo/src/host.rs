@@ -167,10 +167,11 @@ impl<'nv> HaloSignals<'nv> {
 }
 
 /// The buffers of the residual norm, as [`NormTarget`] describes them: two sets of
-/// [`crate::NORM_SLOTS`] partial sums and two counters (local; norm `j` uses set `j % 2`), every
-/// PE's total of each scheduled norm (symmetric: `count × n_pes`, each PE's last block puts its
-/// total into every PE's row), and the global norms squared (local), which the program sums from
-/// the rows once the run is over.
+/// [`crate::NORM_SLOTS`] partial sums and two counters (local; norm `j` uses set `j % 2`), a ring
+/// of [`crate::NORM_ROWS`] rows of every PE's totals (symmetric: `rows × n_pes`; norm `j` goes to
+/// row [`NormSchedule::row`]`(j)`, each PE's last block putting its total into every PE's row), and
+/// the global norms squared of each row (local), which the program sums from the rows once the run
+/// is over. Their size does not depend on the run's length.
 #[derive(Debug)]
 pub struct NormBuffers<'nv> {
     slots: CudaSlice<f64>,
@@ -183,15 +184,19 @@ pub struct NormBuffers<'nv> {
 }
 
 impl<'nv> NormBuffers<'nv> {
+    /// The `f64` totals of `schedule`'s symmetric buffer on `n_pes` PEs: the heap they take.
+    pub const fn symmetric_len(schedule: NormSchedule, n_pes: usize) -> usize {
+        schedule.rows() as usize * n_pes
+    }
+
     /// Allocates them, zeroed, for `schedule` (collective).
     pub fn new(nvshmem: &'nv Nvshmem, schedule: NormSchedule) -> Result<NormBuffers<'nv>, Error> {
-        let count = schedule.count() as usize;
         let n_pes = nvshmem.n_pes() as u32;
         Ok(NormBuffers {
             slots: zeroed(nvshmem, 2 * NORM_SLOTS_LEN)?,
             tickets: zeroed(nvshmem, 2)?,
-            totals: nvshmem.alloc_zeroed(count * n_pes as usize)?,
-            norms: zeroed(nvshmem, count)?,
+            totals: nvshmem.alloc_zeroed(Self::symmetric_len(schedule, n_pes as usize))?,
+            norms: zeroed(nvshmem, schedule.rows() as usize)?,
             schedule,
             n_pes,
             my_pe: nvshmem.my_pe() as u32,
@@ -219,22 +224,23 @@ impl<'nv> NormBuffers<'nv> {
         if !self.schedule.computes(k) {
             return NormTarget::NONE;
         }
-        // SAFETY: two slot sets, two counters and `count` rows of `n_pes` totals, and
-        // `index(k) < count`.
+        // SAFETY: two slot sets, two counters and `NORM_ROWS` rows of `n_pes` totals, and
+        // `NormSchedule::row` is below `NORM_ROWS`.
         unsafe { self.base().norm(self.schedule.index(k), self.n_pes) }
     }
 
-    /// Every PE's totals, `count` rows of `n_pes` (symmetric).
+    /// Every PE's totals, [`NormSchedule::rows`] rows of `n_pes` (symmetric).
     pub fn totals(&self) -> SymmetricPtr<f64> {
         self.totals.as_symmetric_ptr()
     }
 
-    /// The global sums of squares, one per norm (local).
+    /// The global sums of squares, one per row (local).
     pub fn norms_squared(&self) -> *mut f64 {
         device_address(&self.norms)
     }
 
-    /// The norms (square roots of the global sums), in schedule order; waits for the stream.
+    /// The norms (square roots of the global sums), one per row: row `r` holds the latest norm
+    /// `j` with [`NormSchedule::row`]`(j) == r`; waits for the stream.
     pub fn norms(&self, nvshmem: &Nvshmem) -> Result<Vec<f64>, Error> {
         nvshmem.synchronize()?;
         let squares = nvshmem
@@ -244,7 +250,7 @@ impl<'nv> NormBuffers<'nv> {
         Ok(squares.into_iter().map(f64::sqrt).collect())
     }
 
-    /// This PE's own sums of squares, one per norm (its column of the rows); waits for the stream.
+    /// This PE's own sums of squares, one per row (its column of the rows); waits for the stream.
     pub fn own_totals(&self) -> Result<Vec<f64>, Error> {
         let rows = self.totals.to_vec()?;
         Ok(rows

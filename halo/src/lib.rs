@@ -46,7 +46,7 @@ pub use decomposition::{
     Boundary, Box2d, Decomposition1d, Decomposition2d, DecompositionError, Direction, Neighbours,
     Patch, ProcessGrid, Split,
 };
-pub use schedule::NormSchedule;
+pub use schedule::{NORM_ROWS, NormSchedule};
 pub use tiling::Tiling;
 
 use nvshmem_gpu::SymmetricPtr;
@@ -95,18 +95,21 @@ impl NormTarget {
 
     /// The target of norm `j` in buffers laid out as `host::NormBuffers` lays them out, `self`
     /// being their start: two slot sets and two counters used in turn (norm `j` while norm `j - 1`
-    /// may still be summed), and `n_pes` totals per norm.
+    /// may still be summed), and rows of `n_pes` totals used in turn (norm `j` in row
+    /// [`NormSchedule::row`]`(j)`).
     ///
     /// # Safety
-    /// `self` holds two slot sets, two counters and more than `j` rows of `n_pes` totals.
+    /// `self` holds two slot sets, two counters and more than `NormSchedule::row(j)` rows of
+    /// `n_pes` totals.
     pub unsafe fn norm(&self, j: u32, n_pes: u32) -> NormTarget {
         let set = (j % 2) as usize;
+        let row = NormSchedule::row(j) as usize;
         // SAFETY: inside the buffers (the caller's contract).
         unsafe {
             NormTarget {
                 slots: self.slots.add(set * NORM_SLOTS_LEN),
                 ticket: self.ticket.add(set),
-                totals: self.totals.add(j as usize * n_pes as usize),
+                totals: self.totals.add(row * n_pes as usize),
             }
         }
     }

@@ -1,16 +1,25 @@
 //! The iteration loop's schedule: on which iterations the residual norm is computed, and where its
 //! value is kept.
 
+/// Rows of norm totals a run keeps, used in turn: norm `j` goes to row `j % NORM_ROWS`. A run's
+/// memory so does not grow with its length. A row is used again only [`NORM_ROWS`] norms later,
+/// long after the puts into it completed (each iteration ends in a meeting of the PEs or the end
+/// of its kernel), and the host reads the rows only once the run is over, the last norm's among
+/// them.
+pub const NORM_ROWS: u32 = 64;
+
 /// The norm is computed after iteration `k` (counting from 0) when `(k + 1)` is a multiple of
-/// `every`, and after the last iteration; norm number `j` (0, 1, …) is kept in slot `j` of an array
-/// of [`count`](Self::count) values, so no value is overwritten before the host reads it.
+/// `every`, and after the last iteration; norm number `j` (0, 1, …) is kept in
+/// [`row`](Self::row) `j % NORM_ROWS` of a ring of [`NORM_ROWS`] values.
 ///
 /// ```
 /// let schedule = nvshmem_halo::NormSchedule::new(10, 4).unwrap();
 /// let computed: Vec<u32> = (0..10).filter(|&k| schedule.computes(k)).collect();
 /// assert_eq!(computed, [3, 7, 9]);
 /// assert_eq!((schedule.index(3), schedule.index(7), schedule.index(9)), (0, 1, 2));
-/// assert_eq!(schedule.count(), 3);
+/// assert_eq!((schedule.count(), schedule.last_row()), (3, 2));
+/// let long = nvshmem_halo::NormSchedule::new(1_000_000_000, 1).unwrap();
+/// assert_eq!((long.rows(), long.last_row()), (schedule.rows(), 999_999_999 % 64));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(C)]
@@ -46,6 +55,21 @@ impl NormSchedule {
         self.iterations.div_ceil(self.every)
     }
 
+    /// The rows of totals the run's buffers hold: [`NORM_ROWS`], however long the run is.
+    pub const fn rows(&self) -> u32 {
+        NORM_ROWS
+    }
+
+    /// The row that norm `j` goes to.
+    pub const fn row(j: u32) -> u32 {
+        j % NORM_ROWS
+    }
+
+    /// The row of the run's last norm, the one the run reports.
+    pub const fn last_row(&self) -> u32 {
+        Self::row(self.count() - 1)
+    }
+
     /// The iteration whose norm is in slot `j`.
     pub const fn iteration_of(&self, j: u32) -> u32 {
         // The last slot's `(j + 1) * every` may pass `u32::MAX` when `every` does not divide the
@@ -59,7 +83,7 @@ impl NormSchedule {
 
 #[cfg(test)]
 mod tests {
-    use super::NormSchedule;
+    use super::{NORM_ROWS, NormSchedule};
 
     #[test]
     fn every_norm_gets_its_own_slot() {
@@ -89,6 +113,21 @@ mod tests {
         let s = NormSchedule::new(u32::MAX, u32::MAX - 1).unwrap();
         assert_eq!(s.count(), 2);
         assert_eq!(s.iteration_of(1), u32::MAX - 1);
+    }
+
+    /// A run's rows do not grow with its length: 10^9 iterations need no more than 10^3.
+    #[test]
+    fn the_rows_are_bounded_whatever_the_length() {
+        for every in [1, 7, 100] {
+            let short = NormSchedule::new(1000, every).unwrap();
+            let long = NormSchedule::new(1_000_000_000, every).unwrap();
+            assert!(long.rows() <= short.rows(), "every {every}");
+            assert!(long.rows() <= NORM_ROWS);
+        }
+        // Consecutive norms never share a row, and the last norm's row is its own.
+        let s = NormSchedule::new(1000, 1).unwrap();
+        assert_ne!(NormSchedule::row(998), NormSchedule::row(999));
+        assert_eq!(s.last_row(), 999 % NORM_ROWS);
     }
 
     proptest::proptest! {

@@ -130,7 +130,29 @@ impl Nvshmem {
                 bound,
             });
         }
+        // NVSHMEM grows the heap by whole granules beside what it keeps for itself: a request
+        // that leaves less than a granule below the cap may have met the cap after all.
+        let granule = environment::heap_granule(|name| std::env::var_os(name));
+        let room = |cap: u64| {
+            (in_use as u64)
+                .saturating_add(bytes as u64)
+                .saturating_add(granule)
+                <= cap
+        };
         let ptr = result::malloc(self.lib(), bytes, how).map_err(|error| match error {
+            // The cap holds the request with room to spare: NVSHMEM's growth of the heap failed.
+            Error::HeapExhausted {
+                bytes,
+                bound: Some(HeapBound::Cap(cap)),
+                ..
+            } if room(cap) => Error::HeapGrowthFailed {
+                bytes,
+                in_use,
+                cap,
+                free,
+                pes_per_gpu: crate::runtime::pes_per_gpu_from_environment(),
+                mps: nvshmem_pe_env::mps::detect().is_some(),
+            },
             Error::HeapExhausted { bytes, bound, .. } => Error::HeapExhausted {
                 bytes,
                 in_use,

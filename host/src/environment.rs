@@ -211,13 +211,19 @@ fn check_heap_cap(lookup: &impl Fn(&str) -> Option<OsString>) -> Result<(), Envi
     let Some(HeapBound::Cap(cap)) = heap_bound(lookup) else {
         return Ok(());
     };
-    let granule = size_or_default(lookup, CUMEM_GRANULARITY, DEFAULT_CUMEM_GRANULARITY)
-        .unwrap_or(DEFAULT_CUMEM_GRANULARITY);
+    let granule = heap_granule(lookup);
     if cap < granule {
         Err(EnvironmentError::HeapCapBelowGranule { cap, granule })
     } else {
         Ok(())
     }
+}
+
+/// The piece NVSHMEM grows its heap by, a request rounded up to it: [`CUMEM_GRANULARITY`] or its
+/// default (also where unreadable, which [`check`] refuses before NVSHMEM starts).
+pub fn heap_granule(lookup: impl Fn(&str) -> Option<OsString>) -> u64 {
+    size_or_default(&lookup, CUMEM_GRANULARITY, DEFAULT_CUMEM_GRANULARITY)
+        .unwrap_or(DEFAULT_CUMEM_GRANULARITY)
 }
 
 /// The size `lookup` sets for `name`, or `default` where it is unset; `None` where it is
@@ -450,6 +456,16 @@ mod tests {
             assert_eq!(check(only(name, value)), Ok(()), "{name}={value}");
         }
         assert_eq!(check(|_| None), Ok(()));
+    }
+
+    #[test]
+    fn the_heap_grows_by_its_granule() {
+        assert_eq!(heap_granule(|_| None), DEFAULT_CUMEM_GRANULARITY);
+        assert_eq!(heap_granule(only(CUMEM_GRANULARITY, "2G")), 2 << 30);
+        assert_eq!(
+            heap_granule(only(CUMEM_GRANULARITY, "lots")),
+            DEFAULT_CUMEM_GRANULARITY
+        );
     }
 
     #[test]

@@ -90,7 +90,9 @@ pub enum Error {
     },
     /// The symmetric heap cannot hold a request: refused before `nvshmem_malloc` where the request
     /// does not fit beside the live buffers within what bounds the heap (NVSHMEM fails such a
-    /// request by crashing), or `nvshmem_malloc` returned null.
+    /// request by crashing), or `nvshmem_malloc` returned null where the heap is fixed (CUDA's
+    /// virtual memory management off) or its bound unknown; below a cap it grows to, the error is
+    /// [`Error::HeapGrowthFailed`].
     HeapExhausted {
         /// The bytes requested.
         bytes: usize,
@@ -98,6 +100,22 @@ pub enum Error {
         in_use: usize,
         /// What bounds the heap; `None` where NVSHMEM's settings could not be read.
         bound: Option<crate::environment::HeapBound>,
+    },
+    /// `nvshmem_malloc` returned null for a request that the heap's cap can hold beside the live
+    /// buffers with a granule to spare: NVSHMEM's own growth of the heap failed, not the cap.
+    HeapGrowthFailed {
+        /// The bytes requested.
+        bytes: usize,
+        /// The bytes the handle's live buffers held at the request.
+        in_use: usize,
+        /// The heap's cap (`NVSHMEM_MAX_MEMORY_PER_GPU`), not reached.
+        cap: u64,
+        /// The GPU's free memory just before the request.
+        free: usize,
+        /// The PEs sharing this PE's GPU.
+        pes_per_gpu: usize,
+        /// Whether MPS serves this machine.
+        mps: bool,
     },
     /// The alignment asked of `nvshmem_align` is not a power of two or is below the type's.
     InvalidAlignment {
@@ -392,6 +410,47 @@ impl fmt::Display for Error {
                      the job, or free buffers first",
                     size >> 20,
                     size.saturating_add(*bytes as u64).div_ceil(1 << 20)
+                )
+            }
+            Error::HeapGrowthFailed {
+                bytes,
+                in_use,
+                cap,
+                free,
+                pes_per_gpu,
+                mps,
+            } => {
+                use crate::environment::{
+                    CUMEM_GRANULARITY, DISABLE_CUDA_VMM, MAX_MEMORY_PER_GPU, SYMMETRIC_SIZE,
+                };
+                let mib = |bytes: u64| bytes.div_ceil(1 << 20);
+                write!(
+                    f,
+                    "NVSHMEM could not place {bytes} bytes ({} MiB) beside the {} MiB of live \
+                     buffers, though its cap, {MAX_MEMORY_PER_GPU} ({} MiB), leaves room for them: \
+                     the cap is not what stopped it. nvshmem_malloc returned null; NVSHMEM printed \
+                     its reason on this PE's standard error above (NVSHMEM_DEBUG=INFO \
+                     NVSHMEM_DEBUG_SUBSYS=MEM shows each step). NVSHMEM grows the heap in pieces of \
+                     {CUMEM_GRANULARITY} through CUDA's virtual memory management and maps each \
+                     into every PE of this machine; the GPU had {} MiB free. ",
+                    mib(*bytes as u64),
+                    mib(*in_use as u64),
+                    cap >> 20,
+                    free >> 20,
+                )?;
+                if *pes_per_gpu > 1 && !*mps {
+                    write!(
+                        f,
+                        "This PE shares its GPU with {} other PE(s) without MPS (NVSHMEM's limited \
+                         multi-PE-per-GPU mode): start MPS, or run fewer PEs per GPU. ",
+                        pes_per_gpu - 1
+                    )?;
+                }
+                write!(
+                    f,
+                    "A heap allocated whole at start does not grow: set {DISABLE_CUDA_VMM}=1 and \
+                     {SYMMETRIC_SIZE}={}M",
+                    mib((*in_use as u64).saturating_add(*bytes as u64))
                 )
             }
             Error::InvalidAlignment { alignment, minimum } => write!(
@@ -763,6 +822,41 @@ mod tests {
             for part in parts {
                 assert!(message.contains(part), "{message}");
             }
+        }
+    }
+
+    #[test]
+    fn a_failed_growth_below_the_cap_does_not_blame_the_cap() {
+        let message = |pes_per_gpu, mps| {
+            Error::HeapGrowthFailed {
+                bytes: 1_600_000_000,
+                in_use: 65 << 20,
+                cap: 128 << 30,
+                free: 130 << 30,
+                pes_per_gpu,
+                mps,
+            }
+            .to_string()
+        };
+        let shared = message(2, false);
+        for part in [
+            "could not place 1600000000 bytes (1526 MiB) beside the 65 MiB of live buffers",
+            "NVSHMEM_MAX_MEMORY_PER_GPU (131072 MiB), leaves room for them",
+            "the cap is not what stopped it",
+            "NVSHMEM printed its reason on this PE's standard error above",
+            "the GPU had 133120 MiB free",
+            "shares its GPU with 1 other PE(s) without MPS",
+            "start MPS, or run fewer PEs per GPU",
+            "set NVSHMEM_DISABLE_CUDA_VMM=1 and NVSHMEM_SYMMETRIC_SIZE=1591M",
+        ] {
+            assert!(shared.contains(part), "{part:?} in {shared}");
+        }
+        assert!(
+            !shared.contains("NVSHMEM_MAX_MEMORY_PER_GPU to"),
+            "{shared}"
+        );
+        for alone in [message(1, false), message(2, true)] {
+            assert!(!alone.contains("without MPS"), "{alone}");
         }
     }
 

@@ -174,7 +174,10 @@ pub fn malloc(lib: &NvshmemHost, bytes: usize, how: Allocation) -> Result<*mut c
     let ptr = unsafe {
         match how {
             Allocation::Uninitialized => lib.nvshmem_malloc(bytes),
-            Allocation::Zeroed => lib.nvshmem_calloc(bytes, 1),
+            // One element of `bytes`: NVSHMEM grows its heap by the element size of a calloc,
+            // not by the whole request, so `bytes` elements of one byte failed once the request
+            // passed the heap's free room plus one granule, far below the heap's cap.
+            Allocation::Zeroed => lib.nvshmem_calloc(1, bytes),
             Allocation::Aligned(alignment) => lib.nvshmem_align(alignment, bytes),
         }
     };

@@ -117,13 +117,16 @@ fn run_pe(
     Ok(verdict)
 }
 
-/// The symmetric heap one PE needs, with room to spare: its two arrays, the reference's two with
-/// `--check`, and small buffers.
-pub fn symmetric_heap_bytes(options: &Options, patch: &Patch) -> usize {
+/// The symmetric heap one PE of `n_pes` needs, with room to spare: its two arrays, the
+/// reference's two with `--check`, the norms' totals of the run, its warm-up, the graphs and the
+/// check (each a ring of rows, whatever the run's length), and small buffers.
+pub fn symmetric_heap_bytes(options: &Options, patch: &Patch, n_pes: usize) -> usize {
     let mut bytes = 2 * patch.len() * 4;
     if options.check {
         bytes += 2 * Patch::whole(options.nx - 2, options.ny - 2).len() * 4;
     }
+    let schedule = NormSchedule::new(options.iters, options.norm_every).expect("both ≥ 1");
+    bytes += 4 * NormBuffers::symmetric_len(schedule, n_pes) * 8;
     bytes + (256 << 20)
 }
 
@@ -139,7 +142,7 @@ fn size_symmetric_heap(program: &Program, options: &Options, bootstrap: &Bootstr
     let Ok(decomposition) = (program.rules.decompose)(options, n_pes.max(1)) else {
         return;
     };
-    let mib = symmetric_heap_bytes(options, &decomposition.patch(0)).div_ceil(1 << 20);
+    let mib = symmetric_heap_bytes(options, &decomposition.patch(0), n_pes).div_ceil(1 << 20);
     // SAFETY: no other thread runs yet; NVSHMEM reads the variable during init, just after.
     unsafe { std::env::set_var("NVSHMEM_SYMMETRIC_SIZE", format!("{mib}M")) };
 }
@@ -339,21 +342,21 @@ pub fn end_iteration(
     Ok(())
 }
 
-/// Sums each norm's row of every PE's totals into the norms, once the PEs' runs are over and they
-/// have met (their puts of totals are complete), and returns the norms.
+/// Sums each row of every PE's totals into its norm, once the PEs' runs are over and they have met
+/// (their puts of totals are complete), and returns the norms, one per row
+/// ([`NormSchedule::row`]).
 pub fn sum_norms(
     nvshmem: &Nvshmem,
     common: &CommonKernels<'_>,
     norms: &NormBuffers<'_>,
 ) -> Result<Vec<f64>, Box<dyn Error>> {
-    let count = norms.schedule().count();
-    // SAFETY: norm_sum(totals, norms, count) on buffers of `count` norms, after the caller's
-    // meeting.
+    let rows = norms.schedule().rows();
+    // SAFETY: norm_sum(totals, norms, rows) on buffers of `rows` rows, after the caller's meeting.
     unsafe {
         nvshmem.on(nvshmem.stream())?.launch(
             &common.norm_sum,
-            LaunchConfig::linear(count.div_ceil(128), 128),
-            &[&norms.totals(), &norms.norms_squared(), &count],
+            LaunchConfig::linear(rows.div_ceil(128), 128),
+            &[&norms.totals(), &norms.norms_squared(), &rows],
         )?
     };
     Ok(norms.norms(nvshmem)?)
@@ -538,9 +541,7 @@ pub fn solve(
             let seconds = timer.seconds()?;
             nvshmem.synchronize()?;
             nvshmem.barrier_all();
-            let final_norm = *sum_norms(nvshmem, common, &norms)?
-                .last()
-                .expect("at least one norm");
+            let final_norm = sum_norms(nvshmem, common, &norms)?[schedule.last_row() as usize];
             (seconds, final_norm)
         }
     };
@@ -689,7 +690,7 @@ impl<'nv> Graphs<'nv> {
             .index((chunks - 1) % 2 * self.k + self.k - 1);
         Ok((
             seconds,
-            sum_norms(nvshmem, common, &self.norms)?[last as usize],
+            sum_norms(nvshmem, common, &self.norms)?[NormSchedule::row(last) as usize],
         ))
     }
 }
@@ -731,11 +732,7 @@ fn check_against_gpu(
     }
     nvshmem.synchronize()?;
     let reference = grids.owned_cells()?;
-    let reference_norm = norms
-        .own_totals()?
-        .last()
-        .expect("at least one norm")
-        .sqrt();
+    let reference_norm = norms.own_totals()?[schedule.last_row() as usize].sqrt();
     let expected = owned_part(&reference, options.nx - 2, patch);
     Ok(Comparison::of(mine, &expected, final_norm, reference_norm))
 }
@@ -1719,7 +1716,20 @@ pub mod tests {
         };
         let o = parse_with::<Shared>(&program, &args("--nx 16384 --ny 16384 --check")).unwrap();
         let whole = Patch::whole(16382, 16382);
-        let bytes = symmetric_heap_bytes(&o, &whole);
+        let bytes = symmetric_heap_bytes(&o, &whole, 1);
         assert!(bytes >= 4 * whole.len() * 4, "{bytes}");
+        // A long run takes no more symmetric memory than a short one: 10^9 iterations, the norm
+        // after each, on 4 PEs, against 10^3.
+        let heap = |iters: u32| {
+            let line = format!("--nx 4096 --ny 4096 --iters {iters} --norm-every 1");
+            let o = parse_with::<Shared>(&program, &args(&line)).unwrap();
+            symmetric_heap_bytes(&o, &Patch::whole(4094, 1024), 4)
+        };
+        assert!(
+            heap(1_000_000_000) <= heap(1000),
+            "{} > {}",
+            heap(1_000_000_000),
+            heap(1000)
+        );
     }
 }

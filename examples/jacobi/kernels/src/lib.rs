@@ -125,7 +125,8 @@ pub unsafe fn jacobi_p(
         });
         // ANCHOR_END: jacobi_p_edges
         device::add_norm(&norm, residual);
-        device::meet_at_end(meeting);
+        let (up, down) = pushed_edges(&patch, &rows);
+        device::meet_at_end(meeting, up || down);
     }
 }
 
@@ -209,8 +210,8 @@ pub unsafe fn jacobi_overlap(
 /// # Safety
 /// As for [`jacobi_signal`]; launched cooperatively with a 1-D grid small enough to stay resident
 /// next to the other PEs' on the same GPU; `norms` is the start of buffers holding
-/// `schedule.count()` norms ([`nvshmem_halo::host::NormBuffers::base`]); `grid_counter` is a
-/// `u32` zeroed before the first launch and used only by this kernel's grid barrier.
+/// `schedule.rows()` rows of norms ([`nvshmem_halo::host::NormBuffers::base`]); `grid_counter` is a
+/// `u32` zeroed once, before the first launch, and used only by this kernel's grid barrier.
 #[kernel]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn jacobi_persistent(
@@ -254,7 +255,7 @@ pub unsafe fn jacobi_persistent(
             item += thread::grid_dim_x();
         }
         if schedule.computes(iteration) {
-            // SAFETY: the buffers hold `schedule.count()` norms; every block adds (the condition
+            // SAFETY: the buffers hold `schedule.rows()` rows; every block adds (the condition
             // is uniform); set `j % 2` was last used two norms ago, grid barriers since.
             unsafe {
                 let target = norms.norm(schedule.index(iteration), n_pes);
