@@ -14,7 +14,7 @@
 //! #![cfg_attr(target_arch = "nvptx64", no_std)]
 //! // Needed by the `extern "ptx-kernel"` functions #[kernel] generates for nvptx64.
 //! #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
-//! //!
+//!
 //! use nvshmem_gpu::kernel;
 //! // The thread indices exist only on the GPU, like the kernels that use them.
 //! #[cfg(target_arch = "nvptx64")]
@@ -48,10 +48,15 @@
 //! `#[kernel]` checks the function and reports every rule it breaks, pointing at the offending
 //! part:
 //!
-//! - It must be a free function declared `pub unsafe fn`. `unsafe`, because its arguments are raw
-//!   device pointers and every launched thread runs it, so launching it is inherently unsafe (its
-//!   doc comment should say what the launch must guarantee, in a `# Safety` section); `pub`,
-//!   because it is an exported entry point the host launches by name.
+//! - It must be a free function declared `pub fn` or `pub unsafe fn`; `pub`, because it is an
+//!   exported entry point the host launches by name.
+//!   - A safe `pub fn` takes only types whose every value the host's typed launch keeps valid
+//!     (`nvshmem_gpu::KernelParam`: numbers, `bool`, `Team`, `SymmetricSlice<T>`), so its body can
+//!     be safe code; a parameter written `SymmetricSlice<T>` is passed as two PTX parameters (its
+//!     address and its length), and any other must be `nvshmem_gpu::SingleParam`, so that a slice
+//!     hidden behind an alias is refused rather than passed in the wrong shape.
+//!   - An `unsafe fn` takes raw pointers and any `Copy` type; launching it is `unsafe`, and its doc
+//!     comment should say what the launch must guarantee, in a `# Safety` section.
 //! - It returns nothing (`()` at most): results go through a pointer argument.
 //! - It is not generic (no type, const or lifetime parameters, no `where` clause, no `impl Trait`
 //!   parameters), not `async`, not `const`, not variadic, takes no `self`, and names no ABI of its
@@ -71,8 +76,9 @@
 //!
 //! # What it generates
 //!
-//! For `#[kernel] pub unsafe fn name(params) { body }`, the kernel for `nvptx64` and nothing else
-//! of the function, and on every target the check of the parameter types:
+//! For `#[kernel] pub unsafe fn name(params) { body }` (or a safe `pub fn`), the kernel for
+//! `nvptx64` and nothing else of the function, and on every target the check of the parameter
+//! types and the kernel's launch descriptor:
 //!
 //! ```text
 //! #[cfg(target_arch = "nvptx64")]
@@ -81,9 +87,21 @@
 //! pub unsafe extern "ptx-kernel" fn name(params) { body }
 //!
 //! /* the function's own #[cfg] attributes */
-//! const _: () = { /* a compile-time check that every parameter type is `Copy` */ };
+//! const _: () = { /* a compile-time check that every parameter type is `Copy` (unsafe) or a
+//!                   `KernelParam` (safe) */ };
 //! // (left out for a kernel without parameters)
+//!
+//! /* the function's own #[cfg] attributes */
+//! pub struct Name; // `name` in UpperCamelCase
+//! unsafe impl nvshmem_gpu::KernelDescriptor for Name {
+//!     const NAME: &'static str = "name";
+//!     type Params = (/* the parameter types */);
+//! }
+//! unsafe impl nvshmem_gpu::SafeKernel for Name {} // for a safe `pub fn` only
 //! ```
+//!
+//! The host names the kernel by its descriptor (`module.typed_kernel::<Name>()` in nvshmem-host),
+//! which checks a launch's arguments against `Params` at compile time.
 //!
 //! On the host the kernel is gone, so code there cannot call it by mistake, and its body (which calls
 //! device-only functions) is not compiled. The `ptx-kernel` ABI is unstable, so a kernel crate built
@@ -93,16 +111,17 @@ mod kernel;
 
 use proc_macro::TokenStream;
 
-/// Makes a `pub unsafe fn` a GPU kernel: an exported `extern "ptx-kernel"` entry point named after
-/// the function when compiling for `nvptx64`; on other targets the function is left out (only the
-/// check that its parameter types are `Copy` remains).
+/// Makes a `pub fn` or `pub unsafe fn` a GPU kernel: an exported `extern "ptx-kernel"` entry point
+/// named after the function when compiling for `nvptx64`, and on every target its launch
+/// descriptor; on other targets the function itself is left out (only the check of its parameter
+/// types remains).
 ///
 /// Takes no arguments: write `#[kernel]`. See the [crate documentation](crate) for the rules the
 /// function must follow (not generic, no return value, `Copy` parameters and no references, ...)
 /// and the exact code generated.
 ///
 /// ```no_run
-/// /// use nvshmem_gpu::kernel;
+/// use nvshmem_gpu::kernel;
 ///
 /// /// Sets `n` `u32`s at `out` to `value`.
 /// ///
