@@ -5,7 +5,7 @@
 //
 //   dist/nvshmemrun -n 4 --pes-per-gpu 4 ./moe_alltoall [--tokens T,...] [--hidden H] [--top-k K]
 //       [--experts-per-pe E] [--routing random,skewed,empty-pe] [--seed S] [--check] [--iters N]
-//       [--warmup N] [--threads N]
+//       [--warmup N] [--blocks N] [--threads N]
 //
 // Differences that follow the languages: the grid barrier is cooperative groups' `grid.sync()`
 // (the Rust side uses nvshmem-gpu's GridBarrier, which resumes its counter from the epoch), the
@@ -165,7 +165,7 @@ static size_t wrong_tokens(const Problem &p, const std::vector<float> &got, size
 
 struct Options {
     std::vector<uint32_t> tokens{128, 256, 512, 1024, 2048, 4096};
-    uint32_t hidden = 4096, top_k = 2, experts_per_pe = 4, iters = 20, warmup = 3, threads = 512;
+    uint32_t hidden = 4096, top_k = 2, experts_per_pe = 4, iters = 20, warmup = 3, threads = 512, blocks = 0;
     std::vector<Routing> routings{RANDOM};
     uint64_t seed = 48;
     bool check = false;
@@ -196,6 +196,8 @@ static Options parse(int argc, char **argv) {
             o.iters = value == "0" ? 0 : parse_whole("--iters", value);
         } else if (flag == "--warmup") {
             o.warmup = value == "0" ? 0 : parse_whole("--warmup", value);
+        } else if (flag == "--blocks") {
+            o.blocks = parse_whole("--blocks", value);
         } else if (flag == "--threads") {
             o.threads = parse_whole("--threads", value);
         } else if (flag == "--routing") {
@@ -223,7 +225,7 @@ int main(int argc, char **argv) {
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, me.device));
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&dispatch_per_sm, dispatch, o.threads, 0));
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&combine_per_sm, combine, o.threads, 0));
-    int blocks = std::min(sms, std::min(dispatch_per_sm, combine_per_sm) * sms);
+    int blocks = o.blocks != 0 ? (int)o.blocks : std::min(sms, std::min(dispatch_per_sm, combine_per_sm) * sms);
     bool failed = false;
     for (uint32_t n_tokens : o.tokens) {
         size_t pairs = (size_t)n_tokens * k;

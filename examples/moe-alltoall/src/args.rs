@@ -63,7 +63,11 @@ pub(crate) struct Args {
     #[arg(allow_hyphen_values = true, long, value_name = "N", default_value_t = 3,
           value_parser = clap::value_parser!(u32).range(0..=1000))]
     pub(crate) warmup: u32,
-    /// Threads per block (the grid is one block per multiprocessor, as many as fit)
+    /// Blocks per launch [default: one per multiprocessor, as many as a cooperative launch fits]
+    #[arg(allow_hyphen_values = true, long, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=65536))]
+    pub(crate) blocks: Option<u32>,
+    /// Threads per block
     #[arg(allow_hyphen_values = true, long, value_name = "N", default_value_t = 512,
           value_parser = clap::value_parser!(u32).range(32..=1024))]
     pub(crate) threads: u32,

@@ -5,7 +5,7 @@
 //! ```text
 //! cargo run --release -p moe-alltoall -- [-n PES] [--pes-per-gpu K] [--tokens T,...] [--hidden H]
 //!     [--top-k K] [--experts-per-pe E] [--routing random,skewed,empty-pe] [--seed S] [--check]
-//!     [--plant lost-token] [--iters N] [--warmup N] [--threads N]
+//!     [--plant lost-token] [--iters N] [--warmup N] [--blocks N] [--threads N]
 //! cargo run --release -p moe-alltoall -- --help
 //! ```
 //!
@@ -187,7 +187,9 @@ fn run_pe(bootstrap: Bootstrap, options: &Args) -> Result<(), Box<dyn std::error
     let shape = LaunchConfig::linear(1, options.threads);
     let (dispatch_max, _, sms) = dispatch.kernel().max_cooperative_blocks(shape)?;
     let (combine_max, _, _) = combine.kernel().max_cooperative_blocks(shape)?;
-    let blocks = sms.min(dispatch_max).min(combine_max);
+    let blocks = options
+        .blocks
+        .unwrap_or_else(|| sms.min(dispatch_max).min(combine_max));
     let mut round = Round {
         dispatch,
         combine,
@@ -332,6 +334,7 @@ mod tests {
             ("--routing uniform", "'uniform' for '--routing <R,...>'"),
             ("--plant stale", "'stale' for '--plant <DEFECT>'"),
             ("--threads 16", "'16' for '--threads <N>'"),
+            ("--blocks 0", "'0' for '--blocks <N>'"),
         ]);
     }
 
