@@ -165,7 +165,7 @@ static size_t wrong_tokens(const Problem &p, const std::vector<float> &got, size
 
 struct Options {
     std::vector<uint32_t> tokens{128, 256, 512, 1024, 2048, 4096};
-    uint32_t hidden = 4096, top_k = 2, experts_per_pe = 4, iters = 20, warmup = 3, threads = 512, blocks = 0;
+    uint32_t hidden = 4096, top_k = 2, experts_per_pe = 4, iters = 20, warmup = 3, threads = 256, blocks = 0;
     std::vector<Routing> routings{RANDOM};
     uint64_t seed = 48;
     bool check = false;

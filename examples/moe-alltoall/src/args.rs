@@ -67,8 +67,9 @@ pub(crate) struct Args {
     #[arg(allow_hyphen_values = true, long, value_name = "N",
           value_parser = clap::value_parser!(u32).range(1..=65536))]
     pub(crate) blocks: Option<u32>,
-    /// Threads per block
-    #[arg(allow_hyphen_values = true, long, value_name = "N", default_value_t = 512,
+    /// Threads per block (256 leaves room for several blocks per multiprocessor, so that PEs
+    /// sharing a GPU under MPS can all be resident)
+    #[arg(allow_hyphen_values = true, long, value_name = "N", default_value_t = 256,
           value_parser = clap::value_parser!(u32).range(32..=1024))]
     pub(crate) threads: u32,
 }
