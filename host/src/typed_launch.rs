@@ -155,4 +155,6 @@ launch_args!(
     (A0: P0, A1: P1, A2: P2, A3: P3, A4: P4, A5: P5),
     (A0: P0, A1: P1, A2: P2, A3: P3, A4: P4, A5: P5, A6: P6),
     (A0: P0, A1: P1, A2: P2, A3: P3, A4: P4, A5: P5, A6: P6, A7: P7),
+    (A0: P0, A1: P1, A2: P2, A3: P3, A4: P4, A5: P5, A6: P6, A7: P7, A8: P8),
+    (A0: P0, A1: P1, A2: P2, A3: P3, A4: P4, A5: P5, A6: P6, A7: P7, A8: P8, A9: P9),
 );
