@@ -87,18 +87,6 @@ impl GridBarrier {
         GridBarrier { counter }
     }
 
-    /// A barrier over `counter` that earlier launches of this grid (the same number of blocks)
-    /// have passed `passed` times in all, for a kernel launched again and again on one counter
-    /// without resetting it between launches: launch `i` of a kernel that passes `b` barriers
-    /// resumes at `i × b`.
-    ///
-    /// # Safety
-    /// As for [`GridBarrier::new`], except that `counter` holds `blocks_in_grid() × passed`
-    /// (modulo 2³²) when the kernel starts instead of zero.
-    pub unsafe fn resume(counter: *mut u32, passed: u32) -> GridBarrier {
-        GridBarrier { counter, passed }
-    }
-
     /// Waits until every block of the grid has arrived here.
     ///
     /// # Safety

@@ -16,8 +16,8 @@
 //!   the home PE's `combine_in`; then sets its combine signal on every PE. Each home PE waits for
 //!   all combine signals and sums `Σ_choice weight × row` per token element, in choice order.
 //!
-//! Signals carry the round's `epoch` (1, 2, …) so that no word needs resetting between rounds, and
-//! the grid barriers resume their counters from the epoch for the same reason.
+//! Signals carry the round's `epoch` (1, 2, …) so that no word needs resetting between rounds; the
+//! grid barriers' counters need none either (a complete barrier leaves its counter ready).
 //!
 //! The buffers' layout ([`Control`], [`Scratch`]) and the packing of metadata and signals are
 //! plain functions, shared with the runner and tested on the CPU.
@@ -188,17 +188,10 @@ pub fn dispatch(
     let me = Pe::me().index() as usize;
     let (control_layout, scratch_layout) = (Control { n_pes, pairs }, Scratch { n_pes, pairs });
     let barrier_counter = scratch.range(Scratch::DISPATCH_BARRIER..=Scratch::DISPATCH_BARRIER);
-    // SAFETY: the counter is a live `u32` of this PE's scratch, which only this kernel's barrier
-    // uses; it is cooperatively launched with the same grid each round, one barrier per round, so
-    // the counter holds `blocks × (epoch - 1)` at the start. A wrong epoch makes the barrier wait
-    // too long or too little (a hang or wrong values), never an access out of bounds: every access
-    // below is a bounds-checked slice call.
-    let mut barrier = unsafe {
-        GridBarrier::resume(
-            barrier_counter.as_symmetric_ptr().as_ptr(),
-            epoch.wrapping_sub(1),
-        )
-    };
+    // SAFETY: the counter is a live `u32` of this PE's scratch, zeroed at allocation and used only
+    // by this kernel's barrier, whose complete waits leave it ready for the next launch; the kernel
+    // is launched cooperatively. Every access below is a bounds-checked slice call.
+    let barrier = unsafe { GridBarrier::new(barrier_counter.as_symmetric_ptr().as_ptr()) };
     let (start, end) = block_pairs(
         pairs,
         thread::block_idx_x() as usize,
@@ -295,12 +288,7 @@ pub fn combine(
     let layout = Control { n_pes, pairs };
     let barrier_counter = scratch.range(Scratch::COMBINE_BARRIER..=Scratch::COMBINE_BARRIER);
     // SAFETY: as in `dispatch`, for this kernel's own counter.
-    let mut barrier = unsafe {
-        GridBarrier::resume(
-            barrier_counter.as_symmetric_ptr().as_ptr(),
-            epoch.wrapping_sub(1),
-        )
-    };
+    let barrier = unsafe { GridBarrier::new(barrier_counter.as_symmetric_ptr().as_ptr()) };
     let (block, blocks) = (
         thread::block_idx_x() as usize,
         thread::blocks_in_grid() as usize,
