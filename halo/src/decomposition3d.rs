@@ -406,6 +406,7 @@ impl Decomposition3d {
         Patch3d {
             n: [owned.x.len(), owned.y.len(), owned.z.len()].map(|n| n as u32),
             origin: [owned.x.start, owned.y.start, owned.z.start].map(|n| n as u32),
+            max: self.splits.map(|s| s.max_len() as u32),
             local: self.local_dims().map(|n| n as u32),
             neighbours,
         }
@@ -469,6 +470,8 @@ pub struct Patch3d {
     pub n: [u32; 3],
     /// Global coordinates of the first owned cell.
     pub origin: [u32; 3],
+    /// The largest box of the decomposition, `[nx, ny, nz]` (the same on every PE).
+    pub max: [u32; 3],
     /// The local array's extents, on every PE (`Decomposition3d::local_dims`).
     pub local: [u32; 3],
     /// The neighbour PE per direction index, or -1.
@@ -477,7 +480,7 @@ pub struct Patch3d {
 
 impl Patch3d {
     /// `u32` words of [`to_words`](Self::to_words).
-    pub const WORDS: usize = 9 + Direction3d::COUNT;
+    pub const WORDS: usize = 12 + Direction3d::COUNT;
 
     /// A patch for a grid of `cells` that one PE owns whole, with no neighbours: the layout of a
     /// single-GPU run of the same problem.
@@ -547,14 +550,16 @@ impl Patch3d {
         region
     }
 
-    /// The patch as `u32` words: `n`, `origin`, `local`, then the neighbours (as `i32` bits).
+    /// The patch as `u32` words: `n`, `origin`, `max`, `local`, then the neighbours (as `i32`
+    /// bits).
     pub fn to_words(&self) -> [u32; Self::WORDS] {
         let mut words = [0; Self::WORDS];
-        let head = self.n.iter().chain(&self.origin).chain(&self.local);
+        let head = self.n.iter().chain(&self.origin).chain(&self.max);
+        let head = head.chain(&self.local);
         for (word, value) in words.iter_mut().zip(head) {
             *word = *value;
         }
-        for (word, pe) in words[9..].iter_mut().zip(&self.neighbours) {
+        for (word, pe) in words[12..].iter_mut().zip(&self.neighbours) {
             *word = *pe as u32;
         }
         words
@@ -567,13 +572,14 @@ impl Patch3d {
         }
         let three = |at: usize| [words[at], words[at + 1], words[at + 2]];
         let mut neighbours = [-1; Direction3d::COUNT];
-        for (pe, word) in neighbours.iter_mut().zip(&words[9..]) {
+        for (pe, word) in neighbours.iter_mut().zip(&words[12..]) {
             *pe = *word as i32;
         }
         Some(Patch3d {
             n: three(0),
             origin: three(3),
-            local: three(6),
+            max: three(6),
+            local: three(9),
             neighbours,
         })
     }

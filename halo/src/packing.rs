@@ -6,7 +6,7 @@
 //! The receive slots come in two parities (iteration `k` uses parity `k % 2`), so that a
 //! neighbour one iteration ahead cannot overwrite a slot before it has been unpacked.
 
-use crate::{Decomposition3d, Direction, Direction3d, Patch};
+use crate::{Decomposition3d, Direction, Direction3d, Patch, Patch3d};
 
 /// The layout of one PE's packed-column buffer: [`len`](Self::len) elements, six columns of
 /// `patch.rows` elements indexed by local row (0 and `ny + 1` unused): the two it sends, then the
@@ -99,9 +99,12 @@ impl HaloPacking3d {
         }
     }
 
-    /// The layout from the largest box's extents (what kernels get from the host).
-    pub const fn from_max(max: [usize; 3]) -> HaloPacking3d {
-        HaloPacking3d { max }
+    /// The layout for every PE of the decomposition `patch` belongs to (what kernels know).
+    pub const fn for_patch(patch: &Patch3d) -> HaloPacking3d {
+        let [x, y, z] = patch.max;
+        HaloPacking3d {
+            max: [x as usize, y as usize, z as usize],
+        }
     }
 
     /// Elements of the slot for `direction`: the largest region sent that way.
@@ -166,6 +169,7 @@ mod tests {
         for n_pes in [1, 2, 3, 4, 6, 8] {
             let d = Decomposition3d::for_pes([9, 8, 5], n_pes, [Boundary::Periodic; 3]).unwrap();
             let packing = HaloPacking3d::new(&d);
+            assert_eq!(HaloPacking3d::for_patch(&d.patch(n_pes - 1)), packing);
             let mut slots: Vec<(usize, usize)> = Vec::new();
             for index in 0..Direction3d::COUNT {
                 let direction = Direction3d::from_index(index);
