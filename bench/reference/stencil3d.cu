@@ -2,9 +2,10 @@
 // same problem (nx x ny x nz cells, open boundaries with the same fixed values, the same starting
 // values), the same process grid (the one sending the fewest face cells from its busiest PE, fewer
 // PEs along x then y on a tie, or --grid), the same kernels written as the Rust ones are (one block
-// of 512 threads per direction packs its face, edge or corner, puts it with a signal into the
-// neighbour's receive slot of parity k % 2, waits for its own word and unpacks; a grid-stride sweep
-// of 256-thread blocks), the same launches (both cooperative, each waited for) and the same timing.
+// per direction, of up to 512 threads so that all fit at once, packs its face, edge or corner,
+// puts it with a signal into the neighbour's receive slot of parity k % 2, waits for its own word
+// and unpacks; a grid-stride sweep of 256-thread blocks), the same launches (both cooperative,
+// each waited for) and the same timing.
 //
 //   stencil3d [--nx N] [--ny N] [--nz N] [--iters K] [--points 7|27|all] [--precision f32|f64|all]
 //             [--grid PXxPYxPZ]
@@ -239,6 +240,17 @@ static void run_case(const PeInfo &me, const uint32_t cells[3], const uint32_t g
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, stencil, 256, 0));
     size_t wanted = ((size_t)l.n[0] * l.n[1] * l.n[2] + 255) / 256;
     uint32_t blocks = (uint32_t)std::max<size_t>(1, std::min<size_t>(wanted, (size_t)std::max(1, per_sm * sms)));
+    // One block per direction, all resident at once: the largest block that fits them, as the Rust
+    // runner picks it.
+    uint32_t exchange_threads = 128;
+    for (uint32_t threads : {512u, 256u}) {
+        int fit = 0;
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, exchange<T>, threads, 0));
+        if (fit * sms >= directions) {
+            exchange_threads = threads;
+            break;
+        }
+    }
     CUDA_CHECK(cudaDeviceSynchronize());
     nvshmem_barrier_all();
     auto began = std::chrono::steady_clock::now();
@@ -246,7 +258,7 @@ static void run_case(const PeInfo &me, const uint32_t cells[3], const uint32_t g
     for (uint32_t k = 0; k < iters; k++) {
         if (exchanges) {
             void *args[] = {&current, &packed, &signals, &l, &k};
-            launch_cooperative(exchange<T>, directions, 512, args);
+            launch_cooperative(exchange<T>, directions, exchange_threads, args);
         }
         void *args[] = {&current, &next, &l, &weight};
         launch_cooperative(stencil, blocks, 256, args);

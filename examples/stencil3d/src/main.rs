@@ -345,6 +345,19 @@ impl<'nv, T: Cell> Run<'nv, T> {
                 threads,
             ))
         };
+        // One block per direction, all resident at once (they wait on each other's PEs): the
+        // largest block that fits them, since with MPS a PE may have only a few multiprocessors.
+        let mut exchange_threads = 128;
+        for threads in [512, 256] {
+            let limit = exchange
+                .kernel()
+                .max_cooperative_blocks(LaunchConfig::linear(1, threads))?
+                .0;
+            if limit as usize >= directions {
+                exchange_threads = threads;
+                break;
+            }
+        }
         let config7 = sweep_config(stencil7.kernel())?;
         let config27 = sweep_config(stencil27.kernel())?;
         let started = Instant::now();
@@ -358,7 +371,10 @@ impl<'nv, T: Cell> Run<'nv, T> {
                     iteration,
                     stale,
                 );
-                exchange.run_cooperative(LaunchConfig::linear(directions as u32, 512), args)?;
+                exchange.run_cooperative(
+                    LaunchConfig::linear(directions as u32, exchange_threads),
+                    args,
+                )?;
             }
             let args = (&self.current, &self.next, &self.words);
             if points == 7 {
