@@ -39,7 +39,8 @@ impl ProcessGrid3d {
     /// ```
     /// use nvshmem_halo::{DecompositionError, ProcessGrid3d};
     /// assert!(ProcessGrid3d::new([2, 1, 3], 6).is_ok());
-    /// assert!(matches!(ProcessGrid3d::new([2, 2, 2], 6), Err(DecompositionError::GridMismatch3d { .. })));
+    /// let mismatch = ProcessGrid3d::new([2, 2, 2], 6);
+    /// assert!(matches!(mismatch, Err(DecompositionError::GridMismatch3d { .. })));
     /// ```
     pub fn new(dims: [usize; 3], n_pes: usize) -> Result<ProcessGrid3d, DecompositionError> {
         let [px, py, pz] = dims;

@@ -3,8 +3,9 @@
 //! between sweeps.
 //!
 //! Each PE keeps two symmetric arrays laid out as its [`Patch3d`] says (owned box plus a halo
-//! layer on every side), a symmetric packing buffer ([`HaloPacking3d`]: a send slot per direction,
-//! two receive slots per direction) and 26 symmetric signal words. Per iteration `k`:
+//! layer on every side), a symmetric packing buffer
+//! ([`nvshmem_halo::packing::HaloPacking3d`]: a send slot per direction, two receive slots per
+//! direction) and 26 symmetric signal words. Per iteration `k`:
 //!
 //! 1. `exchange_*` (one block per direction; 6 for 7 points, 26 for 27): the block of direction
 //!    `d` packs the owned cells facing `d` (x and y faces are strided, edges and corners more so)
@@ -17,9 +18,9 @@
 //! iteration ahead at most (it needs this PE's cells of the iteration before), so two parities keep
 //! it from overwriting a slot not yet unpacked.
 //!
-//! Every kernel is safe code: slices are bounds-checked, PEs checked ([`Pe::new`]), and the
-//! device-side arithmetic is [`update7`] and [`update27`], which the runner's CPU reference calls
-//! too. They add in one fixed order and multiply once at the end, so there is no multiply-add for
+//! Every kernel is safe code: slices are bounds-checked, PEs checked
+//! ([`nvshmem_gpu::Pe::new`]), and the device-side arithmetic is [`update7`] and [`update27`],
+//! which the runner's CPU reference calls too. They add in one fixed order and multiply once at the end, so there is no multiply-add for
 //! a compiler to fuse, and every path rounds the same way: results compare bitwise.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
