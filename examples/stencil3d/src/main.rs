@@ -48,9 +48,7 @@ fn main() -> ExitCode {
             let status = nvshmem_launch::relaunch_current_program(&args, &options.job);
             ExitCode::from(status.clamp(0, 255) as u8)
         }
-        Ok(bootstrap) => match size_symmetric_heap(&options, &bootstrap)
-            .and_then(|()| run_pe(bootstrap, &options))
-        {
+        Ok(bootstrap) => match run_pe(bootstrap, &options) {
             Ok(()) => ExitCode::SUCCESS,
             Err(error) => {
                 eprintln!("stencil3d: {error}");
@@ -75,18 +73,19 @@ fn decompose(args: &Args, n_pes: usize) -> Result<Decomposition3d, Decomposition
 
 /// Sets `NVSHMEM_SYMMETRIC_SIZE` for this run unless the user did: NVSHMEM's default (1 GiB) holds
 /// neither 512³ `f64` arrays nor, with `--check`, the whole grid beside a PE's box.
-fn size_symmetric_heap(
-    args: &Args,
-    bootstrap: &Bootstrap,
-) -> Result<(), Box<dyn std::error::Error>> {
+fn size_symmetric_heap(args: &Args, bootstrap: &Bootstrap) {
     if std::env::var_os("NVSHMEM_SYMMETRIC_SIZE").is_some() {
-        return Ok(());
+        return;
     }
     let n_pes = match bootstrap {
         Bootstrap::Launcher(identity) => identity.n_pes,
         _ => 1,
     };
-    let decomposition = decompose(args, n_pes.max(1))?;
+    // Under another process manager the PE count is not known yet: one PE's sizes are the most.
+    // A decomposition that fails is reported by `run_pe`, with the real PE count.
+    let Ok(decomposition) = decompose(args, n_pes.max(1)) else {
+        return;
+    };
     let f64_bytes = size_of::<f64>();
     let mut bytes =
         (2 * decomposition.patch(0).len() + HaloPacking3d::new(&decomposition).len()) * f64_bytes;
@@ -96,7 +95,6 @@ fn size_symmetric_heap(
     let mib = (bytes + (256 << 20)).div_ceil(1 << 20);
     // SAFETY: no other thread runs yet; NVSHMEM reads the variable during init, just after.
     unsafe { std::env::set_var("NVSHMEM_SYMMETRIC_SIZE", format!("{mib}M")) };
-    Ok(())
 }
 
 /// A cell type with its kernels' launch descriptors.
@@ -151,6 +149,7 @@ impl Cell for f64 {
 }
 
 fn run_pe(bootstrap: Bootstrap, args: &Args) -> Result<(), Box<dyn std::error::Error>> {
+    size_symmetric_heap(args, &bootstrap);
     let nvshmem = Nvshmem::init_with(bootstrap)?;
     let (me, n_pes) = (nvshmem.my_pe() as usize, nvshmem.n_pes() as usize);
     let decomposition = decompose(args, n_pes)?;
