@@ -26,7 +26,7 @@ trap 'rm -rf "$OUT"' EXIT
 echo 'void nvshmem_rs_stub(void) {}' > "$OUT/stub.c"
 cc -shared -o "$OUT/libcuda.so" "$OUT/stub.c"
 export PATH=$CUDA/bin:$PATH
-for name in micro jacobi moe_alltoall; do
+for name in micro jacobi moe_alltoall stencil3d; do
     nvcc -O3 -std=c++17 -arch=sm_90 -rdc=true -I"$NV/include" -c "bench/reference/$name.cu" -o "$OUT/$name.o"
     nvcc -arch=sm_90 -rdc=true "$OUT/$name.o" -o "$OUT/$name" -L"$NV/lib" -L"$CUDA/lib" -L"$OUT" \
         -l:libnvshmem_host.so.3 -lnvshmem_device -lcuda

@@ -64,6 +64,25 @@ pub enum DecompositionError {
         /// The PE count.
         n_pes: usize,
     },
+    /// No process grid `px × py × pz = n_pes` fits `nx × ny × nz` cells with at least one cell per
+    /// PE.
+    NoProcessGrid3d {
+        /// The PEs.
+        n_pes: usize,
+        /// Cells along x.
+        nx: usize,
+        /// Cells along y.
+        ny: usize,
+        /// Cells along z.
+        nz: usize,
+    },
+    /// A 3-D process grid was given that does not multiply to the PE count.
+    GridMismatch3d {
+        /// PEs along x, y and z.
+        dims: [usize; 3],
+        /// The PE count.
+        n_pes: usize,
+    },
     /// A local array would have more elements than `u32` indices reach.
     TooLarge {
         /// Elements of one local array.
@@ -87,6 +106,19 @@ impl fmt::Display for DecompositionError {
             DecompositionError::GridMismatch { px, py, n_pes } => {
                 write!(f, "a {px} x {py} process grid does not hold {n_pes} PEs")
             }
+            DecompositionError::NoProcessGrid3d { n_pes, nx, ny, nz } => write!(
+                f,
+                "no process grid of {n_pes} PEs fits {nx} x {ny} x {nz} cells with at least one cell \
+                 per PE: use fewer PEs or more cells"
+            ),
+            DecompositionError::GridMismatch3d {
+                dims: [px, py, pz],
+                n_pes,
+            } => write!(
+                f,
+                "a {px} x {py} x {pz} process grid does not hold {n_pes} PEs: give one whose \
+                 product is the PE count"
+            ),
             DecompositionError::TooLarge { elements } => write!(
                 f,
                 "a local array of {elements} elements is beyond 32-bit indexing (2^32 elements)"
@@ -196,7 +228,12 @@ impl Split {
     }
 
     /// The part before `part` (or after it, when `after`), wrapping around when periodic.
-    const fn beside(&self, part: usize, after: bool, boundary: Boundary) -> Option<usize> {
+    pub(crate) const fn beside(
+        &self,
+        part: usize,
+        after: bool,
+        boundary: Boundary,
+    ) -> Option<usize> {
         let last = self.parts - 1;
         match (after, boundary) {
             (false, _) if part > 0 => Some(part - 1),

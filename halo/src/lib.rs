@@ -7,13 +7,14 @@
 //! | module | side | what |
 //! |---|---|---|
 //! | [`decomposition`] | both | [`Decomposition1d`] (rows) and [`Decomposition2d`] (a [`ProcessGrid`]): owned cells, neighbours (open or periodic), and each PE's [`Patch`], the layout its kernels see |
-//! | [`packing`] | both | the layout of packed column halos (strided edges sent through a contiguous buffer) |
+//! | [`decomposition3d`] | both | [`Decomposition3d`] (a [`ProcessGrid3d`]): boxes, the 26 neighbours ([`Direction3d`]: faces, edges, corners), each PE's [`Patch3d`] and the [`Region3d`]s it sends and receives |
+//! | [`packing`] | both | the layout of packed halos (strided edges and faces sent through a contiguous buffer): 2-D columns, 3-D faces, edges and corners |
 //! | [`tiling`] | both | how stencil kernels cover a patch with blocks, top-to-bottom or boundary rows first |
 //! | [`schedule`] | both | which iterations compute the residual norm, and where each norm is kept |
 //! | `device` | GPU | pushing halos to neighbours (element `p`, block `put_nbi`), the signal handshake that replaces a global barrier, the residual norm's partial sums |
 //! | `host` (feature `host`) | CPU | symmetric grids with halos, the on-stream barrier, the iteration loop's signal words and norm bookkeeping, the persistent kernel's grid size |
 //!
-//! Everything in `decomposition`, `tiling` and `schedule` is plain integer arithmetic, `no_std`
+//! Everything in `decomposition`, `decomposition3d`, `packing`, `tiling` and `schedule` is plain integer arithmetic, `no_std`
 //! (the crate is `no_std` unless the `host` feature is on),
 //! shared by host and kernels and unit-tested on the CPU. The `device` module exists only when
 //! compiling for `nvptx64` (document it with `--target nvptx64-nvidia-cuda -Zbuild-std=core`).
@@ -34,6 +35,7 @@
 #![warn(missing_docs)]
 
 pub mod decomposition;
+pub mod decomposition3d;
 #[cfg(target_arch = "nvptx64")]
 pub mod device;
 #[cfg(feature = "host")]
@@ -46,6 +48,7 @@ pub use decomposition::{
     Boundary, Box2d, Decomposition1d, Decomposition2d, DecompositionError, Direction, Neighbours,
     Patch, ProcessGrid, Split,
 };
+pub use decomposition3d::{Box3d, Decomposition3d, Direction3d, Patch3d, ProcessGrid3d, Region3d};
 pub use schedule::{NORM_ROWS, NormSchedule};
 pub use tiling::Tiling;
 

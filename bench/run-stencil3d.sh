@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# The 3-D halo exchange against its CUDA C++ twin: examples/stencil3d and bench/reference/stencil3d.cu
+# at 128³, 256³ and 512³, 1, 2, 4 and 8 PEs on one GPU under MPS, 7-point and 27-point, f32 and f64,
+# Rust and CUDA C++ alternately; then a table of ms per iteration with Rust ÷ C++ per cell.
+#
+#   bench/run-stencil3d.sh OUT_DIR
+#
+# Needs dist/ from `./x gpu-bundle` (dist/stencil3d, dist/nvshmemrun) and nvcc with NVSHMEM on the
+# GPU machine, as bench/run-bench.sh does. Writes OUT_DIR/stencil3d-results.txt (every result line,
+# tagged impl=rust|cuda) and OUT_DIR/stencil3d.md (the table). Settings: S3D_SIZES ("128 256 512"),
+# S3D_PES ("1 2 4 8"), S3D_ITERS (20). Both sides time their iterations from the host (each launch
+# waited for), after the same set-up.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 2
+OUT=${1:-}
+[[ -n $OUT ]] || { echo "usage: bench/run-stencil3d.sh OUT_DIR" >&2; exit 2; }
+mkdir -p "$OUT"
+read -ra SIZES <<< "${S3D_SIZES:-128 256 512}"
+read -ra PES_LIST <<< "${S3D_PES:-1 2 4 8}"
+ITERS=${S3D_ITERS:-20}
+DIST=dist
+RESULTS=$OUT/stencil3d-results.txt
+: > "$RESULTS"
+TMP=$(mktemp -d)
+BUILD=$TMP/build
+mkdir -p "$BUILD"
+# shellcheck source=tools/gpu-env.sh
+source tools/gpu-env.sh
+# shellcheck source=bench/reference/build.sh
+source bench/reference/build.sh
+# 512³ f64 on one PE: two arrays of 1.2 GB and the packing buffer.
+reference_env 3G
+MPS_ON=0
+cleanup() { (( MPS_ON )) && stop_mps > /dev/null 2>&1; rm -rf "$TMP"; }
+trap cleanup EXIT
+if [[ -e $CUDA_MPS_PIPE_DIRECTORY/control ]]; then stop_mps > /dev/null 2>&1; fi
+start_mps > /dev/null 2>&1 && MPS_ON=1
+echo "gpu: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); nvshmem $(nvshmem_version); MPS $( (( MPS_ON )) && echo on || echo off)"
+if [[ -n $NVCC ]] && build_nvshmem stencil3d > "$TMP/build.log" 2>&1; then echo "built the CUDA C++ twin"
+else echo "the CUDA C++ twin did not build (nvcc: ${NVCC:-none}):"; tail -n 15 "$TMP/build.log"; fi
+
+FAILED=0 ORDER=0
+# one IMPL PES BINARY ARGS...: one run under the launcher, its result lines kept with IMPL.
+one() {
+    local impl=$1 pes=$2 binary=$3 out status
+    shift 3
+    out=$(timeout -k 5 300 "$DIST/nvshmemrun" -n "$pes" --pes-per-gpu "$pes" --timeout 290 "$binary" "$@" 2>&1)
+    status=$?
+    if (( status != 0 )) || ! grep -q 'result: ' <<< "$out"; then
+        FAILED=$(( FAILED + 1 ))
+        echo "FAILED (exit $status) $impl: $binary $*"; tail -n 3 <<< "$out"
+    fi
+    grep -a 'result: ' <<< "$out" | sed -E "s/^.*result: /result: /; s/\$/ impl=$impl/" >> "$RESULTS"
+}
+for n in "${SIZES[@]}"; do
+    for pes in "${PES_LIST[@]}"; do
+        args=(--nx "$n" --ny "$n" --nz "$n" --iters "$ITERS")
+        ORDER=$(( ORDER + 1 ))
+        if (( ORDER % 2 )); then one rust "$pes" "$DIST/stencil3d" "${args[@]}"; fi
+        [[ -x $BUILD/stencil3d ]] && one cuda "$pes" "$BUILD/stencil3d" "${args[@]}"
+        if (( ORDER % 2 == 0 )); then one rust "$pes" "$DIST/stencil3d" "${args[@]}"; fi
+        echo "$n³, $pes PE(s) done"
+    done
+done
+{
+    echo "# stencil3d: 3-D Jacobi, one GPU (MPS), Rust against CUDA C++"
+    echo
+    echo "- machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"
+    echo "- commit: $(head -1 $DIST/COMMIT 2>/dev/null)"
+    echo "- ms per iteration (exchange + sweep, each launch waited for), $ITERS iterations"
+    echo
+    echo "| n | PEs | grid | points | type | Rust ms | C++ ms | Rust ÷ C++ |"
+    echo "|---|---|---|---|---|---|---|---|"
+    awk '$1 == "result:" {
+        delete v
+        for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+        key = v["n"] " | " v["pes"] " | " v["grid"] " | " v["points"] " | " v["precision"]
+        if (!(key in seen)) { seen[key] = 1; order[++count] = key }
+        ms[key, v["impl"]] = v["ms_per_iter"]
+    }
+    END {
+        for (i = 1; i <= count; i++) {
+            k = order[i]; r = ms[k, "rust"]; c = ms[k, "cuda"]
+            ratio = (r != "" && c != "" && c > 0) ? sprintf("%.2f", r / c) : "-"
+            printf "| %s | %s | %s | %s |\n", k, (r == "" ? "-" : r), (c == "" ? "-" : c), ratio
+        }
+    }' "$RESULTS"
+} | tee "$OUT/stencil3d.md"
+(( FAILED == 0 ))

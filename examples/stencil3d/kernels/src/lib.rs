@@ -1,0 +1,306 @@
+//! Kernels of the stencil3d example: a 3-D Jacobi sweep, 7-point or 27-point, in `f32` or `f64`,
+//! on boxes of a 3-D process grid ([`nvshmem_halo::Decomposition3d`]), and the halo exchange
+//! between sweeps.
+//!
+//! Each PE keeps two symmetric arrays laid out as its [`Patch3d`] says (owned box plus a halo
+//! layer on every side), a symmetric packing buffer
+//! ([`nvshmem_halo::packing::HaloPacking3d`]: a send slot per direction, two receive slots per
+//! direction) and 26 symmetric signal words. Per iteration `k`:
+//!
+//! 1. `exchange_*` (one block per direction; 6 for 7 points, 26 for 27): the block of direction
+//!    `d` packs the owned cells facing `d` (x and y faces are strided, edges and corners more so)
+//!    into its send slot, puts them with a signal into the neighbour's receive slot for side `-d`
+//!    and parity `k % 2`, setting the neighbour's word `-d` to `k + 1`; then it waits until its own
+//!    word `d` is at least `k + 1` and unpacks receive slot `d` into the halo on side `d`.
+//! 2. `stencil*_*` computes every owned cell of the other array from this one.
+//!
+//! Nothing writes into another PE's arrays, only into its receive slots; a neighbour can be one
+//! iteration ahead at most (it needs this PE's cells of the iteration before), so two parities keep
+//! it from overwriting a slot not yet unpacked.
+//!
+//! Every kernel is safe code: slices are bounds-checked, PEs checked
+//! ([`nvshmem_gpu::Pe::new`]), and the device-side arithmetic is [`update7`] and [`update27`],
+//! which the runner's CPU reference calls too. They add in one fixed order and multiply once at the end, so there is no multiply-add for
+//! a compiler to fuse, and every path rounds the same way: results compare bitwise.
+#![cfg_attr(target_arch = "nvptx64", no_std)]
+#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
+
+use core::ops::{Add, Mul};
+#[cfg(target_arch = "nvptx64")]
+use nvshmem_gpu::{Block, Cmp, Pe, SignalOp, thread};
+use nvshmem_gpu::{SymmetricSlice, kernel};
+use nvshmem_halo::Patch3d;
+#[cfg(target_arch = "nvptx64")]
+use nvshmem_halo::{Direction3d, packing::HaloPacking3d};
+
+/// The cell types of the stencil: `f32` and `f64`.
+pub trait Real: Copy + Add<Output = Self> + Mul<Output = Self> + PartialEq {
+    /// The 7-point weight, `1 / 7` rounded once.
+    const SEVENTH: Self;
+    /// The 27-point weight, `1 / 27` rounded once.
+    const TWENTY_SEVENTH: Self;
+    /// `numerator / 1024`, exact in both types for `numerator < 2^24`.
+    fn ratio_1024(numerator: u32) -> Self;
+}
+
+impl Real for f32 {
+    const SEVENTH: f32 = 1.0 / 7.0;
+    const TWENTY_SEVENTH: f32 = 1.0 / 27.0;
+    fn ratio_1024(numerator: u32) -> f32 {
+        numerator as f32 / 1024.0
+    }
+}
+
+impl Real for f64 {
+    const SEVENTH: f64 = 1.0 / 7.0;
+    const TWENTY_SEVENTH: f64 = 1.0 / 27.0;
+    fn ratio_1024(numerator: u32) -> f64 {
+        numerator as f64 / 1024.0
+    }
+}
+
+/// The 7-point update from the cell at offset `(dx, dy, dz)` of `at`: centre, then -x, +x, -y, +y,
+/// -z, +z, summed in that order, times 1/7.
+#[inline(always)]
+pub fn update7<T: Real>(at: impl Fn(i32, i32, i32) -> T) -> T {
+    let sum = at(0, 0, 0) + at(-1, 0, 0) + at(1, 0, 0) + at(0, -1, 0) + at(0, 1, 0);
+    (sum + at(0, 0, -1) + at(0, 0, 1)) * T::SEVENTH
+}
+
+/// The 27-point update: all 27 cells of the 3 × 3 × 3 cube, summed z-major, x fastest, times 1/27.
+#[inline(always)]
+// ANCHOR: update27
+pub fn update27<T: Real>(at: impl Fn(i32, i32, i32) -> T) -> T {
+    let mut sum = at(-1, -1, -1);
+    for i in 1..27 {
+        sum = sum + at(i % 3 - 1, i / 3 % 3 - 1, i / 9 - 1);
+    }
+    sum * T::TWENTY_SEVENTH
+}
+// ANCHOR_END: update27
+
+/// The starting value of global cell `[x, y, z]` of the grid: non-zero almost everywhere, so every
+/// halo carries data from the first exchange on.
+pub fn initial<T: Real>(cell: [u32; 3]) -> T {
+    let [x, y, z] = cell;
+    T::ratio_1024((x.wrapping_mul(73) ^ y.wrapping_mul(179) ^ z.wrapping_mul(283)) % 1024 + 1)
+}
+
+/// The fixed value of a boundary cell, one step outside the grid, at global `[x, y, z]` (-1 or the
+/// extent along the axes it lies outside).
+pub fn boundary<T: Real>(cell: [i64; 3]) -> T {
+    let [x, y, z] = cell;
+    T::ratio_1024((x + 2 * y + 3 * z).rem_euclid(5) as u32 * 256)
+}
+
+/// The patch whose [`Patch3d::to_words`] the host put into `words`; traps if the slice is short.
+pub fn read_patch(words: SymmetricSlice<u32>) -> Patch3d {
+    let mut local = [0u32; Patch3d::WORDS];
+    for (i, word) in local.iter_mut().enumerate() {
+        *word = words.read(i);
+    }
+    match Patch3d::from_words(&local) {
+        Some(patch) => patch,
+        None => unreachable!("WORDS words were read"),
+    }
+}
+
+/// Local cell `[x, y, z]` moved by `(dx, dy, dz)`, whose steps stay inside the halo frame for an
+/// owned cell.
+#[inline(always)]
+pub fn shifted(cell: [u32; 3], dx: i32, dy: i32, dz: i32) -> [u32; 3] {
+    [
+        cell[0].wrapping_add_signed(dx),
+        cell[1].wrapping_add_signed(dy),
+        cell[2].wrapping_add_signed(dz),
+    ]
+}
+
+/// The `i`-th owned cell of `patch` in local coordinates, x fastest.
+#[inline(always)]
+pub fn owned_cell(patch: &Patch3d, i: usize) -> [u32; 3] {
+    let (nx, ny) = (patch.n[0] as usize, patch.n[1] as usize);
+    [
+        (i % nx) as u32 + 1,
+        (i / nx % ny) as u32 + 1,
+        (i / (nx * ny)) as u32 + 1,
+    ]
+}
+
+/// The number of owned cells.
+pub fn owned_cells(patch: &Patch3d) -> usize {
+    patch.n.iter().map(|&n| n as usize).product()
+}
+
+/// The block of direction `block` packs, puts with signal, waits and unpacks (module docs); a
+/// block whose direction is `stale` leaves its halo as it was (the planted defect).
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+fn exchange<T: Real + nvshmem_gpu::Element>(
+    field: SymmetricSlice<T>,
+    packed: SymmetricSlice<T>,
+    signals: SymmetricSlice<u64>,
+    patch: &Patch3d,
+    iteration: u32,
+    stale: u32,
+) {
+    let block = thread::block_idx_x() as usize;
+    if block >= Direction3d::COUNT {
+        return;
+    }
+    let direction = Direction3d::from_index(block);
+    // Open boundaries: a PE with a neighbour in `d` is that neighbour's neighbour in `-d`, so it
+    // sends and receives on the same sides; no neighbour, nothing to do on this side.
+    let Some(pe) = patch.neighbour(direction).and_then(Pe::new) else {
+        return;
+    };
+    let packing = HaloPacking3d::for_patch(patch);
+    let (first, step) = (
+        thread::thread_idx_x() as usize,
+        thread::block_dim_x() as usize,
+    );
+    let parity = iteration % 2;
+
+    // ANCHOR: pack_put_signal
+    let send = patch.send_region(direction);
+    let outbox = packed.range(packing.send(direction)..packing.send(direction) + send.count());
+    for i in (first..send.count()).step_by(step) {
+        outbox.write(i, field.read(patch.index(send.cell(i))));
+    }
+    thread::sync_threads();
+    let theirs = direction.opposite();
+    let at = packing.receive(theirs, parity);
+    let signal = signals.signal(theirs.index());
+    let arrived = iteration as u64 + 1;
+    Block.put_signal(
+        packed.range(at..at + send.count()),
+        outbox,
+        signal,
+        arrived,
+        SignalOp::Set,
+        pe,
+    );
+    // ANCHOR_END: pack_put_signal
+
+    // ANCHOR: wait_unpack
+    if first == 0 {
+        signals.signal(block).wait_until(Cmp::Ge, arrived);
+    }
+    thread::sync_threads();
+    if block as u32 == stale {
+        return; // the planted defect: this halo is never refreshed
+    }
+    let halo = patch.halo_region(direction);
+    let at = packing.receive(direction, parity);
+    let inbox = packed.range(at..at + halo.count());
+    for i in (first..halo.count()).step_by(step) {
+        field.write(patch.index(halo.cell(i)), inbox.read(i));
+    }
+    // ANCHOR_END: wait_unpack
+}
+
+/// Every owned cell of `dest` from `source` with [`update7`] or [`update27`] (`POINTS`),
+/// grid-stride.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+fn sweep<T: Real + nvshmem_gpu::Element, const POINTS: u32>(
+    source: SymmetricSlice<T>,
+    dest: SymmetricSlice<T>,
+    patch: &Patch3d,
+) {
+    for i in (thread::global_index_x()..owned_cells(patch)).step_by(thread::grid_size_x()) {
+        let cell = owned_cell(patch, i);
+        let at = |dx, dy, dz| source.read(patch.index(shifted(cell, dx, dy, dz)));
+        let value = if POINTS == 7 {
+            update7(at)
+        } else {
+            update27(at)
+        };
+        dest.write(patch.index(cell), value);
+    }
+}
+
+/// The kernels of one cell type: `exchange_<T>`, `stencil7_<T>`, `stencil27_<T>`.
+macro_rules! kernels {
+    ($t:ty, $exchange:ident, $stencil7:ident, $stencil27:ident) => {
+        /// The halo exchange of iteration `iteration` (module docs), one block per direction
+        /// (6 blocks for 7 points, 26 for 27), cooperatively on every PE. `patch` holds the PE's
+        /// [`Patch3d::to_words`]; signals start at 0 before iteration 0; `stale` names a direction
+        /// whose halo is left unpacked (the planted defect), or is `u32::MAX`.
+        #[kernel]
+        pub fn $exchange(
+            field: SymmetricSlice<$t>,
+            packed: SymmetricSlice<$t>,
+            signals: SymmetricSlice<u64>,
+            patch: SymmetricSlice<u32>,
+            iteration: u32,
+            stale: u32,
+        ) {
+            let patch = read_patch(patch);
+            exchange(field, packed, signals, &patch, iteration, stale);
+        }
+
+        /// `dest`'s owned cells from `source` with the 7-point [`update7`].
+        #[kernel]
+        pub fn $stencil7(
+            source: SymmetricSlice<$t>,
+            dest: SymmetricSlice<$t>,
+            patch: SymmetricSlice<u32>,
+        ) {
+            let patch = read_patch(patch);
+            sweep::<$t, 7>(source, dest, &patch);
+        }
+
+        /// `dest`'s owned cells from `source` with the 27-point [`update27`].
+        #[kernel]
+        pub fn $stencil27(
+            source: SymmetricSlice<$t>,
+            dest: SymmetricSlice<$t>,
+            patch: SymmetricSlice<u32>,
+        ) {
+            let patch = read_patch(patch);
+            sweep::<$t, 27>(source, dest, &patch);
+        }
+    };
+}
+
+kernels!(f32, exchange_f32, stencil7_f32, stencil27_f32);
+kernels!(f64, exchange_f64, stencil7_f64, stencil27_f64);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_updates_average_in_a_fixed_order() {
+        let ones = |_: i32, _: i32, _: i32| 1.0f64;
+        assert_eq!(update7(ones), 7.0 * f64::SEVENTH);
+        assert_eq!(update27(ones), 27.0 * f64::TWENTY_SEVENTH);
+        // Only the centre: the weight itself.
+        let centre = |x: i32, y: i32, z: i32| if (x, y, z) == (0, 0, 0) { 1.0f32 } else { 0.0 };
+        assert_eq!(update27(centre), f32::TWENTY_SEVENTH);
+        // The order is fixed: a cell that absorbs the others' low bits gives the same bits twice.
+        let skewed = |x: i32, y: i32, z: i32| (x * 9 + y * 3 + z) as f32 * 1e-7 + 1e7;
+        assert_eq!(update27(skewed).to_bits(), update27(skewed).to_bits());
+    }
+
+    #[test]
+    fn owned_cells_walk_the_box_x_fastest() {
+        let patch = Patch3d::whole([3, 2, 2]);
+        assert_eq!(owned_cells(&patch), 12);
+        assert_eq!(owned_cell(&patch, 0), [1, 1, 1]);
+        assert_eq!(owned_cell(&patch, 4), [2, 2, 1]);
+        assert_eq!(owned_cell(&patch, 11), [3, 2, 2]);
+        assert_eq!(shifted([1, 1, 1], -1, 0, 1), [0, 1, 2]);
+    }
+
+    #[test]
+    fn starting_values_are_exact_and_non_zero() {
+        for x in 0..40 {
+            let v: f32 = initial([x, 3, 5]);
+            assert!(v > 0.0 && v <= 1.0);
+            assert_eq!(v as f64, initial::<f64>([x, 3, 5]));
+        }
+        assert_eq!(boundary::<f64>([-1, 0, 0]), 1.0);
+    }
+}

@@ -1,0 +1,602 @@
+//! A 3-D Jacobi on a 3-D process grid: 7-point and 27-point stencils, `f32` and `f64`. The grid of
+//! `nx × ny × nz` cells (open boundaries with fixed values) is split by `nvshmem-halo`'s
+//! [`Decomposition3d`]; every iteration each PE exchanges its faces (and, for 27 points, its edges
+//! and corners) with its neighbours, packed on the device and put with signals, then sweeps its box
+//! (`examples/stencil3d/kernels`).
+//!
+//! ```text
+//! cargo run --release -p stencil3d -- [-n PES] [--pes-per-gpu K] [--nx N] [--ny N] [--nz N]
+//!     [--iters K] [--points 7|27|all] [--precision f32|f64|all] [--grid PXxPYxPZ] [--check]
+//!     [--plant stale-face]
+//! ```
+//!
+//! Output, per stencil and cell type: with `--check`, one line per PE, `OK` or `differs` with the
+//! count and the first differing cell, against the whole grid run on one GPU and on the CPU
+//! (bitwise); then PE 0's `result:` line (`points= precision= pes= grid= n= iters= ms_per_iter=
+//! check=`). Exits non-zero on any difference or error.
+
+mod args;
+
+use args::{Args, Plant, Points, Precision};
+use bytemuck::Pod;
+use clap::Parser;
+use nvshmem_gpu::Element;
+use nvshmem_halo::{
+    Boundary, Decomposition3d, DecompositionError, Direction3d, Patch3d, ProcessGrid3d,
+    packing::HaloPacking3d,
+};
+use nvshmem_host::{
+    Bootstrap, LaunchConfig, Module, Nvshmem, SafeKernel, SymmetricBuffer, SymmetricSlice,
+};
+use std::ffi::OsString;
+use std::fmt::Debug;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+use stencil3d_kernels::{
+    Real, boundary, initial, owned_cell, owned_cells, shifted, update7, update27,
+};
+
+const PTX: &str = include_str!(env!("STENCIL3D_KERNELS_PTX"));
+const OPEN: [Boundary; 3] = [Boundary::Open; 3];
+
+fn main() -> ExitCode {
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+    let options = Args::parse();
+    match Bootstrap::detect() {
+        Ok(Bootstrap::SinglePe) => {
+            let status = nvshmem_launch::relaunch_current_program(&args, &options.job);
+            ExitCode::from(status.clamp(0, 255) as u8)
+        }
+        Ok(bootstrap) => match run_pe(bootstrap, &options) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("stencil3d: {error}");
+                ExitCode::FAILURE
+            }
+        },
+        Err(error) => {
+            eprintln!("stencil3d: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The decomposition `args` ask for on `n_pes` PEs.
+fn decompose(args: &Args, n_pes: usize) -> Result<Decomposition3d, DecompositionError> {
+    let cells = [args.nx, args.ny, args.nz].map(|n| n as usize);
+    match args.grid {
+        Some(dims) => Decomposition3d::new(cells, ProcessGrid3d::new(dims, n_pes)?, OPEN),
+        None => Decomposition3d::for_pes(cells, n_pes, OPEN),
+    }
+}
+
+/// Sets `NVSHMEM_SYMMETRIC_SIZE` for this run unless the user did: NVSHMEM's default (1 GiB) holds
+/// neither 512³ `f64` arrays nor, with `--check`, the whole grid beside a PE's box.
+fn size_symmetric_heap(args: &Args, bootstrap: &Bootstrap) {
+    if std::env::var_os("NVSHMEM_SYMMETRIC_SIZE").is_some() {
+        return;
+    }
+    let n_pes = match bootstrap {
+        Bootstrap::Launcher(identity) => identity.n_pes,
+        _ => 1,
+    };
+    // Under another process manager the PE count is not known yet: one PE's sizes are the most.
+    // A decomposition that fails is reported by `run_pe`, with the real PE count.
+    let Ok(decomposition) = decompose(args, n_pes.max(1)) else {
+        return;
+    };
+    let f64_bytes = size_of::<f64>();
+    let mut bytes =
+        (2 * decomposition.patch(0).len() + HaloPacking3d::new(&decomposition).len()) * f64_bytes;
+    if args.check {
+        bytes += 2 * Patch3d::whole(decomposition.cells()).len() * f64_bytes;
+    }
+    let mib = (bytes + (256 << 20)).div_ceil(1 << 20);
+    // SAFETY: no other thread runs yet; NVSHMEM reads the variable during init, just after.
+    unsafe { std::env::set_var("NVSHMEM_SYMMETRIC_SIZE", format!("{mib}M")) };
+}
+
+/// A cell type with its kernels' launch descriptors.
+trait Cell: Real + Element + Pod + Debug {
+    const NAME: &'static str;
+    type Exchange: SafeKernel<
+        Params = (
+            SymmetricSlice<Self>,
+            SymmetricSlice<Self>,
+            SymmetricSlice<u64>,
+            SymmetricSlice<u32>,
+            u32,
+            u32,
+        ),
+    >;
+    type Stencil7: SafeKernel<
+        Params = (
+            SymmetricSlice<Self>,
+            SymmetricSlice<Self>,
+            SymmetricSlice<u32>,
+        ),
+    >;
+    type Stencil27: SafeKernel<
+        Params = (
+            SymmetricSlice<Self>,
+            SymmetricSlice<Self>,
+            SymmetricSlice<u32>,
+        ),
+    >;
+    /// The bits, for the exact comparison.
+    fn bits(self) -> u64;
+}
+
+impl Cell for f32 {
+    const NAME: &'static str = "f32";
+    type Exchange = stencil3d_kernels::ExchangeF32;
+    type Stencil7 = stencil3d_kernels::Stencil7F32;
+    type Stencil27 = stencil3d_kernels::Stencil27F32;
+    fn bits(self) -> u64 {
+        self.to_bits().into()
+    }
+}
+
+impl Cell for f64 {
+    const NAME: &'static str = "f64";
+    type Exchange = stencil3d_kernels::ExchangeF64;
+    type Stencil7 = stencil3d_kernels::Stencil7F64;
+    type Stencil27 = stencil3d_kernels::Stencil27F64;
+    fn bits(self) -> u64 {
+        self.to_bits()
+    }
+}
+
+fn run_pe(bootstrap: Bootstrap, args: &Args) -> Result<(), Box<dyn std::error::Error>> {
+    size_symmetric_heap(args, &bootstrap);
+    let nvshmem = Nvshmem::init_with(bootstrap)?;
+    let (me, n_pes) = (nvshmem.my_pe() as usize, nvshmem.n_pes() as usize);
+    let decomposition = decompose(args, n_pes)?;
+    let module = nvshmem.load_module(PTX)?;
+    let mut failures = 0;
+    let points: &[u32] = match args.points {
+        Points::Seven => &[7],
+        Points::TwentySeven => &[27],
+        Points::All => &[7, 27],
+    };
+    for &points in points {
+        if matches!(args.precision, Precision::F32 | Precision::All) {
+            failures += usize::from(!run_case::<f32>(
+                &nvshmem,
+                &module,
+                &decomposition,
+                points,
+                args,
+            )?);
+        }
+        if matches!(args.precision, Precision::F64 | Precision::All) {
+            failures += usize::from(!run_case::<f64>(
+                &nvshmem,
+                &module,
+                &decomposition,
+                points,
+                args,
+            )?);
+        }
+    }
+    drop(module);
+    nvshmem.finalize()?;
+    if failures > 0 {
+        return Err(
+            format!("{failures} run(s) differ from the reference (PE {me} of {n_pes})").into(),
+        );
+    }
+    Ok(())
+}
+
+/// Runs one stencil in one cell type on the decomposition (and, with `--check`, the whole grid on
+/// this GPU and on the CPU); returns whether every checked cell matched.
+fn run_case<T: Cell>(
+    nvshmem: &Nvshmem,
+    module: &Module<'_>,
+    decomposition: &Decomposition3d,
+    points: u32,
+    args: &Args,
+) -> Result<bool, Box<dyn std::error::Error>> {
+    let (me, n_pes) = (nvshmem.my_pe() as usize, nvshmem.n_pes() as usize);
+    let patch = decomposition.patch(me);
+    let packing = HaloPacking3d::new(decomposition);
+    let stale = match args.plant {
+        Some(Plant::StaleFace) => (0..Direction3d::FACES)
+            .find(|&d| patch.neighbour(Direction3d::from_index(d)).is_some())
+            .map_or(u32::MAX, |d| d as u32),
+        None => u32::MAX,
+    };
+    let started = Instant::now();
+    let mut run = Run::<T>::new(nvshmem, decomposition.cells(), &patch, packing.len())?;
+    // Every PE's signals are zero before any PE's first put.
+    nvshmem.barrier_all();
+    let elapsed = run.iterate(module, points, args.iters, stale)?;
+    let ms_per_iter = elapsed.as_secs_f64() * 1e3 / f64::from(args.iters);
+    // Fetched only to be checked: at 512^3 the array is over a gigabyte.
+    let got = if args.check {
+        run.result()?
+    } else {
+        Vec::new()
+    };
+    drop(run);
+    log::debug!("set-up and run took {:?}", started.elapsed());
+
+    let mut passed = true;
+    let check = if args.check {
+        let whole = Patch3d::whole(decomposition.cells());
+        let mut single = Run::<T>::new(nvshmem, decomposition.cells(), &whole, 1)?;
+        single.iterate(module, points, args.iters, u32::MAX)?;
+        let one_gpu = single.result()?;
+        drop(single);
+        let cpu = cpu_reference::<T>(&whole, decomposition.cells(), points, args.iters);
+        let against_gpu = differences(&patch, &got, &whole, &one_gpu);
+        let against_cpu = differences(&patch, &got, &whole, &cpu);
+        let name = format!("stencil3d {points}-point {}", T::NAME);
+        let boxed = format!(
+            "box {}x{}x{} at {:?}",
+            patch.n[0], patch.n[1], patch.n[2], patch.origin
+        );
+        if against_gpu.count == 0 && against_cpu.count == 0 {
+            println!(
+                "{name}: PE {me}/{n_pes} ({boxed}): OK: {} cells equal to one GPU and the CPU, bitwise",
+                owned_cells(&patch)
+            );
+        } else {
+            passed = false;
+            println!(
+                "{name}: PE {me}/{n_pes} ({boxed}): PE {me} differs: {} cells from one GPU, {} from the CPU (first {:?})",
+                against_gpu.count,
+                against_cpu.count,
+                against_gpu.first.or(against_cpu.first)
+            );
+        }
+        if passed { "ok" } else { "fail" }
+    } else {
+        "off"
+    };
+    nvshmem.barrier_all();
+    if me == 0 {
+        let grid = decomposition.grid();
+        println!(
+            "result: points={points} precision={} pes={n_pes} grid={}x{}x{} n={}x{}x{} iters={} ms_per_iter={ms_per_iter:.4} check={check}",
+            T::NAME,
+            grid.px,
+            grid.py,
+            grid.pz,
+            args.nx,
+            args.ny,
+            args.nz,
+            args.iters
+        );
+    }
+    Ok(passed)
+}
+
+/// One run's symmetric buffers: the two arrays, the packing buffer, the signal words and the
+/// patch's words.
+struct Run<'nv, T: Cell> {
+    current: SymmetricBuffer<'nv, T>,
+    next: SymmetricBuffer<'nv, T>,
+    packed: SymmetricBuffer<'nv, T>,
+    signals: SymmetricBuffer<'nv, u64>,
+    words: SymmetricBuffer<'nv, u32>,
+    patch: Patch3d,
+}
+
+impl<'nv, T: Cell> Run<'nv, T> {
+    /// Allocates the buffers (on every PE the same sizes: `patch.len()` and `packed_len` are the
+    /// decomposition's) and fills both arrays with the starting values and the boundary.
+    fn new(
+        nvshmem: &'nv Nvshmem,
+        grid: [usize; 3],
+        patch: &Patch3d,
+        packed_len: usize,
+    ) -> Result<Run<'nv, T>, nvshmem_host::Error> {
+        let start = starting_array::<T>(patch, grid);
+        let mut current = nvshmem.alloc::<T>(patch.len())?;
+        let mut next = nvshmem.alloc::<T>(patch.len())?;
+        current.copy_from_host(&start)?;
+        next.copy_from_host(&start)?;
+        let packed = nvshmem.alloc_zeroed::<T>(packed_len)?;
+        let signals = nvshmem.alloc_zeroed::<u64>(Direction3d::COUNT)?;
+        let mut words = nvshmem.alloc::<u32>(Patch3d::WORDS)?;
+        words.copy_from_host(&patch.to_words())?;
+        Ok(Run {
+            current,
+            next,
+            packed,
+            signals,
+            words,
+            patch: *patch,
+        })
+    }
+
+    /// `iters` iterations of exchange (when the patch has neighbours), then sweep into the other
+    /// array; the result ends in `current`. Each launch returns once the kernel has finished.
+    /// Returns the time of the iterations alone (not of finding the kernels).
+    fn iterate(
+        &mut self,
+        module: &Module<'_>,
+        points: u32,
+        iters: u32,
+        stale: u32,
+    ) -> Result<Duration, nvshmem_host::Error> {
+        let exchange = module.typed_kernel::<T::Exchange>()?;
+        let stencil7 = module.typed_kernel::<T::Stencil7>()?;
+        let stencil27 = module.typed_kernel::<T::Stencil27>()?;
+        let directions = if points == 7 {
+            Direction3d::FACES
+        } else {
+            Direction3d::COUNT
+        };
+        let exchanges =
+            (0..directions).any(|d| self.patch.neighbour(Direction3d::from_index(d)).is_some());
+        let sweep_config = |kernel: &nvshmem_host::Kernel<'_>| {
+            let threads = 256;
+            let wanted = owned_cells(&self.patch).div_ceil(threads as usize) as u32;
+            let limit = kernel
+                .max_cooperative_blocks(LaunchConfig::linear(1, threads))?
+                .0;
+            Ok::<_, nvshmem_host::Error>(LaunchConfig::linear(
+                wanted.clamp(1, limit.max(1)),
+                threads,
+            ))
+        };
+        // One block per direction, all resident at once (they wait on each other's PEs): the
+        // largest block that fits them, since with MPS a PE may have only a few multiprocessors.
+        let mut exchange_threads = 128;
+        for threads in [512, 256] {
+            let limit = exchange
+                .kernel()
+                .max_cooperative_blocks(LaunchConfig::linear(1, threads))?
+                .0;
+            if limit as usize >= directions {
+                exchange_threads = threads;
+                break;
+            }
+        }
+        let config7 = sweep_config(stencil7.kernel())?;
+        let config27 = sweep_config(stencil27.kernel())?;
+        let started = Instant::now();
+        for iteration in 0..iters {
+            if exchanges {
+                let args = (
+                    &self.current,
+                    &self.packed,
+                    &self.signals,
+                    &self.words,
+                    iteration,
+                    stale,
+                );
+                exchange.run_cooperative(
+                    LaunchConfig::linear(directions as u32, exchange_threads),
+                    args,
+                )?;
+            }
+            let args = (&self.current, &self.next, &self.words);
+            if points == 7 {
+                stencil7.run_cooperative(config7, args)?;
+            } else {
+                stencil27.run_cooperative(config27, args)?;
+            }
+            std::mem::swap(&mut self.current, &mut self.next);
+        }
+        Ok(started.elapsed())
+    }
+
+    /// This PE's array after the run.
+    fn result(&self) -> Result<Vec<T>, nvshmem_host::Error> {
+        self.current.to_vec()
+    }
+}
+
+/// A PE's local array before the first iteration: owned cells at their starting values, halo
+/// cells beyond the grid at the fixed boundary values, and halo cells that neighbours fill zero (so
+/// that a halo never exchanged shows).
+fn starting_array<T: Cell>(patch: &Patch3d, grid: [usize; 3]) -> Vec<T> {
+    let zero = T::ratio_1024(0);
+    let mut array = vec![zero; patch.len()];
+    for z in 0..=patch.n[2] + 1 {
+        for y in 0..=patch.n[1] + 1 {
+            for x in 0..=patch.n[0] + 1 {
+                let local = [x, y, z];
+                let global: [i64; 3] =
+                    std::array::from_fn(|a| i64::from(patch.origin[a]) + i64::from(local[a]) - 1);
+                let inside = (0..3).all(|a| (0..grid[a] as i64).contains(&global[a]));
+                let owned = (0..3).all(|a| (1..=patch.n[a]).contains(&local[a]));
+                array[patch.index(local)] = if owned {
+                    initial(global.map(|g| g as u32))
+                } else if inside {
+                    zero
+                } else {
+                    boundary(global)
+                };
+            }
+        }
+    }
+    array
+}
+
+/// The whole grid after `iters` iterations on the CPU, in `whole`'s layout, with the kernels'
+/// own update functions.
+fn cpu_reference<T: Cell>(whole: &Patch3d, grid: [usize; 3], points: u32, iters: u32) -> Vec<T> {
+    let mut current = starting_array::<T>(whole, grid);
+    let mut next = current.clone();
+    for _ in 0..iters {
+        for i in 0..owned_cells(whole) {
+            let cell = owned_cell(whole, i);
+            let at = |dx, dy, dz| current[whole.index(shifted(cell, dx, dy, dz))];
+            next[whole.index(cell)] = if points == 7 {
+                update7(at)
+            } else {
+                update27(at)
+            };
+        }
+        std::mem::swap(&mut current, &mut next);
+    }
+    current
+}
+
+/// How many of this PE's owned cells differ, bitwise, from the same global cells of a whole-grid
+/// array, and the first as `(global cell, got, expected)`.
+struct Differences<T> {
+    count: usize,
+    first: Option<([u32; 3], T, T)>,
+}
+
+fn differences<T: Cell>(
+    patch: &Patch3d,
+    got: &[T],
+    whole: &Patch3d,
+    expected: &[T],
+) -> Differences<T> {
+    let mut found = Differences {
+        count: 0,
+        first: None,
+    };
+    for i in 0..owned_cells(patch) {
+        let cell = owned_cell(patch, i);
+        let global = std::array::from_fn(|a| patch.origin[a] + cell[a]);
+        let (g, e) = (got[patch.index(cell)], expected[whole.index(global)]);
+        if g.bits() != e.bits() {
+            found.count += 1;
+            found.first.get_or_insert((global.map(|c| c - 1), g, e));
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nvshmem_launch::cli::{assert_help_and_version, assert_usage_errors};
+
+    fn parse(line: &str) -> Result<Args, clap::Error> {
+        Args::try_parse_from(std::iter::once("stencil3d").chain(line.split_whitespace()))
+    }
+
+    #[test]
+    fn flags_parse_and_bad_values_name_the_flag() {
+        let args = parse("--nx 9 --ny 7 --nz 5 --iters 3 --points 27 --precision f64 --grid 1x2x2 --check --plant stale-face").unwrap();
+        assert_eq!((args.nx, args.ny, args.nz, args.iters), (9, 7, 5, 3));
+        assert_eq!(
+            (args.points, args.precision),
+            (Points::TwentySeven, Precision::F64)
+        );
+        assert_eq!(
+            (args.grid, args.check, args.plant),
+            (Some([1, 2, 2]), true, Some(Plant::StaleFace))
+        );
+        let defaults = parse("").unwrap();
+        assert_eq!(
+            (defaults.nx, defaults.points, defaults.grid),
+            (128, Points::All, None)
+        );
+        assert_usage_errors::<Args>(&[
+            ("--nx 0", "'0' for '--nx <NX>'"),
+            ("--grid 2x2", "'2x2' for '--grid <PXxPYxPZ>'"),
+            ("--grid 2x0x1", "'2x0x1' for '--grid <PXxPYxPZ>'"),
+            ("--points 9", "'9' for '--points <POINTS>'"),
+            ("--plant nothing", "'nothing' for '--plant <PLANT>'"),
+        ]);
+    }
+
+    #[test]
+    fn help_and_version_exit_0_and_help_names_every_flag() {
+        assert_help_and_version::<Args>();
+    }
+
+    /// The decomposed iteration on the CPU: exchange halos between boxes as the kernels do
+    /// (through the packing layout), then sweep each box. Must match the whole-grid reference
+    /// bitwise, and not with a stale face.
+    fn decomposed_on_cpu<T: Cell>(
+        d: &Decomposition3d,
+        points: u32,
+        iters: u32,
+        stale: bool,
+    ) -> Vec<Vec<T>> {
+        let patches: Vec<Patch3d> = (0..d.n_pes()).map(|pe| d.patch(pe)).collect();
+        let mut arrays: Vec<Vec<T>> = patches
+            .iter()
+            .map(|p| starting_array(p, d.cells()))
+            .collect();
+        let directions = if points == 7 {
+            Direction3d::FACES
+        } else {
+            Direction3d::COUNT
+        };
+        for _ in 0..iters {
+            let snapshot = arrays.clone();
+            for (pe, patch) in patches.iter().enumerate() {
+                let skip = stale
+                    .then(|| {
+                        (0..Direction3d::FACES)
+                            .find(|&i| patch.neighbour(Direction3d::from_index(i)).is_some())
+                    })
+                    .flatten();
+                for index in 0..directions {
+                    let direction = Direction3d::from_index(index);
+                    let Some(from) = patch.neighbour(direction) else {
+                        continue;
+                    };
+                    if Some(index) == skip {
+                        continue;
+                    }
+                    let theirs = &patches[from as usize];
+                    let send = theirs.send_region(direction.opposite());
+                    let halo = patch.halo_region(direction);
+                    for i in 0..halo.count() {
+                        arrays[pe][patch.index(halo.cell(i))] =
+                            snapshot[from as usize][theirs.index(send.cell(i))];
+                    }
+                }
+            }
+            for (pe, patch) in patches.iter().enumerate() {
+                let source = arrays[pe].clone();
+                for i in 0..owned_cells(patch) {
+                    let cell = owned_cell(patch, i);
+                    let at = |dx, dy, dz| source[patch.index(shifted(cell, dx, dy, dz))];
+                    arrays[pe][patch.index(cell)] = if points == 7 {
+                        update7(at)
+                    } else {
+                        update27(at)
+                    };
+                }
+            }
+        }
+        arrays
+    }
+
+    #[test]
+    fn the_decomposed_iteration_matches_the_whole_grid_and_a_stale_face_does_not() {
+        let cells = [9, 7, 5];
+        let whole = Patch3d::whole(cells);
+        for points in [7, 27] {
+            let reference = cpu_reference::<f64>(&whole, cells, points, 3);
+            for n_pes in [1, 2, 3, 4, 6, 8] {
+                let d = Decomposition3d::for_pes(cells, n_pes, OPEN).unwrap();
+                let arrays = decomposed_on_cpu::<f64>(&d, points, 3, false);
+                for (pe, array) in arrays.iter().enumerate() {
+                    let diff = differences(&d.patch(pe), array, &whole, &reference);
+                    assert_eq!(
+                        diff.count, 0,
+                        "{points} points, {n_pes} PEs, PE {pe}: {:?}",
+                        diff.first
+                    );
+                }
+                if n_pes > 1 {
+                    let stale = decomposed_on_cpu::<f64>(&d, points, 3, true);
+                    let wrong: usize = (0..n_pes)
+                        .map(|pe| differences(&d.patch(pe), &stale[pe], &whole, &reference).count)
+                        .sum();
+                    assert!(
+                        wrong > 0,
+                        "{points} points, {n_pes} PEs: a stale face must show"
+                    );
+                }
+            }
+        }
+    }
+}
