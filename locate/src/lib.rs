@@ -151,8 +151,9 @@ impl fmt::Display for NotFound {
         }
         write!(
             f,
-            "`pip install nvidia-nvshmem-cu13`; install NVIDIA's system packages `libnvshmem3-cuda-13 libnvshmem3-dev-cuda-13` (apt or dnf, from \
-             NVIDIA's CUDA repository); load the NVIDIA HPC SDK's environment module (sets \
+            "`pip install nvidia-nvshmem-cu13`; install NVIDIA's system packages \
+             `libnvshmem3-cuda-13 libnvshmem3-dev-cuda-13` (apt or dnf, from NVIDIA's CUDA \
+             repository); load the NVIDIA HPC SDK's environment module (sets \
              {HPC_SDK_VAR}); or set {HOME_VAR} to an NVSHMEM install (the folder holding \
              lib/libnvshmem_host.so.3)."
         )
