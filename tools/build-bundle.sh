@@ -19,11 +19,11 @@ gpu_tests=(--workspace --test 'gpu*' "$@")
     cargo build --release --locked --workspace --bins --message-format=json
     cargo test --release --locked "${gpu_tests[@]}" --no-run --message-format=json
 } | executables | while read -r name path; do cp "$path" "dist/$name"; done
-# The starter as a user gets it (`./x new`, built outside the repository), as dist/starter.
+# The starter as a user gets it (`./x new`, built outside the repository), as dist/starter; it finds
+# NVSHMEM and ptxas in this checkout's .deps by itself.
 starter=$(mktemp -d)
 tools/new-project.sh "$starter/starter" --name starter >/dev/null
-(cd "$starter/starter" && CARGO_TARGET_DIR=$PWD/../target NVSHMEM_HOME=${NVSHMEM_HOME:-$OLDPWD/.deps/python/nvidia/nvshmem} \
-    cargo build --release --quiet)
+(cd "$starter/starter" && CARGO_TARGET_DIR=$PWD/../target cargo build --release --quiet)
 cp "$starter/target/release/starter" dist/starter
 rm -rf "$starter"
 # dist/NAME.tests: the tests each GPU test binary must hold, which the suite checks on the GPU machine.

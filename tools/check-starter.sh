@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Builds and tests the starter as a user would, from outside the repository: `./x new` into a
+# Builds, tests and runs the starter as a user would, from outside the repository: `./x new` into a
 # temporary folder, then `cargo build` (kernels linked with NVSHMEM's device bitcode and assembled
-# by ptxas) and `cargo test` there. Run by `./x test` after the workspace's tests: with
-# CARGO_TARGET_DIR at this checkout's target/, the nvshmem-rs crates built for those are reused, and
-# so is the starter's own kernel build (core for the GPU) from the last run.
-# Also checks what tools/new-project.sh refuses. Needs ptxas on PATH (./x puts it there).
+# by ptxas), `cargo test` and `cargo run` there, with none of what `./x` sets for its own builds
+# (NVSHMEM_HOME, PTXAS, its folders on PATH): the project must find NVSHMEM and ptxas in this
+# checkout's .deps by itself. Run by `./x test` after the workspace's tests: with CARGO_TARGET_DIR at
+# this checkout's target/ (the one difference from a user's build), the nvshmem-rs crates built for
+# those are reused, and so is the starter's own kernel build (core for the GPU) from the last run.
+# Also checks what tools/new-project.sh refuses. Needs `./x deps` done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -36,15 +38,27 @@ tools/new-project.sh "$project" >/dev/null
 if leftover=$(grep -rn -e nvshmem-starter -e nvshmem_starter -e NVSHMEM_STARTER -e /path/to/nvshmem-rs "$project"); then
     fail "new-project.sh left the starter's placeholders in: $leftover"
 fi
-export CARGO_TARGET_DIR=$repo/target NVSHMEM_HOME=$repo/.deps/python/nvidia/nvshmem
+# A search path without this checkout's folders, which `./x` adds.
+outside_repo() { tr ':' '\n' <<<"$1" | grep -v -e "^$repo/" -e "^$repo\$" | paste -sd: -; }
+as_user() {
+    env -u NVSHMEM_HOME -u PTXAS PATH="$(outside_repo "$PATH")" \
+        LD_LIBRARY_PATH="$(outside_repo "${LD_LIBRARY_PATH:-}")" CARGO_TARGET_DIR="$repo/target" "$@"
+}
 (
     cd "$project"
     # The builder only warns when it cannot assemble the PTX; here that is a failure.
-    cargo build 2>&1 | tee "$work/build.log"
-    if grep -q "ptxas was not found" "$work/build.log"; then
-        fail "the starter's PTX was not assembled: put ptxas on PATH (./x test does)"
+    as_user cargo build 2>&1 | tee "$work/build.log"
+    if grep -q "was not assembled" "$work/build.log"; then
+        fail "the starter's PTX was not assembled: the builder found no ptxas, not even in $repo/.deps"
     fi
-    cargo test
-    cargo fmt --check
+    as_user cargo test
+    as_user cargo fmt --check
+    # The program finds NVSHMEM's host library too: on a GPU machine it runs; without a GPU it
+    # stops at the driver, after NVSHMEM was found.
+    if ! as_user cargo run -q -- -n 1 >"$work/run.log" 2>&1; then
+        cat "$work/run.log"
+        grep -q "libcuda.so.1" "$work/run.log" ||
+            fail "the starter failed other than for want of a GPU (above)"
+    fi
 )
 echo "check-starter: the starter built and passed its tests outside the repository in $((SECONDS - started)) s"

@@ -7,7 +7,9 @@
 # package's name, the kernel crate's (NAME-kernels) and the PTX variable's (NAME_KERNELS_PTX). The
 # git dependencies of the starter are commented out and its path alternatives switched on, pointing
 # at this checkout; the checkout's lock files come along, so the project builds with the crate
-# versions this checkout was tested with.
+# versions this checkout was tested with. Depending on the checkout by path, the project's build and
+# program also find NVSHMEM and ptxas in the checkout's .deps (`./x deps`), with nothing set: the
+# crates look beside the checkout they were built from (nvshmem_locate::checkout).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd -P)
 usage="usage: ./x new PATH [--name NAME]"
@@ -56,26 +58,12 @@ for file in Cargo.toml kernels/Cargo.toml build.rs src/main.rs tests/pattern.rs 
         "$dest/$file"
 done
 
-nvshmem=$repo/.deps/python/nvidia/nvshmem
-ptxas_dir=$repo/.deps/python/nvidia/cu13/bin
 cat <<MSG
 Made $name in $dest, using the nvshmem-rs checkout $repo by path
-(the git form is in its Cargo.toml files, commented). Next:
+(the git form is in its Cargo.toml files, commented), and its NVSHMEM and ptxas
+($repo/.deps, which \`$repo/x deps\` fills; NVSHMEM_HOME and PTXAS choose others). Next:
 
   cd $dest
-MSG
-if [[ -d $nvshmem && -x $ptxas_dir/ptxas ]]; then
-    cat <<MSG
-  export NVSHMEM_HOME=$nvshmem   # NVSHMEM, as installed by ./x deps
-  export PATH=$ptxas_dir:\$PATH   # ptxas, which checks the PTX
-MSG
-else
-    cat <<MSG
-  # NVSHMEM: set NVSHMEM_HOME to an install, or pip install nvidia-nvshmem-cu13 (or ./x deps here
-  # and NVSHMEM_HOME=$nvshmem); ptxas: on PATH (CUDA, or pip install nvidia-cuda-nvcc)
-MSG
-fi
-cat <<MSG
   cargo build --release
   cargo run --release -- -n 2    # 2 PEs on this machine's GPUs
   cargo test

@@ -109,12 +109,12 @@ impl fmt::Display for BuildError {
             } => write!(
                 f,
                 "NVSHMEM {version} at {} has no device bitcode for {requested}; it has: {}. {}: \
-                 point NVSHMEM_HOME at such an install (`./x deps` puts NVSHMEM 3.8 in \
-                 .deps/nvshmem-3.8/nvidia/nvshmem), or choose one of the architectures it has with \
-                 `.arch(..)`",
+                 point NVSHMEM_HOME at such an install ({}), or choose one of the architectures it \
+                 has with `.arch(..)`",
                 nvshmem_root.display(),
                 available.join(", "),
-                crate::arch::releases_with(requested)
+                crate::arch::releases_with(requested),
+                nvshmem_locate::newer_release_hint()
             ),
             BuildError::NoDeviceBitcode { lib_dir } => write!(
                 f,

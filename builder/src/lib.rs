@@ -232,7 +232,11 @@ impl PtxBuilder {
     ///
     /// When this process is the nested build's linker, performs the link and exits instead.
     pub fn build(self) -> Result<BuiltPtx, BuildError> {
-        for variable in [nvshmem_locate::HOME_VAR, nvshmem_locate::HPC_SDK_VAR] {
+        for variable in [
+            nvshmem_locate::HOME_VAR,
+            nvshmem_locate::HPC_SDK_VAR,
+            "PTXAS",
+        ] {
             println!("cargo::rerun-if-env-changed={variable}");
         }
         let built = self.compile()?;
@@ -243,8 +247,8 @@ impl PtxBuilder {
             println!(
                 "cargo::warning=ptxas was not found, so {} was not assembled as a check (looked \
                  in $PTXAS, $PATH, $CUDA_HOME/bin, $CUDA_PATH/bin, /usr/local/cuda/bin and \
-                 .deps/python/nvidia/cu13/bin); install CUDA or the nvidia-cuda-nvcc wheel, or \
-                 set PTXAS",
+                 .deps/python/nvidia/cu13/bin here and in the nvshmem-rs checkout); install CUDA \
+                 or the nvidia-cuda-nvcc wheel, or set PTXAS",
                 built.path.display()
             );
         }
@@ -318,6 +322,7 @@ impl PtxBuilder {
                 .map_err(|attempt| {
                 BuildError::NvshmemNotFound(nvshmem_locate::NotFound {
                     attempts: vec![attempt],
+                    checkout: nvshmem_locate::checkout(),
                 })
             })?,
             None => nvshmem_locate::find(&[&caller_dir, &self.crate_path])?,

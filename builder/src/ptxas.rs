@@ -5,9 +5,13 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// Where the project-local `nvidia-cuda-nvcc` wheel keeps `ptxas`, relative to a project's root.
+const PROJECT_LOCAL_PTXAS: &str = ".deps/python/nvidia/cu13/bin/ptxas";
+
 /// Where `ptxas` is looked for, in order: `$PTXAS`, `$PATH`, `$CUDA_HOME/bin`, `$CUDA_PATH/bin`,
-/// `/usr/local/cuda/bin`, and the project-local `nvidia-cuda-nvcc` wheel
-/// (`.deps/python/nvidia/cu13/bin`) above `start`.
+/// `/usr/local/cuda/bin`, the project-local `nvidia-cuda-nvcc` wheel
+/// (`.deps/python/nvidia/cu13/bin`) above `start`, and the same in the nvshmem-rs checkout the
+/// builder was built from (where NVSHMEM is found too; see `nvshmem_locate::checkout`).
 pub fn find(start: &Path) -> Result<PathBuf, Vec<PathBuf>> {
     let mut candidates: Vec<PathBuf> = Vec::new();
     if let Some(explicit) = std::env::var_os("PTXAS") {
@@ -25,7 +29,8 @@ pub fn find(start: &Path) -> Result<PathBuf, Vec<PathBuf>> {
     candidates.extend(
         start
             .ancestors()
-            .map(|dir| dir.join(".deps/python/nvidia/cu13/bin/ptxas")),
+            .chain(nvshmem_locate::checkout().as_deref())
+            .map(|dir| dir.join(PROJECT_LOCAL_PTXAS)),
     );
     match candidates.iter().find(|path| path.is_file()) {
         Some(found) => Ok(found.clone()),

@@ -35,8 +35,8 @@ fn workspace_root() -> PathBuf {
 fn installs() -> Vec<nvshmem_locate::Install> {
     use nvshmem_locate::{Install, Source};
     let project = [
-        ".deps/python/nvidia/nvshmem",
-        ".deps/nvshmem-3.8/nvidia/nvshmem",
+        nvshmem_locate::PROJECT_LOCAL_DIR,
+        nvshmem_locate::NEXT_RELEASE_DIR,
     ];
     let mut roots: Vec<(PathBuf, Source)> = project
         .iter()

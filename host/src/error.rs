@@ -582,7 +582,8 @@ impl fmt::Display for Error {
                     f,
                     "the loaded NVSHMEM host library (NVSHMEM {version}) has no {symbol}, which \
                      NVSHMEM {since} added; use NVSHMEM {since} or later (point NVSHMEM_HOME at \
-                     it; `./x deps` puts NVSHMEM 3.8 in .deps/nvshmem-3.8/nvidia/nvshmem)"
+                     it; {})",
+                    nvshmem_locate::newer_release_hint()
                 ),
                 None => write!(
                     f,

@@ -8,13 +8,16 @@
 //! 1. `NVSHMEM_HOME`, if set. A set but unusable `NVSHMEM_HOME` is an error: it is never skipped.
 //! 2. A project-local install: `.deps/python/nvidia/nvshmem` in a start folder or one of its ancestors
 //!    (this is where the project's `./x` script installs the `nvidia-nvshmem-cu13` wheel).
-//! 3. Python's site-packages: the folder of the `nvidia.nvshmem` package as `python3` reports it.
-//! 4. NVIDIA's system packages `libnvshmem3-cuda-13` and `libnvshmem3-cuda-12` (with their `-dev`
+//! 3. The same folder in the nvshmem-rs [`checkout`] these crates were built from, when they depend
+//!    on one by path: so a project that `./x new` made outside the checkout builds and runs against
+//!    the checkout's NVSHMEM, with nothing set.
+//! 4. Python's site-packages: the folder of the `nvidia.nvshmem` package as `python3` reports it.
+//! 5. NVIDIA's system packages `libnvshmem3-cuda-13` and `libnvshmem3-cuda-12` (with their `-dev`
 //!    packages for headers and device bitcode), CUDA 13 first. They split the install in two: the
 //!    libraries in `/usr/lib/<multiarch triple>/nvshmem/<CUDA major>` (apt: `x86_64-linux-gnu`, or
 //!    `aarch64-linux-gnu` on Arm servers, which NVIDIA calls sbsa) or `/usr/lib64/nvshmem/<CUDA
 //!    major>` (dnf), the headers in `/usr/include/nvshmem_<CUDA major>`.
-//! 5. The NVIDIA HPC SDK: first the one `NVHPC_ROOT` names (the SDK's environment module sets it),
+//! 6. The NVIDIA HPC SDK: first the one `NVHPC_ROOT` names (the SDK's environment module sets it),
 //!    then the newest version in `/opt/nvidia/hpc_sdk/Linux_<arch>/`. In an SDK, each bundled CUDA
 //!    version has its own `comm_libs/<CUDA version>/nvshmem`, tried newest CUDA 13 first, then CUDA
 //!    12; then `comm_libs/nvshmem`, the SDK's link to its default CUDA version's.
@@ -60,6 +63,8 @@ pub enum Source {
     HomeVariable,
     /// From a project-local `.deps` folder.
     ProjectLocal,
+    /// From the `.deps` folder of the nvshmem-rs [`checkout`] these crates were built from.
+    Checkout,
     /// From Python's site-packages (`nvidia.nvshmem`).
     PythonPackage,
     /// From NVIDIA's `libnvshmem3-cuda-<N>` system package (apt or dnf).
@@ -73,6 +78,7 @@ impl fmt::Display for Source {
         f.write_str(match self {
             Source::HomeVariable => "NVSHMEM_HOME",
             Source::ProjectLocal => "project-local install",
+            Source::Checkout => "the nvshmem-rs checkout's install",
             Source::PythonPackage => "Python package nvidia.nvshmem",
             Source::SystemPackage => "NVIDIA system package libnvshmem3",
             Source::HpcSdk => "NVIDIA HPC SDK",
@@ -122,6 +128,9 @@ pub struct Attempt {
 pub struct NotFound {
     /// Every place tried, in order.
     pub attempts: Vec<Attempt>,
+    /// The nvshmem-rs [`checkout`] whose `x deps` would install NVSHMEM where [`find`] looks, if
+    /// these crates were built from one; the fix suggests its `x` only then.
+    pub checkout: Option<PathBuf>,
 }
 
 impl fmt::Display for NotFound {
@@ -130,12 +139,21 @@ impl fmt::Display for NotFound {
         for attempt in &self.attempts {
             writeln!(f, "  - {}: {}", attempt.tried, attempt.reason)?;
         }
+        write!(f, "Fix, one of: ")?;
+        if let Some(checkout) = &self.checkout {
+            write!(
+                f,
+                "run `{}` (installs the nvidia-nvshmem-cu13 3.4.5 wheel into {}, where this \
+                 search looks); ",
+                deps_command(checkout),
+                checkout.join(PROJECT_LOCAL_DIR).display()
+            )?;
+        }
         write!(
             f,
-            "Fix, one of: run `./x deps` in this project (installs the nvidia-nvshmem-cu13 3.4.5 \
-             wheel into {PROJECT_LOCAL_DIR}); `pip install nvidia-nvshmem-cu13`; install NVIDIA's \
-             system packages `libnvshmem3-cuda-13 libnvshmem3-dev-cuda-13` (apt or dnf, from \
-             NVIDIA's CUDA repository); load the NVIDIA HPC SDK's environment module (sets \
+            "`pip install nvidia-nvshmem-cu13`; install NVIDIA's system packages \
+             `libnvshmem3-cuda-13 libnvshmem3-dev-cuda-13` (apt or dnf, from NVIDIA's CUDA \
+             repository); load the NVIDIA HPC SDK's environment module (sets \
              {HPC_SDK_VAR}); or set {HOME_VAR} to an NVSHMEM install (the folder holding \
              lib/libnvshmem_host.so.3)."
         )
@@ -143,6 +161,48 @@ impl fmt::Display for NotFound {
 }
 
 impl std::error::Error for NotFound {}
+
+/// The nvshmem-rs checkout these crates were built from, when a project depends on them by path
+/// and the checkout (with its `x` script) is still there: its `.deps` is one of the places [`find`]
+/// and the builder's `ptxas` search look, and its `x deps` fills it. `None` for crates from a
+/// registry or from git (cargo's copies of those are no checkout one works in).
+pub fn checkout() -> Option<PathBuf> {
+    checkout_of(Path::new(env!("CARGO_MANIFEST_DIR")))
+}
+
+/// The checkout holding this crate's folder `manifest_dir`, if it is one (see [`checkout`]).
+fn checkout_of(manifest_dir: &Path) -> Option<PathBuf> {
+    let root = manifest_dir.parent()?;
+    // Cargo marks each package and git checkout it unpacks with `.cargo-ok`.
+    (root.join("x").is_file() && !root.join(".cargo-ok").exists()).then(|| root.to_path_buf())
+}
+
+/// The command that installs NVSHMEM and ptxas into `checkout`'s `.deps`, to run from anywhere.
+pub fn deps_command(checkout: &Path) -> String {
+    format!("{} deps", checkout.join("x").display())
+}
+
+/// Where a checkout's `x deps` puts NVSHMEM 3.8, beside the 3.4.5 of [`PROJECT_LOCAL_DIR`].
+pub const NEXT_RELEASE_DIR: &str = ".deps/nvshmem-3.8/nvidia/nvshmem";
+
+/// How to get NVSHMEM 3.8, for messages that ask for a newer release: the [`checkout`]'s `x deps`
+/// where these crates come from one, else NVIDIA's wheel.
+///
+/// ```
+/// assert!(nvshmem_locate::newer_release_hint().contains("NVSHMEM 3.8"));
+/// ```
+pub fn newer_release_hint() -> String {
+    match checkout() {
+        Some(checkout) => format!(
+            "`{}` puts NVSHMEM 3.8 in {}",
+            deps_command(&checkout),
+            checkout.join(NEXT_RELEASE_DIR).display()
+        ),
+        None => "`pip install --target DIR nvidia-nvshmem-cu13==3.8.0` puts NVSHMEM 3.8 in \
+                 DIR/nvidia/nvshmem"
+            .into(),
+    }
+}
 
 /// Reading an installation's version failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -290,8 +350,8 @@ pub fn parse_version_header(text: &str) -> Result<Version, String> {
     })
 }
 
-/// Finds NVSHMEM: `NVSHMEM_HOME`, then a project-local install above any of `start_dirs`, then
-/// Python, then NVIDIA's system packages, then the HPC SDK (see the [crate documentation](crate)).
+/// Finds NVSHMEM: `NVSHMEM_HOME`, then a project-local install above any of `start_dirs`, then the
+/// nvshmem-rs [`checkout`]'s, then Python, then NVIDIA's system packages, then the HPC SDK (see the [crate documentation](crate)).
 ///
 /// ```no_run
 /// let manifest_dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
@@ -306,6 +366,7 @@ pub fn find<P: AsRef<Path>>(start_dirs: &[P]) -> Result<Install, NotFound> {
         start_dirs,
         python_package_dir,
         &SystemPlaces {
+            checkout: checkout(),
             usr: PathBuf::from("/usr"),
             hpc_sdk_home: PathBuf::from(HPC_SDK_DEFAULT_DIR),
             hpc_sdk_root: std::env::var_os(HPC_SDK_VAR).map(PathBuf::from),
@@ -322,8 +383,11 @@ pub fn find<P: AsRef<Path>>(start_dirs: &[P]) -> Result<Install, NotFound> {
     found
 }
 
-/// The system folders [`find`] searches, given so that tests can point them at scratch folders.
+/// The folders beyond the start folders that [`find`] searches, given so that tests can point them
+/// at scratch folders.
 struct SystemPlaces {
+    /// The nvshmem-rs [`checkout`] these crates were built from, if any.
+    checkout: Option<PathBuf>,
     /// `/usr`, under which NVIDIA's system packages install.
     usr: PathBuf,
     /// [`HPC_SDK_DEFAULT_DIR`].
@@ -350,6 +414,7 @@ fn find_with<P: AsRef<Path>>(
                 " (NVSHMEM_HOME is set, so nothing else was tried; unset it to search)";
             NotFound {
                 attempts: vec![attempt],
+                checkout: places.checkout.clone(),
             }
         });
     }
@@ -357,9 +422,11 @@ fn find_with<P: AsRef<Path>>(
         tried: HOME_VAR.into(),
         reason: "not set".into(),
     });
+    let mut looked_in_checkout = false;
     for start in start_dirs {
         let mut any_folder = false;
         for dir in start.as_ref().ancestors() {
+            looked_in_checkout |= places.checkout.as_deref() == Some(dir);
             let candidate = dir.join(PROJECT_LOCAL_DIR);
             if candidate.is_dir() {
                 any_folder = true;
@@ -377,6 +444,15 @@ fn find_with<P: AsRef<Path>>(
                 ),
                 reason: "no such folder".into(),
             });
+        }
+    }
+    if let Some(checkout) = places.checkout.as_ref().filter(|_| !looked_in_checkout) {
+        match Install::at(checkout.join(PROJECT_LOCAL_DIR), Source::Checkout) {
+            Ok(install) => return Ok(install),
+            Err(mut attempt) => {
+                attempt.reason += " (the nvshmem-rs checkout these crates were built from)";
+                attempts.push(attempt);
+            }
         }
     }
     match ask_python() {
@@ -429,7 +505,10 @@ fn find_with<P: AsRef<Path>>(
             reason: "none there".into(),
         }),
     }
-    Err(NotFound { attempts })
+    Err(NotFound {
+        attempts,
+        checkout: places.checkout.clone(),
+    })
 }
 
 /// A folder that may hold an NVSHMEM install.
@@ -625,6 +704,7 @@ mod tests {
     /// System folders under `root`, which a test shapes; no `NVHPC_ROOT`.
     fn places_in(root: &Path, arch: &'static str) -> SystemPlaces {
         SystemPlaces {
+            checkout: None,
             usr: root.join("usr"),
             hpc_sdk_home: root.join("opt/nvidia/hpc_sdk"),
             hpc_sdk_root: None,
@@ -820,6 +900,59 @@ mod tests {
         for needle in expected {
             assert!(message.contains(&needle), "{needle:?} not in:\n{message}");
         }
+    }
+
+    #[test]
+    fn the_checkout_these_crates_come_from_is_tried_after_the_project_and_named_in_the_fix() {
+        let root = scratch("checkout");
+        let checkout = root.join("nvshmem-rs");
+        let project = root.join("my-project");
+        std::fs::create_dir_all(&project).unwrap();
+        let mut places = places_in(&root, "x86_64");
+        places.checkout = Some(checkout.clone());
+        let error = find_with(None, &[&project], no_python, &places).unwrap_err();
+        let message = error.to_string();
+        let deps = format!("run `{} deps`", checkout.join("x").display());
+        assert!(message.contains(&deps), "{deps:?} not in:\n{message}");
+        assert!(
+            message.contains("the nvshmem-rs checkout these crates were built from"),
+            "{message}"
+        );
+        fake_install(&checkout.join(PROJECT_LOCAL_DIR));
+        let install = find_with(None, &[&project], no_python, &places).unwrap();
+        assert_eq!(
+            (install.source(), install.root()),
+            (Source::Checkout, checkout.join(PROJECT_LOCAL_DIR).as_path())
+        );
+        fake_install(&project.join(PROJECT_LOCAL_DIR));
+        let install = find_with(None, &[&project], no_python, &places).unwrap();
+        assert_eq!(install.source(), Source::ProjectLocal);
+        // Without a checkout, the fix names no `x` script: there is none to run.
+        places.checkout = None;
+        std::fs::remove_dir_all(project.join(".deps")).unwrap();
+        let message = find_with(None, &[&project], no_python, &places)
+            .unwrap_err()
+            .to_string();
+        assert!(!message.contains("x deps"), "{message}");
+    }
+
+    #[test]
+    fn a_checkout_is_a_folder_with_the_x_script_that_cargo_did_not_unpack() {
+        let root = scratch("checkout-of");
+        let crate_dir = root.join("locate");
+        std::fs::create_dir_all(&crate_dir).unwrap();
+        assert_eq!(checkout_of(&crate_dir), None);
+        std::fs::write(root.join("x"), "").unwrap();
+        assert_eq!(checkout_of(&crate_dir), Some(root.clone()));
+        std::fs::write(root.join(".cargo-ok"), "").unwrap();
+        assert_eq!(checkout_of(&crate_dir), None);
+        // This crate is built from this repository's checkout.
+        assert_eq!(
+            checkout(),
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .parent()
+                .map(Path::to_path_buf)
+        );
     }
 
     #[test]

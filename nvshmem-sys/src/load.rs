@@ -12,11 +12,23 @@ use crate::bindings::NvshmemHost;
 /// The host library's file name and soname; the system loader is asked for it as a last resort.
 pub const HOST_LIBRARY: &str = "libnvshmem_host.so.3";
 
-/// How to get NVSHMEM, for error messages.
-const INSTALL_FIX: &str = "set NVSHMEM_HOME=/path/to/nvshmem (the folder whose lib/ holds \
-     libnvshmem_host.so.3), or run `./x deps` in the nvshmem-rs checkout (installs \
-     nvidia-nvshmem-cu13==3.4.5 into .deps/python), or `pip install nvidia-nvshmem-cu13==3.4.5`, \
-     or add the library's folder to LD_LIBRARY_PATH";
+/// How to get NVSHMEM, for error messages: the nvshmem-rs checkout's `x deps` only where these
+/// crates were built from one.
+fn install_fix() -> String {
+    let deps = nvshmem_locate::checkout().map(|checkout| {
+        format!(
+            "or run `{}` (installs nvidia-nvshmem-cu13==3.4.5 into {}, where the search looks), ",
+            nvshmem_locate::deps_command(&checkout),
+            checkout.join(nvshmem_locate::PROJECT_LOCAL_DIR).display()
+        )
+    });
+    format!(
+        "set NVSHMEM_HOME=/path/to/nvshmem (the folder whose lib/ holds libnvshmem_host.so.3), \
+         {}or `pip install nvidia-nvshmem-cu13==3.4.5`, or add the library's folder to \
+         LD_LIBRARY_PATH",
+        deps.unwrap_or_default()
+    )
+}
 
 /// NVSHMEM's host library could not be loaded. [`Display`](fmt::Display) lists every place tried
 /// and says how to fix it.
@@ -91,7 +103,7 @@ impl fmt::Display for LoadError {
             writeln!(f, "  - {}: {}", attempt.tried, attempt.reason)?;
         }
         match self {
-            LoadError::NotFound { .. } => write!(f, "Fix: {INSTALL_FIX}."),
+            LoadError::NotFound { .. } => write!(f, "Fix: {}.", install_fix()),
             LoadError::DriverMissing { .. } => write!(
                 f,
                 "Fix: run on a machine with an NVIDIA GPU and its driver installed, so that the \
@@ -101,7 +113,8 @@ impl fmt::Display for LoadError {
             LoadError::Unloadable { .. } => write!(
                 f,
                 "Fix: replace the file above with an intact NVSHMEM 3 host library for this \
-                 machine: {INSTALL_FIX}."
+                 machine: {}.",
+                install_fix()
             ),
         }
     }
@@ -204,7 +217,7 @@ static LIBRARY: OnceLock<Result<Loaded, LoadError>> = OnceLock::new();
 /// It looks, in order:
 /// 1. where [`nvshmem_locate::find`] points (`NVSHMEM_HOME`, else a project-local
 ///    `.deps/python/nvidia/nvshmem` above the running executable's folder or the current folder,
-///    else Python's `nvidia.nvshmem`, system packages, HPC SDK): its host library; this is the install
+///    else the one of the nvshmem-rs checkout these crates were built from, else Python's `nvidia.nvshmem`, system packages, HPC SDK): its host library; this is the install
 ///    whose device bitcode `nvshmem-builder` links into kernels, so the two match;
 /// 2. then, as a last resort, `libnvshmem_host.so.3` through the system loader (`LD_LIBRARY_PATH`,
 ///    then the loader cache).

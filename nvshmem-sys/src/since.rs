@@ -27,9 +27,9 @@ pub(crate) fn missing_message(function: &str) -> String {
     match first_release(function) {
         Some(release) => format!(
             "NVSHMEM's host library has no {function}: NVSHMEM {release} added it, and the loaded \
-             library is older. Load NVSHMEM {release} or later (NVSHMEM_HOME; `./x deps` puts \
-             NVSHMEM 3.8 in .deps/nvshmem-3.8/nvidia/nvshmem), or check \
-             `host.{function}.is_ok()` before calling it"
+             library is older. Load NVSHMEM {release} or later (NVSHMEM_HOME; {}), or check \
+             `host.{function}.is_ok()` before calling it",
+            nvshmem_locate::newer_release_hint()
         ),
         None => format!(
             "NVSHMEM's host library has no {function}, which every NVSHMEM since \

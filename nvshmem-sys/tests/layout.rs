@@ -401,7 +401,7 @@ fn nvshmem_include_dir() -> Option<PathBuf> {
     };
     let found = nvshmem_locate::find(&[manifest_dir]).ok();
     let beside = manifest_dir.ancestors().find_map(|dir| {
-        let root = dir.join(".deps/nvshmem-3.8/nvidia/nvshmem");
+        let root = dir.join(nvshmem_locate::NEXT_RELEASE_DIR);
         nvshmem_locate::Install::at(root, nvshmem_locate::Source::ProjectLocal).ok()
     });
     found

@@ -17,10 +17,13 @@ fn a_missing_file_is_not_found_and_the_message_names_it_and_the_fix() -> Result<
     assert!(matches!(error, LoadError::NotFound { .. }), "{error:?}");
     assert_eq!(error.attempts().len(), 1);
     let message = error.to_string();
+    // Built from this checkout, so its `x deps` is one of the fixes, named by its full path.
+    let checkout = nvshmem_locate::checkout().expect("these tests run in a checkout");
+    let deps = nvshmem_locate::deps_command(&checkout);
     for needed in [
         path,
         "NVSHMEM_HOME=",
-        "./x deps",
+        &deps,
         "pip install nvidia-nvshmem-cu13==3.4.5",
     ] {
         assert!(message.contains(needed), "no {needed:?} in:\n{message}");
