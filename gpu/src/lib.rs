@@ -228,10 +228,10 @@ pub use element::{
 pub use p2p::Cmp;
 pub use params::{KernelDescriptor, KernelParam, SafeKernel, SingleParam};
 pub use pe::Pe;
-pub use scope::{Block, Pending, Thread, Warp};
 /// The load/store path's signal-addition switch, which `nvshmem-host` sets in a loaded module.
 #[doc(hidden)]
 pub use peer::MAPPED_SIGNAL_ADDS_SYMBOL;
+pub use scope::{Block, Pending, Thread, Warp};
 pub use signal::SignalOp;
 pub use slice::{Signal, SymmetricSlice};
 pub use symmetric::SymmetricPtr;
