@@ -5,13 +5,13 @@
 //! numbered `token × K + choice`. Two kernels make a round, launched one after the other with no
 //! host step between them:
 //!
-//! - [`dispatch`]: every pair's token row goes to its expert's PE. A thread reserves the row's slot
+//! - `dispatch`: every pair's token row goes to its expert's PE. A thread reserves the row's slot
 //!   in that PE's receive region for this source with an atomic add on a local cursor (one cursor
 //!   per destination), so no counts travel before the data; the block then puts the row there and
 //!   the slot's metadata (pair and expert). Once the grid has put everything, one thread per
 //!   destination sets its dispatch signal to `(epoch << 32) | rows`: the count travels in the
 //!   signal, after the data.
-//! - [`combine`]: every PE waits for each source's signal, applies each received row's expert (the
+//! - `combine`: every PE waits for each source's signal, applies each received row's expert (the
 //!   stand-in transform: multiply by `expert + 1`) in place, and puts it back into the pair's row of
 //!   the home PE's `combine_in`; then sets its combine signal on every PE. Each home PE waits for
 //!   all combine signals and sums `Σ_choice weight × row` per token element, in choice order.
@@ -265,9 +265,9 @@ pub fn dispatch(
 
 /// Combine: applies each received row's expert and returns it to its home PE, then, at home, sums
 /// every token's expert outputs weighted by the routing weights, in choice order. Launch as
-/// [`dispatch`], after it, with the same `epoch`.
+/// `dispatch`, after it, with the same `epoch`.
 ///
-/// `received`, `control`, `scratch`: as for [`dispatch`]; `combine_in`: `T × k` rows of `H`, the
+/// `received`, `control`, `scratch`: as for `dispatch`; `combine_in`: `T × k` rows of `H`, the
 /// returned expert outputs by pair; `weights`: `T × k`; `out`: `T × H`, the result.
 #[kernel]
 #[allow(clippy::too_many_arguments)]
