@@ -10,11 +10,14 @@
 
 use clap::Parser;
 use nvshmem_host::{Bootstrap, LaunchConfig, Nvshmem};
-// The host checks with the arithmetic the GPU used.
-use nvshmem_starter_kernels::{SendToNext, pattern};
 use nvshmem_launch::cli::JobArgs;
 use std::ffi::OsString;
 use std::process::ExitCode;
+
+// The project's own kernel crate, in a group of its own so that its name, which `./x new` sets,
+// does not move it among the others: the launch descriptor, and the arithmetic the GPU used for
+// the host's check.
+use nvshmem_starter_kernels::{SendToNext, pattern};
 
 /// The kernels, compiled by build.rs.
 const PTX: &str = include_str!(env!("NVSHMEM_STARTER_KERNELS_PTX"));
