@@ -1,9 +1,8 @@
 //! The all-to-all kernels' PTX, as the builder produced it for this build: both kernels exported,
-//! NVSHMEM's state symbols kept, `ptxas` accepts it, and no float multiply or add left for `ptxas`
-//! to fuse (the check's exactness does not depend on it, but the reference's order of operations
-//! is then the GPU's too).
+//! NVSHMEM's state symbols kept, and no float multiply or add left for `ptxas` to fuse (the check's
+//! exactness does not depend on it, but the reference's order of operations is then the GPU's too).
+//! That `ptxas` accepts the PTX the build itself checks: nvshmem-builder fails on a rejected one.
 
-const PTX_PATH: &str = env!("MOE_ALLTOALL_KERNELS_PTX");
 const PTX: &str = include_str!(env!("MOE_ALLTOALL_KERNELS_PTX"));
 
 #[test]
@@ -30,25 +29,5 @@ fn float_arithmetic_is_rounded_per_operation() {
     assert!(
         PTX.contains("mul.rn.f32"),
         "no multiply left: did the kernels change?"
-    );
-}
-
-#[test]
-fn ptxas_assembles_it_for_sm_90() {
-    let ptxas = std::env::var_os("PATH")
-        .and_then(|path| {
-            std::env::split_paths(&path)
-                .map(|dir| dir.join("ptxas"))
-                .find(|p| p.is_file())
-        })
-        .expect("ptxas is not on PATH: run the tests through `./x test`, which installs it");
-    let output = std::process::Command::new(&ptxas)
-        .args(["-arch=sm_90", PTX_PATH, "-o", "/dev/null"])
-        .output()
-        .expect("ptxas runs");
-    assert!(
-        output.status.success(),
-        "ptxas rejected {PTX_PATH}:\n{}",
-        String::from_utf8_lossy(&output.stderr)
     );
 }
