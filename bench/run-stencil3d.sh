@@ -8,8 +8,8 @@
 # Needs dist/ from `./x gpu-bundle` (dist/stencil3d, dist/nvshmemrun) and nvcc with NVSHMEM on the
 # GPU machine, as bench/run-bench.sh does. Writes OUT_DIR/stencil3d-results.txt (every result line,
 # tagged impl=rust|cuda) and OUT_DIR/stencil3d.md (the table). Settings: S3D_SIZES ("128 256 512"),
-# S3D_PES ("1 2 4 8"), S3D_ITERS (20). Both sides time their iterations from the host (each launch
-# waited for), after the same set-up.
+# S3D_PES ("1 2 4 8"), S3D_ITERS (20), S3D_RUN_LIMIT (60 seconds a run). Both sides time their
+# iterations from the host (each launch waited for), after the same set-up.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 OUT=${1:-}
@@ -18,6 +18,8 @@ mkdir -p "$OUT"
 read -ra SIZES <<< "${S3D_SIZES:-128 256 512}"
 read -ra PES_LIST <<< "${S3D_PES:-1 2 4 8}"
 ITERS=${S3D_ITERS:-20}
+# A run's limit in seconds: a few seconds is what a cell takes; a hang costs no more than this.
+RUN_LIMIT=${S3D_RUN_LIMIT:-60}
 DIST=dist
 RESULTS=$OUT/stencil3d-results.txt
 : > "$RESULTS"
@@ -44,7 +46,11 @@ FAILED=0 ORDER=0
 one() {
     local impl=$1 pes=$2 binary=$3 out status
     shift 3
-    out=$(timeout -k 5 300 "$DIST/nvshmemrun" -n "$pes" --pes-per-gpu "$pes" --timeout 290 "$binary" "$@" 2>&1)
+    # Both programs launch cooperatively with a grid sized to what one PE may hold: under MPS each
+    # PE gets 100/PEs of the GPU, so that every PE's grid is resident at once (a grid left waiting
+    # for room would hold up the others' halo waits for good).
+    out=$(CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$(( 100 / pes )) timeout -k 5 "$RUN_LIMIT" "$DIST/nvshmemrun" \
+        -n "$pes" --pes-per-gpu "$pes" --timeout $(( RUN_LIMIT - 10 )) "$binary" "$@" 2>&1)
     status=$?
     if (( status != 0 )) || ! grep -q 'result: ' <<< "$out"; then
         FAILED=$(( FAILED + 1 ))

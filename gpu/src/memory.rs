@@ -91,6 +91,38 @@ pub fn fence_acq_rel_gpu() {
     unsafe { asm!("fence.acq_rel.gpu;", options(nostack)) };
 }
 
+/// `ld.acquire.sys`: reads the 2-, 4- or 8-byte `T` at `address` as an acquire at system scope, for
+/// its ordering alone (the value is dropped): when it reads what a release wrote (on any GPU, or
+/// the host), this thread's later accesses see what that writer wrote before. Unlike a
+/// `fence.acq_rel.sys` it does not first wait for this thread's own stores to reach the other GPUs,
+/// which a wait that follows the thread's own put or `p` would pay for in every round trip.
+///
+/// # Safety
+/// `address` is a valid, aligned address of a `T` of 2, 4 or 8 bytes (others fail to build).
+#[inline(always)]
+pub unsafe fn load_acquire_system<T>(address: *const T) {
+    const {
+        assert!(
+            matches!(size_of::<T>(), 2 | 4 | 8),
+            "an acquire load reads 2, 4 or 8 bytes"
+        )
+    };
+    // SAFETY: the caller's contract above; the asm only reads.
+    unsafe {
+        match size_of::<T>() {
+            2 => {
+                asm!("ld.acquire.sys.b16 {v}, [{a}];", v = out(reg16) _, a = in(reg64) address, options(nostack))
+            }
+            4 => {
+                asm!("ld.acquire.sys.b32 {v}, [{a}];", v = out(reg32) _, a = in(reg64) address, options(nostack))
+            }
+            _ => {
+                asm!("ld.acquire.sys.b64 {v}, [{a}];", v = out(reg64) _, a = in(reg64) address, options(nostack))
+            }
+        }
+    }
+}
+
 /// `fence.acq_rel.sys`: orders this thread's earlier reads before its (and, through a block
 /// barrier, its block's) later ones, system-wide.
 #[inline]

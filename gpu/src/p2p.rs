@@ -7,7 +7,8 @@
 //! `skip` mask: entry `i` non-zero leaves `ivars[i]` out.
 //!
 //! Every wait, and every test that finds its condition true, ends with an acquire at system scope
-//! (`fence.acq_rel.sys`) in the calling thread: what the writers of the variables wrote before them
+//! in the calling thread (a `ld.acquire.sys` of the one awaited variable, a `fence.acq_rel.sys`
+//! after the forms that await several): what the writers of the variables wrote before them
 //! (a put's data before its `p`, say, ordered by [`crate::sync::fence`] or a put with signal) is
 //! then what this thread, and after a block barrier its block, reads, even where an earlier read
 //! left the old values in this multiprocessor's L1 cache.
@@ -97,24 +98,25 @@ fn skip_ptr(skip: Option<&[i32]>) -> *const i32 {
     skip.map_or(core::ptr::null(), <[i32]>::as_ptr)
 }
 
-/// With checks on, the wait polls the matching test: `polled!(ready, expired, nvshmem)` is what
-/// `ready` gives once it gives something, with `expired` (given the nanoseconds waited) called when
-/// the module's time limit passes first (`deadline.rs`); without checks it is `nvshmem`, NVSHMEM's
-/// own wait. Either way the thread then [`acquire`]s, so that the caller reads what was written
-/// before the awaited values.
+/// With checks on, the wait polls the matching test: `polled!(ready, expired, nvshmem, acquire)` is
+/// what `ready` gives once it gives something, with `expired` (given the nanoseconds waited) called
+/// when the module's time limit passes first (`deadline.rs`); without checks it is `nvshmem`,
+/// NVSHMEM's own wait. Either way the thread then runs `acquire` ([`acquire_from`] for one awaited
+/// variable, [`acquire`] for several), so that the caller reads what was written before the
+/// awaited values.
 #[cfg(all(target_arch = "nvptx64", feature = "checks"))]
 macro_rules! polled {
-    ($ready:expr, $expired:expr, $nvshmem:expr) => {{
+    ($ready:expr, $expired:expr, $nvshmem:expr, $acquire:expr $(,)?) => {{
         let found = crate::deadline::poll($ready, $expired);
-        crate::p2p::acquire();
+        $acquire;
         found
     }};
 }
 #[cfg(not(all(target_arch = "nvptx64", feature = "checks")))]
 macro_rules! polled {
-    ($ready:expr, $expired:expr, $nvshmem:expr) => {{
+    ($ready:expr, $expired:expr, $nvshmem:expr, $acquire:expr $(,)?) => {{
         let found = $nvshmem;
-        crate::p2p::acquire();
+        $acquire;
         found
     }};
 }
@@ -147,21 +149,40 @@ macro_rules! return_if_nothing_to_wait_for {
     };
 }
 
-/// The acquire that ends every wait and every test that succeeds (`fence.acq_rel.sys`): this
-/// thread's later accesses, and through a block barrier its block's, come after the reads that saw
-/// the awaited values, so they see what the writers wrote before those values (the data of a put
-/// with signal, for one), from any GPU, instead of lines this multiprocessor's L1 cache kept from an
-/// earlier read. NVSHMEM's own waits and tests end with `__threadfence()` (GPU scope) in 3.4.5 and
-/// 3.8.0, but its `nvshmem_signal_wait_until` has no fence in 3.4.5, and the polling forms of the
-/// `checks` feature read with volatile loads, which order nothing: one fence here, after the poll
-/// and not in it, covers every form the same way.
+/// The acquire that ends every wait and every test that succeeds on several variables
+/// (`fence.acq_rel.sys`): this thread's later accesses, and through a block barrier its block's,
+/// come after the reads that saw the awaited values, so they see what the writers wrote before
+/// those values (the data of a put with signal, for one), from any GPU, instead of lines this
+/// multiprocessor's L1 cache kept from an earlier read. NVSHMEM's own waits and tests end with
+/// `__threadfence()` (GPU scope) in 3.4.5 and 3.8.0, but its `nvshmem_signal_wait_until` has no
+/// fence in 3.4.5, and the polling forms of the `checks` feature read with volatile loads, which
+/// order nothing: one acquire here, after the poll and not in it, covers every form the same way.
 #[inline(always)]
 pub(crate) fn acquire() {
     #[cfg(target_arch = "nvptx64")]
     crate::memory::fence_acq_rel_system();
 }
 
-/// `found`, after an [`acquire`] if `succeeded`: the end of a test.
+/// The acquire that ends a wait or successful test on the one variable at `ivar`: it reads the
+/// variable again with `ld.acquire.sys`, which sees the awaited value or a later one, and so
+/// acquires what its writer released. A fence would also wait for this thread's own stores to
+/// reach the other PEs, which in a ping-pong (a `p`, then a wait for the answer) costs about half a
+/// microsecond per round trip (bench/results/README.md, memory order).
+///
+/// # Safety
+/// `ivar` is a valid, aligned address of a 2-, 4- or 8-byte variable.
+#[inline(always)]
+pub(crate) unsafe fn acquire_from<T>(ivar: *const T) {
+    #[cfg(target_arch = "nvptx64")]
+    // SAFETY: the caller's contract above.
+    unsafe {
+        crate::memory::load_acquire_system(ivar)
+    };
+    #[cfg(not(target_arch = "nvptx64"))]
+    let _ = ivar;
+}
+
+/// `found`, after an [`acquire`] if `succeeded`: the end of a test on several variables.
 #[inline(always)]
 fn acquired_if<R>(succeeded: bool, found: R) -> R {
     if succeeded {
@@ -190,7 +211,8 @@ fn index(found: usize) -> Option<usize> {
 pub unsafe fn wait_until<T: WaitElement>(ivar: SymmetricPtr<T>, cmp: Cmp, value: T) {
     polled!(
         // SAFETY: the caller's contract above.
-        || unsafe { test(ivar, cmp, value) }.then_some(()),
+        // (NVSHMEM's test itself: the acquire follows once, after the poll.)
+        || unsafe { (T::WAIT.test)(ivar.as_ptr(), cmp as i32, value) != 0 }.then_some(()),
         |waited| {
             // SAFETY: as above; a volatile read of the variable for the message.
             let now = unsafe { core::ptr::read_volatile(ivar.as_ptr()) };
@@ -204,7 +226,9 @@ pub unsafe fn wait_until<T: WaitElement>(ivar: SymmetricPtr<T>, cmp: Cmp, value:
             )
         },
         // SAFETY: the caller's contract above.
-        unsafe { (T::WAIT.wait_until)(ivar.as_ptr(), cmp as i32, value) }
+        unsafe { (T::WAIT.wait_until)(ivar.as_ptr(), cmp as i32, value) },
+        // SAFETY: the caller's contract above.
+        unsafe { acquire_from(ivar.as_ptr()) },
     )
 }
 
@@ -229,7 +253,8 @@ pub unsafe fn wait_until_all<T: WaitElement>(
         // SAFETY: the caller's contract above.
         unsafe {
             (T::WAIT.wait_until_all)(ivars.as_ptr(), count, skip_ptr(skip), cmp as i32, value)
-        }
+        },
+        acquire(),
     )
 }
 
@@ -254,7 +279,8 @@ pub unsafe fn wait_until_any<T: WaitElement>(
         // SAFETY: the caller's contract above.
         index(unsafe {
             (T::WAIT.wait_until_any)(ivars.as_ptr(), count, skip_ptr(skip), cmp as i32, value)
-        })
+        }),
+        acquire(),
     )
 }
 
@@ -287,7 +313,8 @@ pub unsafe fn wait_until_some<T: WaitElement>(
                 cmp as i32,
                 value,
             )
-        }
+        },
+        acquire(),
     )
 }
 
@@ -317,7 +344,8 @@ pub unsafe fn wait_until_all_vector<T: WaitElement>(
                 cmp as i32,
                 values.as_ptr().cast_mut(),
             )
-        }
+        },
+        acquire(),
     )
 }
 
@@ -348,7 +376,8 @@ pub unsafe fn wait_until_any_vector<T: WaitElement>(
                 cmp as i32,
                 values.as_ptr().cast_mut(),
             )
-        })
+        }),
+        acquire(),
     )
 }
 
@@ -381,7 +410,8 @@ pub unsafe fn wait_until_some_vector<T: WaitElement>(
                 cmp as i32,
                 values.as_ptr().cast_mut(),
             )
-        }
+        },
+        acquire(),
     )
 }
 
@@ -393,7 +423,11 @@ pub unsafe fn wait_until_some_vector<T: WaitElement>(
 pub unsafe fn test<T: WaitElement>(ivar: SymmetricPtr<T>, cmp: Cmp, value: T) -> bool {
     // SAFETY: the caller's contract above.
     let holds = unsafe { (T::WAIT.test)(ivar.as_ptr(), cmp as i32, value) != 0 };
-    acquired_if(holds, holds)
+    if holds {
+        // SAFETY: the caller's contract above.
+        unsafe { acquire_from(ivar.as_ptr()) };
+    }
+    holds
 }
 
 /// Whether `ivars[i] <cmp> value` now for every `i` not skipped (`nvshmem_<T>_test_all`).

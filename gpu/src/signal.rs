@@ -88,7 +88,9 @@ pub unsafe fn signal_wait_until(signal: SymmetricPtr<u64>, cmp: Cmp, value: u64)
             )
         },
         // SAFETY: the caller's contract above.
-        unsafe { ffi::nvshmem_signal_wait_until(signal.as_ptr(), cmp as i32, value) }
+        unsafe { ffi::nvshmem_signal_wait_until(signal.as_ptr(), cmp as i32, value) },
+        // SAFETY: the caller's contract above.
+        unsafe { crate::p2p::acquire_from(signal.as_ptr()) }
     )
 }
 
