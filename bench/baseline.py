@@ -33,7 +33,10 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import latency_report  # noqa: E402 — found through the path set above
-import report  # noqa: E402
+from reporting.jacobi import jacobi_runs  # noqa: E402
+from reporting.micro import micro_cases  # noqa: E402
+from reporting.parse import number, read_machine, read_results  # noqa: E402
+from reporting.stats import median, spread  # noqa: E402
 
 BASELINES = os.path.join(HERE, "baseline")
 BAND = 0.03  # a suite's band where its file sets none: the reports' ±3 %
@@ -56,9 +59,9 @@ class Cell:
     """One cell's Rust figure in one run: median and spread over its runs, and its unit."""
 
     def __init__(self, values, unit, higher_is_better, twin=None):
-        values = [v for v in values if v is not None]
-        self.median = statistics.median(values) if values else None
-        self.spread = max(abs(v / self.median - 1.0) for v in values) if len(values) > 1 and self.median else None
+        values = list(values)
+        self.median = median(values)
+        self.spread = spread(values)
         self.unit = unit
         self.higher_is_better = higher_is_better
         self.twin = twin  # the CUDA C++ twin's median, for context
@@ -81,25 +84,25 @@ def jacobi_name(fields, pes):
 
 
 def bench_cells(paths):
-    """The cells of bench/run-bench.sh's result files (report.py reads them)."""
+    """The cells of bench/run-bench.sh's result files, read as bench/report.py reads them."""
     records = []
     for path in paths:
-        records += report.read_results(path)
+        records += read_results(path)
     cells = {}
-    for case in report.micro_cases(records).values():
+    for case in micro_cases(records).values():
         bench, scope, size, grid, pes = case.key
         name = f"micro {bench} scope={scope} bytes={size} grid={grid} pes={pes}"
         cells[name] = Cell(case.values["rust"].values(), case.unit, case.higher_is_better,
                            case.figure("cuda"))
-    timing, _checks = report.jacobi_runs(records)
+    timing, _checks = jacobi_runs(records)
     for (variant, pes), per in timing.items():
         rust = list(per.get("rust", {}).values())
         if not rust:
             continue
-        cuda = [report.number(r.get("seconds_per_iter")) for r in per.get("cuda", {}).values()]
+        cuda = [number(r.get("seconds_per_iter")) for r in per.get("cuda", {}).values()]
         cells[jacobi_name(rust[0], pes)] = Cell(
-            [report.number(r.get("seconds_per_iter")) for r in rust], "s/iteration", False,
-            report.median(cuda))
+            [number(r.get("seconds_per_iter")) for r in rust], "s/iteration", False,
+            median(cuda))
     return cells
 
 
@@ -240,7 +243,7 @@ def main(argv=None):
     parser.add_argument("--source", help="accept: which run the figures come from, and why")
     parser.add_argument("--only", nargs="*", default=[], help="accept: only cells whose name holds a word")
     args = parser.parse_args(argv)
-    machine = report.read_machine(args.machine)
+    machine = read_machine(args.machine)
     if args.action == "accept":
         if not args.source:
             parser.error("accept needs --source: which run the figures come from, and why")

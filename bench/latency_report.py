@@ -11,14 +11,13 @@ import statistics
 import sys
 from collections import defaultdict
 
+from reporting.parse import fields
+from reporting.plot import pyplot
+
 VARIANTS = ["put-block", "p", "signal", "overlap", "persistent", "put-block+graph", "grid-pack", "grid-p"]
 MEETS = {"put-block", "p", "put-block+graph", "grid-pack", "grid-p"}
 LAUNCHES = {"put-block", "p", "signal", "overlap", "grid-pack", "grid-p"}
 NOISE = 0.03
-
-
-def fields(line):
-    return dict(part.split("=", 1) for part in line.split()[1:] if "=" in part)
 
 
 def read(paths):
@@ -30,7 +29,7 @@ def read(paths):
                     failed.append(line.strip())
                 if not line.startswith("result: "):
                     continue
-                f = fields(line)
+                f = fields(line.partition(": ")[2])
                 variant = f["variant"] + ("+graph" if "graph" in f else "")
                 key = (int(f["nx"]), int(f["pes"]), int(f["norm_every"]), variant)
                 runs[(key, f["impl"])].append(f)
@@ -156,11 +155,8 @@ def main():
         out += ["## Failed runs", ""] + [f"- `{line}`" for line in failed] + [""]
     open(prefix + ".md", "w").write("\n".join(out))
     print("\n".join(out[-12 - len(failed):]))
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
+    plt, _why = pyplot()
+    if plt is None:
         print("no matplotlib: the plot is skipped")
         return
     fig, axes = plt.subplots(len(norms), len(pes_list), figsize=(5 * len(pes_list), 4 * len(norms)), squeeze=False)

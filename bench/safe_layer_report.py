@@ -12,6 +12,8 @@ import re
 import statistics
 import sys
 
+from reporting.parse import fields
+
 # A ratio within this much of 1 counts as equal even where both programs were steadier than it.
 FLOOR = 0.03
 
@@ -27,9 +29,9 @@ def read(directory):
             for line in lines:
                 if "result:" not in line:
                     continue
-                fields = dict(field.split("=", 1) for field in line.split("result:", 1)[1].split())
-                key = (fields["bench"], fields["scope"], int(fields["bytes"]), int(fields["grid"]))
-                cells.setdefault(key, {}).setdefault(match.group(1), []).append(float(fields["value"]))
+                result = fields(line.split("result:", 1)[1])
+                key = (result["bench"], result["scope"], int(result["bytes"]), int(result["grid"]))
+                cells.setdefault(key, {}).setdefault(match.group(1), []).append(float(result["value"]))
     return cells
 
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""CPU tests of bench/report.py: synthetic result files in, verdicts, summary and exit status out.
+"""CPU tests of bench/report.py and bench/reporting/: synthetic result files in, verdicts, summary
+and exit status out.
 
     python3 -B bench/test_report.py          (./x test runs it)
 """
@@ -13,6 +14,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import report  # noqa: E402 — found through the path set above
+from reporting.stats import verdict  # noqa: E402
 
 
 def bw(impl, round_, value, scope="block", size=4096, grid=1, job="micro-one-sided", pes=2):
@@ -70,17 +72,17 @@ class Run:
 
 class Verdict(unittest.TestCase):
     def test_at_target_only_outside_the_noise_band(self):
-        self.assertEqual(report.verdict(1.03, True, 0.02), "✓")
-        self.assertEqual(report.verdict(1.01, True, 0.02), "≈")  # inside the band: not told from 1.00
-        self.assertEqual(report.verdict(0.99, False, 0.02), "≈")
-        self.assertEqual(report.verdict(0.97, False, 0.02), "✓")
-        self.assertEqual(report.verdict(1.00, True, None), "✓")  # one round: no band
+        self.assertEqual(verdict(1.03, True, 0.02), "✓")
+        self.assertEqual(verdict(1.01, True, 0.02), "≈")  # inside the band: not told from 1.00
+        self.assertEqual(verdict(0.99, False, 0.02), "≈")
+        self.assertEqual(verdict(0.97, False, 0.02), "✓")
+        self.assertEqual(verdict(1.00, True, None), "✓")  # one round: no band
 
     def test_a_miss_fails_beyond_three_percent_and_the_band(self):
-        self.assertEqual(report.verdict(0.98, True, 0.0), "≈")
-        self.assertEqual(report.verdict(0.95, True, 0.02), "✗")
-        self.assertEqual(report.verdict(0.95, True, 0.06), "≈")
-        self.assertEqual(report.verdict(1.05, False, 0.01), "✗")
+        self.assertEqual(verdict(0.98, True, 0.0), "≈")
+        self.assertEqual(verdict(0.95, True, 0.02), "✗")
+        self.assertEqual(verdict(0.95, True, 0.06), "≈")
+        self.assertEqual(verdict(1.05, False, 0.01), "✗")
 
 
 class Report(unittest.TestCase):

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds everything the GPU suite (gpu-suite/run.sh) and the benchmarks (bench/run-bench.sh) run
 # into dist/ (ignored by git; carry it to the GPU machine): every example and benchmark, the launcher,
-# every GPU test binary (`tests/gpu*.rs` of any package) and the starter project; and into dist-3.8/
-# (carried on its own) what runs against NVSHMEM 3.8.0. Called by `./x gpu-bundle`.
+# every GPU test binary (`tests/gpu*.rs` or `tests/gpu*/main.rs` of any package) and the starter
+# project; and into dist-3.8/ (carried on its own) what runs against NVSHMEM 3.8.0. Called by
+# `./x gpu-bundle`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rm -rf dist && mkdir -p dist

@@ -3,8 +3,9 @@
 #
 #   tools/gpu-test-lists.sh OUT_DIR [CARGO_TEST_FLAGS...]
 #
-# For each GPU test source (`tests/gpu*.rs` of any package), writes the names of its #[ignore]d tests (the fn after each #[ignore]
-# attribute), sorted, to OUT_DIR/NAME.tests, and fails, showing the difference, unless the test
+# For each GPU test source (`tests/gpu*.rs` or `tests/gpu*/main.rs` of any package), writes the
+# names of its #[ignore]d tests (the fn after each #[ignore] attribute, in it and in the modules it
+# declares), sorted, to OUT_DIR/NAME.tests, and fails, showing the difference, unless the test
 # binary that `cargo test CARGO_TEST_FLAGS --no-run` builds for it lists exactly those with
 # `--list --ignored`. Pass the flags of the cargo test run before it, so that its binaries are
 # reused rather than built again with another selection of targets. `./x gpu-bundle` writes the
@@ -17,10 +18,13 @@ out=$1
 shift
 mkdir -p "$out"
 
-# declared SOURCE [PREFIX]: the #[ignore]d tests of a test source, one a line, with those of each
-# module it includes by `#[path = "FILE"] mod NAME;` under NAME:: (as libtest names them).
+# declared SOURCE [PREFIX [DIR]]: the #[ignore]d tests of a test source, one a line, with those of
+# each module it declares under NAME:: (as libtest names them): `#[path = "FILE"] mod NAME;` from
+# FILE beside SOURCE, whose own modules lie beside FILE; a plain `mod NAME;` from DIR/NAME.rs or
+# DIR/NAME/mod.rs (DIR: where rustc looks for SOURCE's modules, its folder unless given), whose own
+# lie in DIR/NAME/.
 declared() {
-    local source=$1 prefix=${2:-} module_path module
+    local source=$1 prefix=${2:-} dir=${3:-$(dirname "$1")} module_path module
     awk -v prefix="$prefix" '/^[[:space:]]*#\[ignore/ { ignored = 1; next }
         ignored && /^[[:space:]]*(pub[[:space:]]+)?(async[[:space:]]+)?fn[[:space:]]/ {
             sub(/^[[:space:]]*(pub[[:space:]]+)?(async[[:space:]]+)?fn[[:space:]]+/, "")
@@ -29,10 +33,17 @@ declared() {
             ignored = 0
         }' "$source"
     while read -r module_path module; do
-        declared "$(dirname "$source")/$module_path" "$prefix$module::"
+        if [[ $module_path == - ]]; then
+            module_path=$dir/$module.rs
+            [[ -f $module_path ]] || module_path=$dir/$module/mod.rs
+            declared "$module_path" "$prefix$module::" "$dir/$module"
+        else
+            declared "$(dirname "$source")/$module_path" "$prefix$module::"
+        fi
     done < <(awk '/^#\[path = "/ { split($0, quoted, "\""); file = quoted[2]; next }
-        file != "" && /^(pub )?mod [A-Za-z0-9_]+;/ { name = $0; sub(/^(pub )?mod /, "", name)
-            sub(/;.*/, "", name); print file, name }
+        /^(pub(\([a-z]+\))? )?mod [A-Za-z0-9_]+;/ { name = $0
+            sub(/^(pub(\([a-z]+\))? )?mod /, "", name); sub(/;.*/, "", name)
+            print (file != "" ? file : "-"), name; file = ""; next }
         !/^#\[/ { file = "" }' "$source")
 }
 
@@ -45,8 +56,9 @@ for line in sys.stdin:
 
 shopt -s nullglob
 status=0
-for source in */tests/gpu*.rs */*/tests/gpu*.rs; do
-    name=$(basename "$source" .rs)
+for source in */tests/gpu*.rs */*/tests/gpu*.rs */tests/gpu*/main.rs */*/tests/gpu*/main.rs; do
+    # tests/NAME.rs or tests/NAME/main.rs: cargo's test target NAME.
+    name=$(basename "${source%/main.rs}" .rs)
     declared "$source" | LC_ALL=C sort >"$out/$name.tests"
     binary=$(awk -v name="$name" '$1 == name { print $2; exit }' <<<"$binaries")
     if [[ -z $binary ]]; then

@@ -31,9 +31,9 @@ PY
         # transport dispatch is inlined), and the driver's first JIT of it takes minutes; the JIT
         # cache serves every later load. One test first, with room for that, so that the tests
         # below are timed on a warm cache and the row shows what a first load costs.
-        run_test "first load of the device-API module: gpu_device_api atomics_apply_exactly_once_per_pe" 2 560 \
+        run_test "first load of the device-API module: gpu_device_api atomics::atomics_apply_exactly_once_per_pe" 2 560 \
             "$DIST"/nvshmemrun -n 2 --pes-per-gpu 2 --timeout 550 \
-            "$DIST"/gpu_device_api --ignored --exact atomics_apply_exactly_once_per_pe --nocapture --test-threads 1
+            "$DIST"/gpu_device_api --ignored --exact atomics::atomics_apply_exactly_once_per_pe --nocapture --test-threads 1
         device_api_tests gpu_device_api 2
         DIST=$saved_dist CASE_LABEL=""
         export NVSHMEM_HOME=$saved_home

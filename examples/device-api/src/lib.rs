@@ -1,4 +1,4 @@
-//! GPU tests of the device API, not a library: `tests/gpu_device_api.rs` launches one kernel per
+//! GPU tests of the device API, not a library: `tests/gpu_device_api/` launches one kernel per
 //! family of `nvshmem-gpu` (from `kernels/` and `teams-kernels/`, which `build.rs` compiles) and
 //! compares what it leaves with what the call promises; `tests/gpu_device_api_nvshmem_only.rs`
 //! runs the same tests on the kernels built with the load/store path off. The GPU suite

@@ -1,4 +1,4 @@
-//! Kernels of the device-API GPU tests (`tests/gpu_device_api.rs`): one kernel per family of
+//! Kernels of the device-API GPU tests (`tests/gpu_device_api/`): one kernel per family of
 //! NVSHMEM's device API that works with several PEs per GPU without MPS (RMA, signals,
 //! point-to-point synchronisation, atomics, barriers over all PEs, the debugging timeouts), each
 //! leaving results in symmetric buffers that the host compares with [`layout`]'s expected values,

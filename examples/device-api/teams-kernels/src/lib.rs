@@ -1,8 +1,9 @@
 //! Kernels of the device-API GPU tests that need NVSHMEM's full multi-PE-per-GPU mode: team
 //! queries, team barriers and syncs at every scope, and the collectives (reductions with every
 //! operator, reduce-scatter, broadcast, fcollect, alltoall, their byte forms, max-location) over a
-//! team. The host test (`tests/gpu_device_api.rs`) runs them over `Team::WORLD` and over teams it
-//! splits, and checks the results against the layout in `examples/device-api/kernels/src/layout.rs`.
+//! team. The host test (`tests/gpu_device_api/collectives.rs`) runs them over `Team::WORLD` and
+//! over teams it splits, and checks the results against the layout in
+//! `examples/device-api/kernels/src/layout.rs`.
 //!
 //! Every kernel takes the same parameters and runs as one block of `THREADS` threads on every PE
 //! of the team, launched cooperatively, in the order they appear here. The collectives are split
