@@ -44,6 +44,30 @@ pub unsafe fn atomic_add_acq_rel_gpu(address: *mut u32, value: u32) -> u32 {
     before
 }
 
+/// `atom.release.gpu.add.u32`: adds `value` to the `u32` at `address` and returns the value before,
+/// ordering this thread's earlier accesses (and, through a block barrier, its block's) before it,
+/// GPU-wide, without the acquire half: later accesses may still hit this multiprocessor's L1 lines.
+/// The thread that must see the other adders' work follows the increment with
+/// [`fence_acq_rel_gpu`].
+///
+/// # Safety
+/// `address` is a valid, 4-byte aligned device address of a `u32`.
+#[inline]
+pub unsafe fn atomic_add_release_gpu(address: *mut u32, value: u32) -> u32 {
+    let before: u32;
+    // SAFETY: the caller's contract above.
+    unsafe {
+        asm!(
+            "atom.release.gpu.add.u32 {before}, [{address}], {value};",
+            before = out(reg32) before,
+            address = in(reg64) address,
+            value = in(reg32) value,
+            options(nostack),
+        )
+    };
+    before
+}
+
 /// `red.add.f64`: adds `value` atomically to the `f64` at `address`, without reading it back
 /// (relaxed, GPU-wide).
 ///

@@ -228,6 +228,11 @@ unsafe fn count_block_in(target: NormTarget) {
 /// increment releases) and says whether it was the grid's last; the last also sets the counter back
 /// to zero for the next launch or the next use, and has acquired every other block's work.
 ///
+/// Only the last block acquires (a fence after its increment): an acquire drops the lines of the
+/// multiprocessor's L1 cache, which the stencil loads of the other blocks resident there reuse, and
+/// a large grid has tens of thousands of blocks, each arriving here in every launch with a norm or
+/// a meeting.
+///
 /// # Safety
 /// `counter` is a local `u32`, zero before the grid's first block arrives, touched by nothing else
 /// until every block of the grid has arrived.
@@ -235,8 +240,11 @@ unsafe fn count_block_in(target: NormTarget) {
 unsafe fn last_block_in(counter: *mut u32) -> bool {
     // SAFETY: the caller's contract.
     unsafe {
-        let last = memory::atomic_add_acq_rel_gpu(counter, 1) + 1 == thread::blocks_in_grid();
+        let last = memory::atomic_add_release_gpu(counter, 1) + 1 == thread::blocks_in_grid();
         if last {
+            // The increments of every other block, releases all, were read by this one's
+            // increment: the fence makes that read an acquire of their work.
+            memory::fence_acq_rel_gpu();
             counter.write_volatile(0);
         }
         last
