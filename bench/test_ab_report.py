@@ -1,0 +1,33 @@
+#!/usr/bin/env python3
+"""bench/ab_report.py on hand-made result lines."""
+
+import unittest
+
+import ab_report
+
+LINES = [
+    "result: bench=pingpong_p impl=rust scope=thread bytes=8 grid=1 pes=2 value=0.760 unit=us build=before round=1",
+    "result: bench=pingpong_p impl=rust scope=thread bytes=8 grid=1 pes=2 value=0.740 unit=us build=before round=2",
+    "result: bench=pingpong_p impl=rust scope=thread bytes=8 grid=1 pes=2 value=1.280 unit=us build=after round=1",
+    "result: bench=pingpong_p impl=rust scope=thread bytes=8 grid=1 pes=2 value=1.260 unit=us build=after round=2",
+    "result: variant=p pes=1 nx=64 ny=64 iters=10 norm_every=1 seconds_per_iter=0.000010 check=pass build=before round=1",
+    "result: variant=p pes=1 nx=64 ny=64 iters=10 norm_every=1 seconds_per_iter=0.000011 check=pass build=after round=1",
+    "job: name=x status=0 build=after",
+]
+
+
+class AbReport(unittest.TestCase):
+    def test_cells_take_each_builds_median_and_ratio(self):
+        text, missing = ab_report.render(ab_report.collect(LINES), ["before", "after"])
+        self.assertEqual(missing, 0)
+        self.assertIn("| micro bench=pingpong_p scope=thread bytes=8 pes=2 | 0.750 | 1.270 | 1.693 | 0.013 |", text)
+        self.assertIn("| jacobi variant=p nx=64 norm_every=1 pes=1 | 10.000 | 11.000 | 1.100 | – |", text)
+
+    def test_a_cell_missing_from_a_build_is_counted(self):
+        text, missing = ab_report.render(ab_report.collect(LINES[:2]), ["before", "after"])
+        self.assertEqual(missing, 1)
+        self.assertIn("1 cell(s) without a figure from every build", text)
+
+
+if __name__ == "__main__":
+    unittest.main()
