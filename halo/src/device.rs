@@ -310,13 +310,14 @@ unsafe fn arrive_at_meeting(meeting: *mut u32, pushed: bool) {
 /// sums its lanes and lane 0 adds the sum to the slot its warp number picks. [`sum_norm_slots`]
 /// gives the total.
 ///
+/// Every thread of the block calls it (warps converged; block size a multiple of 32), or the sums
+/// are wrong.
+///
 /// # Safety
-/// Every thread of the block calls it (warps converged; block size a multiple of 32); `slots`
-/// holds [`crate::NORM_SLOTS_LEN`] `f64`.
+/// `slots` holds [`crate::NORM_SLOTS_LEN`] `f64`.
 #[inline]
 unsafe fn add_to_norm_slots(slots: *mut f64, value: f32) {
-    // SAFETY: converged warps (the caller's contract).
-    let sum = unsafe { warp::sum(value) };
+    let sum = warp::sum(value);
     let rank = thread::rank_in_block();
     if rank.is_multiple_of(32) {
         let block = thread::block_idx_x() + thread::grid_dim_x() * thread::block_idx_y();
