@@ -2,8 +2,7 @@
 //!
 //! A warp is 32 threads that a multiprocessor issues together. A shuffle (`shfl.sync`) lets each
 //! lane read a register of another lane of its warp without going through memory; with a full
-//! mask every lane of the warp must execute it, so these functions are called by whole, converged
-//! warps. A *butterfly* combines all lanes in five shuffles: in the step with distance `m`, lane
+//! mask every lane of the warp takes part, so these functions are meant for whole, converged warps. A *butterfly* combines all lanes in five shuffles: in the step with distance `m`, lane
 //! `i` adds the value of lane `i ^ m`; after distances 16, 8, 4, 2 and 1 every lane has added each
 //! lane's value exactly once. The two lanes of a pair add the same two numbers, so every lane ends
 //! with the same bits.
@@ -12,9 +11,8 @@
 //! CPU.
 //!
 //! ```text
-//! // In a kernel, every lane with its own `partial`:
-//! // SAFETY: all 32 lanes of the warp get here.
-//! let total = unsafe { nvshmem_gpu::warp::sum(partial) };
+//! // In a kernel, every lane of the warp with its own `partial`:
+//! let total = nvshmem_gpu::warp::sum(partial);
 //! ```
 
 /// The lane distances (`xor` masks) of the butterfly, in order.
@@ -22,17 +20,19 @@
 const BUTTERFLY: [u32; 5] = [16, 8, 4, 2, 1];
 
 /// The sum of `value` over the 32 lanes of the warp, in every lane (a butterfly of
-/// `shfl.sync.bfly`).
+/// `shfl.sync.bfly`). Every lane of the warp calls it.
 ///
-/// # Safety
-/// All 32 lanes of the warp call it (it waits for them: `shfl.sync` with a full mask).
+/// Safe, as [`crate::thread::sync_threads`] is: on `sm_70` and later a `shfl.sync` waits for every
+/// lane of its mask that has not exited (a lane that never comes is a hang), and the value read from
+/// a lane that has exited or does not exist (a block whose size is not a multiple of 32) is
+/// undefined: a wrong sum in a register, never a memory access.
 #[cfg(target_arch = "nvptx64")]
 #[inline]
-pub unsafe fn sum(mut value: f32) -> f32 {
+pub fn sum(mut value: f32) -> f32 {
     for lane_mask in BUTTERFLY {
         let other: f32;
-        // SAFETY: a butterfly shuffle among the warp's 32 lanes, which all get here (the
-        // caller's contract). Not `pure`: a pure asm may be moved into a branch that only some
+        // SAFETY: a butterfly shuffle among the warp's 32 lanes; it reads registers only, and a
+        // lane that does not take part is a hang or a wrong value (see above). Not `pure`: a pure asm may be moved into a branch that only some
         // lanes take (the compiler did sink it into the lane-0 branch of a norm reduction), and
         // a shuffle needs every lane of its mask.
         unsafe {

@@ -3,18 +3,21 @@
 //!
 //! ```text
 //! use nvshmem_halo::{device, Direction, Patch, SignalWords, Sides};
-//! # unsafe fn example(a_new: nvshmem_gpu::SymmetricPtr<f32>, patch: Patch, signals: SignalWords, k: u32) {
-//! // Block-cooperatively, after this block computed columns 0..128 of its first owned row:
-//! // SAFETY: every thread of the block calls these with the same arguments.
-//! unsafe {
-//!     device::put_edge_row_nbi_block(a_new, &patch, Direction::Up, 0, 128);
-//!     device::arrive_block(signals, &patch, Direction::Up, 128, k); // the 128th block signals
-//! }
-//! // In the next iteration, before reading the top halo:
-//! // SAFETY: the whole block calls it; the PE above signals every iteration.
-//! unsafe { device::wait_block(signals, Sides::NONE.with(Direction::Up), k + 1) };
+//! # fn example(a_new: nvshmem_gpu::SymmetricSlice<f32>, patch: Patch, signals: SignalWords, k: u32) {
+//! // Every thread of the block, after this block computed columns 0..128 of its first owned row:
+//! device::put_edge_row_nbi_block(a_new, &patch, Direction::Up, 0, 128);
+//! device::arrive_block(signals, &patch, Direction::Up, 128, k); // the 128th block signals
+//! // In the next iteration, before reading the top halo (the PE above signals every iteration):
+//! device::wait_block(signals, Sides::NONE.with(Direction::Up), k + 1);
 //! # }
 //! ```
+//!
+//! The functions that take [`SignalWords`], [`NormTarget`] and [`MeetingCounter`] are safe: those
+//! types point at memory of the right size by construction, slices are bounds-checked, and
+//! neighbours are checked to be PEs of the job (a patch naming another PE traps). What they expect
+//! of their callers beyond that (the whole block or grid calls them, the iterations are numbered
+//! from 0, every PE meets) decides whether they hang or give a wrong value, never which memory they
+//! touch.
 //!
 //! Memory ordering: a push is a put (remote stores); [`arrive_block`] completes this PE's pushes
 //! (`nvshmem_quiet`) before the last block sets the neighbour's word, and [`wait_block`] orders the
@@ -23,9 +26,13 @@
 //! PE wrote: [`nvshmem_gpu::grid::GridBarrier`] provides it.
 
 use crate::packing::ColumnPacking;
-use crate::{Direction, NORM_SLOT_STRIDE, NORM_SLOTS, NormTarget, Patch, Sides, SignalWords};
+use crate::{
+    Direction, MeetingCounter, NORM_SLOT_STRIDE, NORM_SLOTS, NormTarget, Patch, Sides, SignalWords,
+};
 use nvshmem_gpu::signal::{self, SignalOp};
-use nvshmem_gpu::{Cmp, Element, SymmetricPtr, memory, p2p, pe, rma, sync, thread, warp};
+use nvshmem_gpu::{
+    Block, Cmp, Element, Pe, SymmetricPtr, SymmetricSlice, memory, p2p, pe, rma, sync, thread, warp,
+};
 
 /// Sends `value`, this PE's cell at position `along` of its edge towards `direction`, into the
 /// neighbour's halo in `grid` (`nvshmem_<T>_p`); does nothing where there is no neighbour.
@@ -51,16 +58,14 @@ pub unsafe fn put_edge_element<T: Element>(
 
 /// Sends `count` cells of this PE's edge row towards `direction` ([`Direction::Up`] or
 /// [`Direction::Down`]), from local column `first_column` on, into the neighbour's halo row in
-/// `grid`, block-cooperatively and without waiting (`nvshmemx_<T>_put_nbi_block`); does nothing
-/// where there is no neighbour. Complete after `quiet` (as [`arrive_block`] does) or a barrier.
-///
-/// # Safety
-/// Every thread of the block calls it with the same arguments; `grid` is as for
-/// [`put_edge_element`]; `first_column + count <= patch.pitch`; the row is not written again before
-/// the transfer is complete.
+/// `grid`, block-cooperatively and without waiting (`Block::put_nbi`,
+/// `nvshmemx_<T>_put_nbi_block`); does nothing where there is no neighbour. Every thread of the
+/// block calls it with the same arguments. Complete after `quiet` (as [`arrive_block`] and
+/// [`meet_at_end`] do) or a barrier; until then the row must not be written again. A range outside
+/// `grid` traps.
 #[inline]
-pub unsafe fn put_edge_row_nbi_block<T: Element>(
-    grid: SymmetricPtr<T>,
+pub fn put_edge_row_nbi_block<T: Element>(
+    grid: SymmetricSlice<T>,
     patch: &Patch,
     direction: Direction,
     first_column: u32,
@@ -68,16 +73,40 @@ pub unsafe fn put_edge_row_nbi_block<T: Element>(
 ) {
     if let Some((pe, index)) = patch.remote_index(direction, first_column) {
         let source = patch.index(patch.edge(direction), first_column);
-        // SAFETY: both ranges lie inside the arrays (`first_column + count <= pitch`); the block
-        // calls it collectively (the caller's contract).
-        unsafe {
-            rma::block::put_nbi(
-                grid.add(index),
-                grid.as_ptr().add(source),
-                count as usize,
-                pe,
-            )
-        };
+        put_row_nbi_block(grid, index, source, count as usize, pe);
+    }
+}
+
+/// The put of [`put_edge_row_nbi_block`]: `count` elements of `grid` from `source` on into `dest`
+/// on PE `pe`. Kept out of line, with plain traps for its checks: inlined, or with a message per
+/// check, they raise the registers of the stencil loop that precedes it (the Jacobi kernels went
+/// from 64 to 72 or more, and the persistent one, capped at 72, spilled some 60 bytes more).
+#[inline(never)]
+fn put_row_nbi_block<T: Element>(
+    grid: SymmetricSlice<T>,
+    dest: usize,
+    source: usize,
+    count: usize,
+    pe: i32,
+) {
+    let (Some(to), Some(from)) = (
+        grid.get_range(dest..dest + count),
+        grid.get_range(source..source + count),
+    ) else {
+        panic!("the edge row lies outside the grid");
+    };
+    // Completed by the `quiet` of the block's arrival or meeting, which one thread makes after a
+    // block barrier: the fence is cumulative, so it covers every thread's part.
+    let _completed_later = Block.put_nbi(to, from, job_pe(pe));
+}
+
+/// `pe`, a neighbour named by a patch, as a PE of the job; traps (the launch fails) where the patch
+/// names a PE the job does not have.
+#[inline]
+fn job_pe(pe: i32) -> Pe {
+    match Pe::new(pe) {
+        Some(pe) => pe,
+        None => panic!("the patch names a neighbour that is not a PE of the job"),
     }
 }
 
@@ -118,16 +147,15 @@ pub unsafe fn put_packed_column_nbi_block<T: Element>(
 /// Waits until this PE's halos on `sides` hold the neighbours' cells of iteration `iteration - 1`:
 /// until their signal words are at least `iteration`. Thread 0 of the block waits
 /// (`nvshmem_uint64_wait_until_all`, which ends with an acquire), then the whole block continues,
-/// with its later loads ordered after the words were seen.
-///
-/// # Safety
-/// Every thread of the block calls it (it synchronises the block); `signals` are this PE's words;
-/// the neighbours on `sides` raise them (with [`arrive_block`]) or the kernel waits forever.
+/// with its later loads ordered after the words were seen. Every thread of the block calls it (it
+/// synchronises the block); the neighbours on `sides` raise the words (with [`arrive_block`]) or
+/// the kernel waits forever.
 #[inline]
-pub unsafe fn wait_block(signals: SignalWords, sides: Sides, iteration: u32) {
+pub fn wait_block(signals: SignalWords, sides: Sides, iteration: u32) {
     if thread::rank_in_block() == 0 && !sides.is_empty() {
         let skip = sides.skip_mask();
-        // SAFETY: `words` holds four symmetric u64 and `skip` four entries (the caller's contract).
+        // SAFETY: `words` holds four symmetric u64 (`SignalWords`' invariant) and `skip` four
+        // entries; a word that never reaches `iteration` is a hang.
         unsafe {
             p2p::wait_until_all(signals.words, 4, Some(&skip), Cmp::Ge, u64::from(iteration));
         }
@@ -140,11 +168,11 @@ pub unsafe fn wait_block(signals: SignalWords, sides: Sides, iteration: u32) {
 /// the neighbour's word for this side to `iteration + 1` (`nvshmemx_signal_op`, SET). Does nothing
 /// where there is no neighbour.
 ///
-/// # Safety
 /// Every thread of the block calls it, after its pushes; exactly `blocks` blocks call it per
-/// iteration and direction, and iterations are numbered from 0 since the counters were zeroed.
+/// iteration and direction, and iterations are numbered from 0 since the counters were zeroed:
+/// otherwise the neighbour is signalled early (it reads a stale halo) or never (it waits forever).
 #[inline]
-pub unsafe fn arrive_block(
+pub fn arrive_block(
     signals: SignalWords,
     patch: &Patch,
     direction: Direction,
@@ -156,23 +184,26 @@ pub unsafe fn arrive_block(
     };
     thread::sync_threads();
     if thread::rank_in_block() == 0 {
+        let pe = job_pe(pe);
         // Completes this thread's pushes, which the barrier above ordered after those of the
         // other threads of the block (the fence is cumulative).
         sync::quiet();
-        // SAFETY: `arrivals` holds four local counters (the caller's contract).
+        // SAFETY: `arrivals` holds four local counters (`SignalWords`' invariant); `direction` is
+        // one of four.
         let counter = unsafe { signals.arrivals.add(direction as usize) };
         // SAFETY: a device address of a u32 only touched atomically.
         let before = unsafe { memory::atomic_add_acq_rel_gpu(counter, 1) };
         if before.wrapping_add(1) == blocks.wrapping_mul(iteration.wrapping_add(1)) {
-            // SAFETY: the other blocks' pushes completed before their increments, which this one
-            // acquired; `words` is symmetric and `pe` the neighbour.
+            // SAFETY: `words` holds four symmetric u64 (`SignalWords`' invariant) and `pe` is a
+            // PE of the job. The other blocks' pushes completed before their increments, which
+            // this one acquired.
             unsafe {
                 sync::quiet();
                 signal::signal_op(
                     signals.words.add(direction.opposite() as usize),
                     u64::from(iteration) + 1,
                     SignalOp::Set,
-                    pe,
+                    pe.index(),
                 );
             }
         }
@@ -184,22 +215,20 @@ pub unsafe fn arrive_block(
 /// finish adding puts this PE's total into its place in `target.totals` on every PE, so no launch
 /// and no barrier of the norm's own is needed. The puts are complete after `quiet` or a barrier.
 ///
-/// # Safety
 /// Every thread of every block of the grid calls it once, with the same `target` (warps converged;
-/// block size a multiple of 32); `target` is `NONE` or points at a slot set, its zeroed counter and
-/// a row of one symmetric `f64` per PE, used by no other kernel running meanwhile.
+/// block size a multiple of 32), and no other kernel running meanwhile uses the target: otherwise
+/// the norm is wrong or the blocks wait for each other forever.
 #[inline]
-pub unsafe fn add_norm(target: &NormTarget, residual: f32) {
+pub fn add_norm(target: &NormTarget, residual: f32) {
     if !target.is_some() {
         return;
     }
-    // SAFETY: the caller's contract.
-    unsafe {
-        add_to_norm_slots(target.slots, residual);
-        thread::sync_threads();
-    }
+    // SAFETY: the slots hold `NORM_SLOTS_LEN` values (`NormTarget`'s invariant).
+    unsafe { add_to_norm_slots(target.slots, residual) };
+    thread::sync_threads();
     if thread::rank_in_block() == 0 {
-        // SAFETY: the barrier above ordered the block's additions before this thread's release.
+        // SAFETY: the target's invariant; the barrier above ordered the block's additions before
+        // this thread's release.
         unsafe { count_block_in(*target) };
     }
 }
@@ -211,7 +240,7 @@ pub unsafe fn add_norm(target: &NormTarget, residual: f32) {
 /// memory, some 10 % more memory traffic on a large grid.
 ///
 /// # Safety
-/// As for [`add_norm`], after the block's additions.
+/// `target` is not `NONE`; called after the block's additions.
 #[inline(never)]
 unsafe fn count_block_in(target: NormTarget) {
     // SAFETY: the counter is a local u32 that only this grid's blocks touch (the caller's
@@ -234,8 +263,8 @@ unsafe fn count_block_in(target: NormTarget) {
 /// a meeting.
 ///
 /// # Safety
-/// `counter` is a local `u32`, zero before the grid's first block arrives, touched by nothing else
-/// until every block of the grid has arrived.
+/// `counter` is a local `u32`. It must be zero before the grid's first block arrives and touched by
+/// nothing else until every block of the grid has arrived, or the answer is wrong.
 #[inline(always)]
 unsafe fn last_block_in(counter: *mut u32) -> bool {
     // SAFETY: the caller's contract.
@@ -254,9 +283,10 @@ unsafe fn last_block_in(counter: *mut u32) -> bool {
 /// The last block's part of [`add_norm`]: sums and zeroes the slots and puts the total to every PE.
 ///
 /// # Safety
-/// As for [`add_norm`], called by one thread after every block's additions.
+/// `target` is not `NONE`; called by one thread after every block's additions.
 unsafe fn put_total(target: &NormTarget) {
-    // SAFETY: the caller's contract.
+    // SAFETY: the slots hold `NORM_SLOTS_LEN` values and the row one symmetric `f64` per PE
+    // (`NormTarget`'s invariant); `other` is a PE of the job.
     unsafe {
         let total = sum_norm_slots(target.slots);
         let me = pe::my_pe();
@@ -277,20 +307,21 @@ unsafe fn put_total(target: &NormTarget) {
 /// some 10 % at 16384² (norm totals a block may have put need no completion here: they are read
 /// once the run is over).
 ///
-/// # Safety
-/// Every thread of every block calls it once, last, with the same `pushed` (whether the block put
-/// anything into a neighbour's halo in this launch); `meeting` is a local `u32`, zero when the
-/// kernel starts, used by nothing else; every PE launches such a kernel in the same iteration.
+/// Nothing for [`MeetingCounter::NONE`]. Every thread of every block calls it once, last, with the
+/// same `pushed` (whether the block put anything into a neighbour's halo in this launch); the
+/// counter is zero when the kernel starts and used by nothing else; every PE launches such a kernel
+/// in the same iteration. Otherwise the PEs meet early (a halo read stale) or never (a hang).
 #[inline]
-pub unsafe fn meet_at_end(meeting: *mut u32, pushed: bool) {
+pub fn meet_at_end(meeting: MeetingCounter, pushed: bool) {
     // Alone, a PE pushes nothing and meets nobody: the kernel's end orders the next launch.
-    if pe::n_pes() == 1 {
+    if !meeting.is_some() || pe::n_pes() == 1 {
         return;
     }
     thread::sync_threads();
     if thread::rank_in_block() == 0 {
-        // SAFETY: the caller's contract; the barrier above ordered the block's pushes before it.
-        unsafe { arrive_at_meeting(meeting, pushed) };
+        // SAFETY: a counter in device memory (`MeetingCounter`'s invariant, not `NONE`); the
+        // barrier above ordered the block's pushes before it.
+        unsafe { arrive_at_meeting(meeting.counter, pushed) };
     }
 }
 
@@ -300,10 +331,10 @@ pub unsafe fn meet_at_end(meeting: *mut u32, pushed: bool) {
 /// [`count_block_in`] is.
 ///
 /// # Safety
-/// As for [`meet_at_end`].
+/// `meeting` points at a `u32` in device memory.
 #[inline(never)]
 unsafe fn arrive_at_meeting(meeting: *mut u32, pushed: bool) {
-    // SAFETY: `meeting` is the caller's zeroed counter; every PE's last block reaches the barrier.
+    // SAFETY: `meeting` is a counter (the caller's contract); a barrier some PE misses is a hang.
     unsafe {
         if pushed {
             sync::quiet();
@@ -318,13 +349,14 @@ unsafe fn arrive_at_meeting(meeting: *mut u32, pushed: bool) {
 /// sums its lanes and lane 0 adds the sum to the slot its warp number picks. [`sum_norm_slots`]
 /// gives the total.
 ///
+/// Every thread of the block calls it (warps converged; block size a multiple of 32), or the sums
+/// are wrong.
+///
 /// # Safety
-/// Every thread of the block calls it (warps converged; block size a multiple of 32); `slots`
-/// holds [`crate::NORM_SLOTS_LEN`] `f64`.
+/// `slots` holds [`crate::NORM_SLOTS_LEN`] `f64`.
 #[inline]
 unsafe fn add_to_norm_slots(slots: *mut f64, value: f32) {
-    // SAFETY: converged warps (the caller's contract).
-    let sum = unsafe { warp::sum(value) };
+    let sum = warp::sum(value);
     let rank = thread::rank_in_block();
     if rank.is_multiple_of(32) {
         let block = thread::block_idx_x() + thread::grid_dim_x() * thread::block_idx_y();

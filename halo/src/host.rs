@@ -19,10 +19,14 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use crate::{NORM_SLOTS_LEN, NormSchedule, NormTarget, Patch, SignalWords, Tiling};
+use crate::{MeetingCounter, NORM_SLOTS_LEN, NormSchedule, NormTarget, Patch, SignalWords, Tiling};
 use bytemuck::Pod;
 use cudarc::driver::{CudaSlice, DevicePtr};
-use nvshmem_host::{CudaContext as _, Error, KernelArg, Nvshmem, SymmetricBuffer, SymmetricPtr};
+use nvshmem_gpu::Element;
+use nvshmem_host::{
+    CudaContext as _, Error, IntoParam, KernelArg, Nvshmem, SymmetricBuffer, SymmetricPtr,
+    SymmetricSlice,
+};
 
 // SAFETY: `#[repr(C)]` plain integers, declared once in this crate for host and kernels alike.
 unsafe impl KernelArg for Patch {}
@@ -34,6 +38,8 @@ unsafe impl KernelArg for NormSchedule {}
 unsafe impl KernelArg for SignalWords {}
 // SAFETY: `#[repr(C)]` three device addresses, shared with the kernels.
 unsafe impl KernelArg for NormTarget {}
+// SAFETY: `#[repr(transparent)]` over a device address, shared with the kernels.
+unsafe impl KernelArg for MeetingCounter {}
 
 /// `len` zeroed values of `T` on `nvshmem`'s stream.
 fn zeroed<T: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
@@ -97,6 +103,24 @@ impl<'nv, T: Pod> HaloGrids<'nv, T> {
     /// The array an iteration writes.
     pub fn next(&self) -> SymmetricPtr<T> {
         self.next.as_symmetric_ptr()
+    }
+
+    /// The array an iteration reads, as a safe kernel takes it: a slice of [`Patch::len`]
+    /// elements. An error if the array was allocated without the allocation check
+    /// (`NVSHMEMRS_CHECK_ALLOCATIONS=0`), which is what makes its length the same on every PE.
+    pub fn current_slice(&self) -> Result<SymmetricSlice<T>, Error>
+    where
+        T: Element,
+    {
+        (&self.current).into_param()
+    }
+
+    /// The array an iteration writes, as [`current_slice`](Self::current_slice) gives the other.
+    pub fn next_slice(&self) -> Result<SymmetricSlice<T>, Error>
+    where
+        T: Element,
+    {
+        (&self.next).into_param()
     }
 
     /// Exchanges the two: what was written becomes what is read.
@@ -163,6 +187,28 @@ impl<'nv> HaloSignals<'nv> {
     pub fn reset(&mut self) -> Result<(), Error> {
         self.words.copy_from_host(&[0; 4])?;
         zero(&mut self.arrivals)
+    }
+}
+
+/// The counter of [`MeetingCounter`]: the blocks of one launch that have reached the meeting at
+/// its end, zero between launches (the last block to arrive sets it back).
+#[derive(Debug)]
+pub struct MeetingPlace {
+    counter: CudaSlice<u32>,
+}
+
+impl MeetingPlace {
+    /// Allocates it, zeroed, on `nvshmem`'s stream.
+    pub fn new(nvshmem: &Nvshmem) -> Result<MeetingPlace, Error> {
+        Ok(MeetingPlace {
+            counter: zeroed(nvshmem, 1)?,
+        })
+    }
+
+    /// The kernel parameter.
+    pub fn counter(&self) -> MeetingCounter {
+        // SAFETY: a `u32` of device memory that `self` owns.
+        unsafe { MeetingCounter::from_raw(device_address(&self.counter)) }
     }
 }
 

@@ -52,7 +52,7 @@ pub use decomposition3d::{Box3d, Decomposition3d, Direction3d, Patch3d, ProcessG
 pub use schedule::{NORM_ROWS, NormSchedule};
 pub use tiling::Tiling;
 
-use nvshmem_gpu::SymmetricPtr;
+use nvshmem_gpu::{KernelParam, SingleParam, SymmetricPtr};
 
 /// Slots that partial norms are spread over, so that blocks adding their partial sums do not all
 /// contend for one address. Each slot is [`NORM_SLOT_STRIDE`] `f64` apart (one 128-byte line).
@@ -70,16 +70,23 @@ pub const NORM_SLOTS_LEN: usize = NORM_SLOTS * NORM_SLOT_STRIDE;
 /// The last block of a PE to add sums the slots (zeroing them and the counter for the norm after
 /// next) and puts the PE's total into `totals[my_pe]` on every PE; once every PE's kernel has
 /// finished and the PEs have met, each PE sums its row in PE order, so every PE gets the same
-/// norm without a barrier on the norm's iteration. `slots` null means the iteration computes none.
+/// norm without a barrier on the norm's iteration. No slots means the iteration computes none.
+///
+/// Its invariant, which makes it a [`KernelParam`] that safe kernels may take: it is
+/// [`NONE`](Self::NONE), or `slots` points at [`NORM_SLOTS_LEN`] `f64` and `ticket` at a `u32` in
+/// this PE's device memory, and `totals` at one symmetric `f64` per PE, all allocated for as long as
+/// a kernel uses it. Only `host::NormBuffers` (which owns such buffers) and the `unsafe`
+/// [`from_raw_parts`](Self::from_raw_parts) and [`norm`](Self::norm) make one; the fields are
+/// private, so safe code cannot point it elsewhere.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(C)]
 pub struct NormTarget {
     /// [`NORM_SLOTS_LEN`] local `f64` partial sums (null: no norm in this iteration).
-    pub slots: *mut f64,
+    slots: *mut f64,
     /// A local `u32` counting the blocks that have added to `slots`.
-    pub ticket: *mut u32,
+    ticket: *mut u32,
     /// This norm's row: one symmetric `f64` per PE.
-    pub totals: SymmetricPtr<f64>,
+    totals: SymmetricPtr<f64>,
 }
 
 impl NormTarget {
@@ -90,6 +97,24 @@ impl NormTarget {
         // SAFETY: never dereferenced: a target without slots adds nothing.
         totals: unsafe { SymmetricPtr::from_raw(core::ptr::null_mut()) },
     };
+
+    /// The target made of its three addresses.
+    ///
+    /// # Safety
+    /// `slots` is null (no norm: [`NONE`](Self::NONE)) or points at [`NORM_SLOTS_LEN`] `f64`,
+    /// `ticket` at a `u32` (both in this PE's device memory) and `totals` at `n_pes` symmetric
+    /// `f64`, allocated for as long as any kernel given the target runs.
+    pub const unsafe fn from_raw_parts(
+        slots: *mut f64,
+        ticket: *mut u32,
+        totals: SymmetricPtr<f64>,
+    ) -> NormTarget {
+        NormTarget {
+            slots,
+            ticket,
+            totals,
+        }
+    }
 
     /// Whether the iteration computes a norm.
     pub fn is_some(&self) -> bool {
@@ -103,7 +128,7 @@ impl NormTarget {
     ///
     /// # Safety
     /// `self` holds two slot sets, two counters and more than `NormSchedule::row(j)` rows of
-    /// `n_pes` totals.
+    /// `n_pes` totals; `n_pes` is the number of PEs.
     pub unsafe fn norm(&self, j: u32, n_pes: u32) -> NormTarget {
         let set = (j % 2) as usize;
         let row = NormSchedule::row(j) as usize;
@@ -126,14 +151,81 @@ impl NormTarget {
 /// counters, one per direction, that the blocks pushing towards that side increment, so that the
 /// last one to finish raises the neighbour's word. Both start at zero (`host::HaloSignals` allocates
 /// them with `calloc` and resets them before a run).
+///
+/// Its invariant, which makes it a [`KernelParam`]: both addresses point at four such values,
+/// allocated for as long as a kernel uses them. Only `host::HaloSignals` (which owns them) and the
+/// `unsafe` [`from_raw_parts`](Self::from_raw_parts) make one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(C)]
 pub struct SignalWords {
     /// Four symmetric signal words.
-    pub words: SymmetricPtr<u64>,
+    words: SymmetricPtr<u64>,
     /// Four local arrival counters.
-    pub arrivals: *mut u32,
+    arrivals: *mut u32,
 }
+
+impl SignalWords {
+    /// The words and counters made of their addresses.
+    ///
+    /// # Safety
+    /// `words` points at four symmetric `u64` and `arrivals` at four `u32` in this PE's device
+    /// memory, allocated for as long as any kernel given them runs.
+    pub const unsafe fn from_raw_parts(
+        words: SymmetricPtr<u64>,
+        arrivals: *mut u32,
+    ) -> SignalWords {
+        SignalWords { words, arrivals }
+    }
+}
+
+/// The counter of the blocks of one launch that have reached the meeting at its end
+/// (`device::meet_at_end`), as a kernel parameter; [`NONE`](Self::NONE) for a launch without a
+/// meeting. Its invariant, which makes it a [`KernelParam`]: it is `NONE` or points at a `u32` in
+/// this PE's device memory, allocated for as long as a kernel uses it (`host::MeetingPlace` owns
+/// one; the `unsafe` [`from_raw`](Self::from_raw) makes one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(transparent)]
+pub struct MeetingCounter {
+    counter: *mut u32,
+}
+
+impl MeetingCounter {
+    /// No meeting: the patch has no neighbours.
+    pub const NONE: MeetingCounter = MeetingCounter {
+        counter: core::ptr::null_mut(),
+    };
+
+    /// The counter at `counter`.
+    ///
+    /// # Safety
+    /// `counter` is null or points at a `u32` in this PE's device memory, allocated for as long as
+    /// any kernel given it runs.
+    pub const unsafe fn from_raw(counter: *mut u32) -> MeetingCounter {
+        MeetingCounter { counter }
+    }
+
+    /// Whether there is a meeting.
+    pub fn is_some(&self) -> bool {
+        !self.counter.is_null()
+    }
+}
+
+// What safe kernels may take (`nvshmem_gpu::KernelParam`). The plain structs are valid with any
+// values: kernels check the relations they rely on (a patch's layout against the arrays' lengths)
+// before they use them. The three holding addresses are valid by construction (their invariants
+// above): safe code can make only `NONE` or take one from the host types that own the memory, and
+// every launch that passes one is `unsafe` (the host crate's typed launch has no `IntoParam` for
+// them), its caller keeping the owners alive until the kernel has finished.
+macro_rules! kernel_params {
+    ($($ty:ty),*) => { $(
+        // SAFETY: as said above; `#[repr(C)]` or `#[repr(transparent)]`, the same layout on host and
+        // device, passed as one parameter.
+        unsafe impl KernelParam for $ty {}
+        // SAFETY: as above.
+        unsafe impl SingleParam for $ty {}
+    )* };
+}
+kernel_params!(Patch, Tiling, NormTarget, SignalWords, MeetingCounter);
 
 /// A set of sides, as a bit mask of [`Direction`] numbers.
 ///

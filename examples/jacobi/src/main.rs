@@ -54,7 +54,7 @@ mod solver;
 use args::{Args, Variant};
 use clap::ValueEnum;
 use cudarc::driver::{CudaSlice, DevicePtr};
-use nvshmem_halo::host::{HaloGrids, HaloSignals, NormBuffers, resident_blocks};
+use nvshmem_halo::host::{HaloGrids, HaloSignals, MeetingPlace, NormBuffers, resident_blocks};
 use nvshmem_halo::{Decomposition2d, Tiling};
 use nvshmem_host::{Kernel, LaunchConfig, Nvshmem, OnStream};
 use solver::{CommonKernels, Iterations, Meeting, Options, Program, Verdict};
@@ -86,7 +86,7 @@ fn run(
         tiling: options.tiling(),
         signals: HaloSignals::new(nvshmem)?,
         grid_counter: nvshmem.stream().alloc_zeros(1)?,
-        meeting: nvshmem.stream().alloc_zeros(1)?,
+        meeting: MeetingPlace::new(nvshmem)?,
     };
     solver::solve(nvshmem, &common, options, decomposition, &mut iterations)
 }
@@ -111,7 +111,7 @@ struct JacobiIterations<'m, 'nv> {
     signals: HaloSignals<'nv>,
     grid_counter: CudaSlice<u32>,
     /// The blocks of the current launch that have reached the in-kernel meeting.
-    meeting: CudaSlice<u32>,
+    meeting: MeetingPlace,
 }
 
 impl Iterations for JacobiIterations<'_, '_> {
@@ -204,14 +204,17 @@ impl Iterations for JacobiIterations<'_, '_> {
             Meeting::InKernel
         };
         let norm = norms.target(k);
-        let (current, next) = (grids.current(), grids.next());
-        let (meeting_counter, _record) = self.meeting.device_ptr(self.meeting.stream());
-        let meeting_counter = meeting_counter as *mut u32;
+        let meeting_counter = self.meeting.counter();
+        // The safe kernels take the arrays as slices, `jacobi_p` as symmetric addresses.
+        let (current, next) = (grids.current_slice()?, grids.next_slice()?);
+        let (current_address, next_address) = (grids.current(), grids.next());
         // SAFETY: the stencil kernels take (a, a_new, patch, tiling, norm), then the signalled
         // ones (signals, iteration) and the others (meeting); the arrays are symmetric and laid
         // out as `patch` says; the grid is the tiling's for the kernel's band order; `norm` is
         // NONE or this iteration's target; iterations count from 0 since the signals were reset;
-        // the meeting counter is zero between launches (the last block resets it).
+        // the meeting counter is zero between launches (the last block resets it). The grids,
+        // signals, norms and meeting place outlive the launches (the run synchronises before it
+        // drops them).
         unsafe {
             if signalled {
                 on.launch(
@@ -225,6 +228,19 @@ impl Iterations for JacobiIterations<'_, '_> {
                         &norm,
                         &self.signals.words(),
                         &k,
+                    ],
+                )?;
+            } else if self.variant == Variant::P {
+                on.launch(
+                    &self.stencil,
+                    config,
+                    &[
+                        &current_address,
+                        &next_address,
+                        &patch,
+                        &tiling,
+                        &norm,
+                        &meeting_counter,
                     ],
                 )?;
             } else {

@@ -22,7 +22,7 @@ pub use crate::flags::{Options, Rules, STALE_HALO_NEEDS_PES, STALE_ITERATION, pa
 use clap::Parser;
 use cudarc::driver::DevicePtr;
 use nvshmem_halo::host::{HaloGrids, NormBuffers};
-use nvshmem_halo::{Decomposition2d, NormSchedule, Patch, Tiling};
+use nvshmem_halo::{Decomposition2d, MeetingCounter, NormSchedule, Patch, Tiling};
 use nvshmem_host::timing::StreamTimer;
 use nvshmem_host::{
     Bootstrap, CudaContext as _, Graph, Kernel, KernelArg, LaunchConfig, Module, Nvshmem, OnStream,
@@ -712,19 +712,21 @@ fn check_against_gpu(
     initialize(nvshmem, common, &grids, options.ny)?;
     let config = stencil_config(options.tiling(), options.tiling().grid(&whole));
     for k in 0..schedule.iterations {
-        let (norm, no_meeting) = (norms.target(k), std::ptr::null_mut::<u32>());
+        let norm = norms.target(k);
+        let (current, next) = (grids.current_slice()?, grids.next_slice()?);
         // SAFETY: jacobi_put_block(a, a_new, patch, tiling, norm, meeting) on a whole-problem
-        // patch (no neighbours: no halo transfers, no meeting), with the tiling's grid.
+        // patch (no neighbours: no halo transfers, no meeting), with the tiling's grid; the grids
+        // and norms outlive the launches (synchronised below).
         unsafe {
             common.reference.launch(
                 config,
                 &[
-                    &grids.current(),
-                    &grids.next(),
+                    &current,
+                    &next,
                     &whole,
                     &options.tiling(),
                     &norm,
-                    &no_meeting,
+                    &MeetingCounter::NONE,
                 ],
             )?;
         }

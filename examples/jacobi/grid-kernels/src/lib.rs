@@ -10,7 +10,7 @@
 //!
 //! Both are synchronised by a barrier kernel (`barrier_all`) between iterations.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
-#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, stdarch_nvptx))]
+#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
 // On the host (`cargo test` of the plain stencil code) the kernels do not exist, and with them
 // go the uses of most imports.
 #![cfg_attr(not(target_arch = "nvptx64"), allow(unused_imports, dead_code))]
@@ -25,7 +25,7 @@ pub use stencil::*;
 
 #[cfg(target_arch = "nvptx64")]
 use nvshmem_gpu::thread;
-use nvshmem_gpu::{SymmetricPtr, kernel};
+use nvshmem_gpu::{SymmetricPtr, SymmetricSlice, kernel};
 #[cfg(target_arch = "nvptx64")]
 use nvshmem_halo::device;
 use nvshmem_halo::packing::ColumnPacking;
@@ -108,8 +108,9 @@ pub unsafe fn grid_pack(
     let first = first_column(&tiling, column_block);
     let rows = tiling.band(&patch, thread::block_idx_y());
     let packing = ColumnPacking::new(&patch);
-    // SAFETY: as for `grid_p`; the send columns hold `patch.rows` elements, indexed by local row;
-    // the whole block reaches `push_edges` and `add_norm`.
+    // SAFETY: as for `grid_p` (`a_new` holds `patch.len()` elements); the send columns hold
+    // `patch.rows` elements, indexed by local row; the whole block reaches `push_edges` and
+    // `add_norm`.
     unsafe {
         let residual = sweep(a.as_ptr(), a_new.as_ptr(), &patch, first, rows.clone());
         // Two plain tests rather than a loop over an array of sides: the array would live in
@@ -129,6 +130,7 @@ pub unsafe fn grid_pack(
                 pack(Direction::Right, column);
             }
         });
+        let a_new = SymmetricSlice::from_raw_parts(a_new.as_ptr(), patch.len());
         push_edges(a_new, &patch, &tiling, column_block, &rows);
         device::add_norm(&norm, residual);
     }

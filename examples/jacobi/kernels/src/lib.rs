@@ -19,8 +19,13 @@
 //! partial sums go through warp shuffles into spread-out slots ([`nvshmem_halo::NORM_SLOTS`]); the
 //! last block of each PE puts the PE's total to every PE ([`nvshmem_halo::device::add_norm`]), and
 //! [`norm_sum`] adds up each norm's row once the run is over: no norm costs a launch or a barrier.
+//!
+//! [`jacobi_put_block`], [`jacobi_signal`] and [`jacobi_overlap`] are safe kernels (`#[kernel] pub
+//! fn`): their arrays are [`SymmetricSlice`]s and their other parameters `KernelParam`s, and the
+//! one `unsafe` block they reach is [`sweep`]'s, behind [`checked_sweep`], which checks once per
+//! thread what the vectorised loop needs.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
-#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, stdarch_nvptx))]
+#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
 // On the host (`cargo test` of the plain stencil code) the kernels do not exist, and with them
 // go the uses of most imports.
 #![cfg_attr(not(target_arch = "nvptx64"), allow(unused_imports, dead_code))]
@@ -34,24 +39,24 @@ pub use stencil::*;
 use core::ops::Range;
 #[cfg(target_arch = "nvptx64")]
 use nvshmem_gpu::thread;
-use nvshmem_gpu::{SymmetricPtr, grid, kernel};
+use nvshmem_gpu::{SymmetricPtr, SymmetricSlice, grid, kernel};
 #[cfg(target_arch = "nvptx64")]
 use nvshmem_halo::device;
-use nvshmem_halo::{Direction, NormSchedule, NormTarget, Patch, Sides, SignalWords, Tiling};
+use nvshmem_halo::{
+    Direction, MeetingCounter, NormSchedule, NormTarget, Patch, Sides, SignalWords, Tiling,
+};
 
 /// One band of one column block with the signal handshake: waits for the halos the band reads,
 /// computes it, pushes its edge rows and signals the neighbours once every block of an edge row has
-/// pushed. Returns the band's residual.
-///
-/// # Safety
-/// The whole block calls it; `current`/`next` are the symmetric arrays; `iteration` counts from 0
-/// since `signals` were zeroed; every column block runs each edge band once per iteration.
+/// pushed. Returns the band's residual. The whole block calls it; `current`/`next` are the
+/// symmetric arrays; `iteration` counts from 0 since `signals` were zeroed; every column block
+/// runs each edge band once per iteration.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn signalled_band(
-    current: SymmetricPtr<f32>,
-    next: SymmetricPtr<f32>,
+fn signalled_band(
+    current: SymmetricSlice<f32>,
+    next: SymmetricSlice<f32>,
     patch: &Patch,
     tiling: &Tiling,
     signals: SignalWords,
@@ -68,24 +73,20 @@ unsafe fn signalled_band(
     }
     let first = first_column(tiling, column_block);
     let blocks = tiling.column_blocks(patch);
-    // SAFETY: the whole block runs this function; the arrays are laid out as `patch` says; the
-    // neighbours raise the words every iteration; `blocks` blocks arrive per edge and iteration.
-    unsafe {
-        // ANCHOR: signalled_band
-        if !needs.is_empty() {
-            device::wait_block(signals, needs, iteration);
-        }
-        let residual = sweep(current.as_ptr(), next.as_ptr(), patch, first, rows.clone());
-        push_edges(next, patch, tiling, column_block, &rows);
-        if rows.start == 1 {
-            device::arrive_block(signals, patch, Direction::Up, blocks, iteration);
-        }
-        if rows.end == patch.ny + 1 {
-            device::arrive_block(signals, patch, Direction::Down, blocks, iteration);
-        }
-        // ANCHOR_END: signalled_band
-        residual
+    // ANCHOR: signalled_band
+    if !needs.is_empty() {
+        device::wait_block(signals, needs, iteration);
     }
+    let residual = checked_sweep(current, next, patch, first, rows.clone());
+    push_edges(next, patch, tiling, column_block, &rows);
+    if rows.start == 1 {
+        device::arrive_block(signals, patch, Direction::Up, blocks, iteration);
+    }
+    if rows.end == patch.ny + 1 {
+        device::arrive_block(signals, patch, Direction::Down, blocks, iteration);
+    }
+    // ANCHOR_END: signalled_band
+    residual
 }
 
 /// One iteration; every edge cell goes to the neighbour with its own `nvshmem_float_p`: after
@@ -94,7 +95,8 @@ unsafe fn signalled_band(
 /// the PEs meet at the kernel's end, as in [`jacobi_put_block`]. Grid: [`Tiling::grid`].
 ///
 /// # Safety
-/// As for [`jacobi_put_block`], with a non-null `meeting`.
+/// `a`, `a_new` are symmetric arrays laid out as `patch` says, the launch as
+/// [`jacobi_put_block`] says.
 #[kernel]
 pub unsafe fn jacobi_p(
     a: SymmetricPtr<f32>,
@@ -102,7 +104,7 @@ pub unsafe fn jacobi_p(
     patch: Patch,
     tiling: Tiling,
     norm: NormTarget,
-    meeting: *mut u32,
+    meeting: MeetingCounter,
 ) {
     check_vector(&tiling);
     let first = first_column(&tiling, thread::block_idx_x());
@@ -135,13 +137,12 @@ pub unsafe fn jacobi_p(
 /// below's, and after pushing their edge row the last of them signals the neighbour. Bands in
 /// top-to-bottom order, grid [`Tiling::grid`]; no barrier needed.
 ///
-/// # Safety
-/// As for [`jacobi_put_block`] (without `meeting`), and `signals` were zeroed before iteration 0
-/// on every PE, and every PE launches one such kernel per iteration.
+/// A safe kernel, as [`jacobi_put_block`] is; for right results also `signals` were zeroed before
+/// iteration 0 on every PE, and every PE launches one such kernel per iteration.
 #[kernel]
-pub unsafe fn jacobi_signal(
-    a: SymmetricPtr<f32>,
-    a_new: SymmetricPtr<f32>,
+pub fn jacobi_signal(
+    a: SymmetricSlice<f32>,
+    a_new: SymmetricSlice<f32>,
     patch: Patch,
     tiling: Tiling,
     norm: NormTarget,
@@ -150,33 +151,28 @@ pub unsafe fn jacobi_signal(
 ) {
     check_vector(&tiling);
     let rows = tiling.band(&patch, thread::block_idx_y());
-    // SAFETY: the caller's contract; the whole block runs both calls.
-    unsafe {
-        let residual = signalled_band(
-            a,
-            a_new,
-            &patch,
-            &tiling,
-            signals,
-            iteration,
-            thread::block_idx_x(),
-            rows,
-        );
-        device::add_norm(&norm, residual);
-    }
+    let column_block = thread::block_idx_x();
+    let residual = signalled_band(
+        a,
+        a_new,
+        &patch,
+        &tiling,
+        signals,
+        iteration,
+        column_block,
+        rows,
+    );
+    device::add_norm(&norm, residual);
 }
 
 /// [`jacobi_signal`] with the edge rows first: bands 0 and 1 of the grid are the first and last
 /// owned row alone ([`Tiling::boundary_first_band`]), so their blocks are scheduled first, push
 /// and signal early, and the interior blocks compute while the halos travel. Grid
-/// [`Tiling::boundary_first_grid`].
-///
-/// # Safety
-/// As for [`jacobi_signal`].
+/// [`Tiling::boundary_first_grid`]. A safe kernel, as [`jacobi_signal`] is.
 #[kernel]
-pub unsafe fn jacobi_overlap(
-    a: SymmetricPtr<f32>,
-    a_new: SymmetricPtr<f32>,
+pub fn jacobi_overlap(
+    a: SymmetricSlice<f32>,
+    a_new: SymmetricSlice<f32>,
     patch: Patch,
     tiling: Tiling,
     norm: NormTarget,
@@ -185,20 +181,18 @@ pub unsafe fn jacobi_overlap(
 ) {
     check_vector(&tiling);
     let rows = tiling.boundary_first_band(&patch, thread::block_idx_y());
-    // SAFETY: as for `jacobi_signal`.
-    unsafe {
-        let residual = signalled_band(
-            a,
-            a_new,
-            &patch,
-            &tiling,
-            signals,
-            iteration,
-            thread::block_idx_x(),
-            rows,
-        );
-        device::add_norm(&norm, residual);
-    }
+    let column_block = thread::block_idx_x();
+    let residual = signalled_band(
+        a,
+        a_new,
+        &patch,
+        &tiling,
+        signals,
+        iteration,
+        column_block,
+        rows,
+    );
+    device::add_norm(&norm, residual);
 }
 
 /// Every iteration of the run in one cooperative launch: the blocks walk the boundary-first bands
@@ -208,7 +202,8 @@ pub unsafe fn jacobi_overlap(
 /// iterations, in `a_new` after an odd one.
 ///
 /// # Safety
-/// As for [`jacobi_signal`]; launched cooperatively with a 1-D grid small enough to stay resident
+/// `a`, `a_new` are symmetric arrays of [`Patch::len`] elements, launched as [`jacobi_signal`] is
+/// but cooperatively with a 1-D grid small enough to stay resident
 /// next to the other PEs' on the same GPU; `norms` is the start of buffers holding
 /// `schedule.rows()` rows of norms ([`nvshmem_halo::host::NormBuffers::base`]); `grid_counter` is a
 /// `u32` zeroed once, before the first launch, and used only by this kernel's grid barrier.
@@ -231,27 +226,32 @@ pub unsafe fn jacobi_persistent(
     let column_blocks = tiling.column_blocks(&patch);
     let items = column_blocks * tiling.boundary_first_bands(&patch);
     let n_pes = nvshmem_gpu::pe::n_pes() as u32;
-    let (mut current, mut next) = (a, a_new);
+    // SAFETY: both arrays hold `patch.len()` elements of one symmetric allocation each (the
+    // caller's contract).
+    let (mut current, mut next) = unsafe {
+        (
+            SymmetricSlice::from_raw_parts(a.as_ptr(), patch.len()),
+            SymmetricSlice::from_raw_parts(a_new.as_ptr(), patch.len()),
+        )
+    };
     for iteration in 0..schedule.iterations {
         let mut residual = 0.0f32;
         let mut item = thread::block_idx_x();
         while item < items {
             let (column_block, band) = (item % column_blocks, item / column_blocks);
             let rows = tiling.boundary_first_band(&patch, band);
-            // SAFETY: the whole block runs the band (`item` is uniform in the block); each item
-            // is run by one block, so each edge gets `column_blocks` arrivals per iteration.
-            residual += unsafe {
-                signalled_band(
-                    current,
-                    next,
-                    &patch,
-                    &tiling,
-                    signals,
-                    iteration,
-                    column_block,
-                    rows,
-                )
-            };
+            // The whole block runs the band (`item` is uniform in the block); each item is run by
+            // one block, so each edge gets `column_blocks` arrivals per iteration.
+            residual += signalled_band(
+                current,
+                next,
+                &patch,
+                &tiling,
+                signals,
+                iteration,
+                column_block,
+                rows,
+            );
             item += thread::grid_dim_x();
         }
         if schedule.computes(iteration) {

@@ -6,10 +6,10 @@
 use core::ops::Range;
 #[cfg(target_arch = "nvptx64")]
 use nvshmem_gpu::thread;
-use nvshmem_gpu::{SymmetricPtr, kernel, pe, rma, sync};
+use nvshmem_gpu::{SymmetricPtr, SymmetricSlice, kernel, pe, rma, sync};
 #[cfg(target_arch = "nvptx64")]
 use nvshmem_halo::device;
-use nvshmem_halo::{Direction, NormTarget, Patch, Tiling};
+use nvshmem_halo::{Direction, MeetingCounter, NormTarget, Patch, Tiling};
 
 use crate::problem::initial_interior;
 
@@ -45,8 +45,10 @@ pub fn update(east: f32, west: f32, south: f32, north: f32) -> f32 {
 /// one 16-byte store; the loop is instantiated twice so that the compiler keeps that store whole.
 ///
 /// # Safety
-/// `a` and `a_new` are local arrays laid out as `patch` says, 16-byte aligned; `first_column` is a
-/// multiple of [`VECTOR`] below the pitch; `rows` lies inside `1..=patch.ny`.
+/// Unless it returns at once (`first_column > patch.nx` or `rows` empty): `rows.start >= 1`;
+/// `patch.pitch` and `first_column` are multiples of [`VECTOR`], `first_column < patch.pitch`; `a`
+/// and `a_new` are 16-byte aligned and hold `patch.index(rows.end, first_column) + VECTOR` elements
+/// (local arrays laid out as `patch` says, with `rows` inside `1..=patch.ny`, do).
 #[inline(always)]
 pub unsafe fn sweep(
     a: *const f32,
@@ -70,6 +72,50 @@ pub unsafe fn sweep(
             sweep_rows::<false>(a, a_new, patch, first_column, rows, &owned)
         }
     }
+}
+
+/// [`sweep`] on the symmetric arrays of a safe kernel, after checking what `sweep` needs of the
+/// values the host passed: the rows from the one above `rows` to the one below lie inside both
+/// slices, which are 16-byte aligned, and the vector lies inside a row of the pitch (a multiple of
+/// [`VECTOR`]). Traps (the launch fails; panics on the host) where they do not. The checks run once
+/// per thread, before the loop, which stays [`sweep`]'s.
+#[inline(always)]
+pub fn checked_sweep(
+    a: SymmetricSlice<f32>,
+    a_new: SymmetricSlice<f32>,
+    patch: &Patch,
+    first_column: u32,
+    rows: Range<u32>,
+) -> f32 {
+    // What `sweep` itself skips: a vector beyond the owned columns, an empty band.
+    if first_column > patch.nx || rows.is_empty() {
+        return 0.0;
+    }
+    // The vector's cells from the row above the band to the row below it; the single cells left
+    // and right of the vector lie between.
+    let end = patch.index(rows.end, first_column) + VECTOR;
+    let (a_len, a_new_len) = (a.len(), a_new.len());
+    let (a, a_new) = (a.as_symmetric_ptr().as_ptr(), a_new.as_symmetric_ptr().as_ptr());
+    let vector = VECTOR as u32;
+    // One test and one trap for all: a message per condition would raise the registers of the
+    // loop below.
+    assert!(
+        rows.start >= 1
+            && patch.pitch.is_multiple_of(vector)
+            && first_column.is_multiple_of(vector)
+            && first_column < patch.pitch
+            && end <= a_len
+            && end <= a_new_len
+            && (a as usize).is_multiple_of(align_of::<Lanes>())
+            && (a_new as usize).is_multiple_of(align_of::<Lanes>()),
+        "the patch, the band or the vector does not fit the arrays"
+    );
+    // SAFETY: `sweep`'s conditions, checked above: `rows.start >= 1`, the pitch and the vector's
+    // column are multiples of VECTOR with the vector inside the pitch, and both arrays are 16-byte
+    // aligned and hold `end` elements. Remote PEs write only halo cells, between the reads of an
+    // exchange's order; a host that breaks that order gets stale values of plain `f32`, not
+    // accesses outside the arrays.
+    unsafe { sweep(a, a_new, patch, first_column, rows) }
 }
 
 /// [`sweep`] for a vector whose cells are all owned (`ALL_OWNED`) or not.
@@ -200,10 +246,10 @@ pub fn first_column(tiling: &Tiling, column_block: u32) -> u32 {
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 pub fn check_vector(tiling: &Tiling) {
-    if tiling.vector != VECTOR as u32 {
-        // SAFETY: `trap` has no preconditions; it ends the launch with an error.
-        unsafe { core::arch::nvptx::trap() };
-    }
+    assert!(
+        tiling.vector == VECTOR as u32,
+        "the tiling's vector is not the kernels' VECTOR"
+    );
 }
 
 /// Calls `each` with every owned column among this thread's vector.
@@ -228,14 +274,12 @@ pub fn pushed_edges(patch: &Patch, rows: &Range<u32>) -> (bool, bool) {
 
 /// Puts the block's piece of the edge rows in `rows` (the owned columns among
 /// [`Tiling::block_columns`]) into the neighbours' halos of `grid`, block-cooperatively, without
-/// waiting.
-///
-/// # Safety
-/// The whole block calls it, after computing `rows`; `grid` is the symmetric array just written.
+/// waiting. The whole block calls it, after computing `rows`; `grid` is the symmetric array just
+/// written, which the launch does not write again.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
-pub unsafe fn push_edges(
-    grid: SymmetricPtr<f32>,
+pub fn push_edges(
+    grid: SymmetricSlice<f32>,
     patch: &Patch,
     tiling: &Tiling,
     column_block: u32,
@@ -253,15 +297,11 @@ pub unsafe fn push_edges(
     if first >= end {
         return;
     }
-    // SAFETY: the block calls these together; columns `first..end` are owned columns, inside the
-    // pitch; the rows were just written and are not written again in this launch.
-    unsafe {
-        if up {
-            device::put_edge_row_nbi_block(grid, patch, Direction::Up, first, end - first);
-        }
-        if down {
-            device::put_edge_row_nbi_block(grid, patch, Direction::Down, first, end - first);
-        }
+    if up {
+        device::put_edge_row_nbi_block(grid, patch, Direction::Up, first, end - first);
+    }
+    if down {
+        device::put_edge_row_nbi_block(grid, patch, Direction::Down, first, end - first);
     }
 }
 
@@ -360,43 +400,32 @@ pub unsafe fn stale_halo(a: SymmetricPtr<f32>, patch: Patch) {
 /// `nvshmemx_float_put_nbi_block`, and the PEs meet at the kernel's end
 /// ([`device::meet_at_end`]), so the next launch reads complete halos. Grid: [`Tiling::grid`].
 ///
-/// With no neighbours and a null `meeting` (the single-GPU reference) it is the plain stencil.
+/// With no neighbours and [`MeetingCounter::NONE`] (the single-GPU reference) it is the plain
+/// stencil.
 ///
-/// # Safety
-/// `a`, `a_new` are symmetric arrays laid out as `patch` says (every PE's patch of one
-/// decomposition); the launch's block size is `tiling.block_x` (a multiple of 32) and its grid
-/// `tiling.grid(&patch)`; `norm` is [`NormTarget::NONE`] or one norm's target; `meeting` is null
-/// (no meeting: the patch has no neighbours) or a zeroed counter of this launch, every PE
-/// launching the kernel in the same iteration.
+/// A safe kernel: a patch or tiling that does not fit the arrays traps. For right results, `a` and
+/// `a_new` are every PE's arrays of one decomposition, laid out as `patch` says; the launch's block
+/// size is `tiling.block_x` (a multiple of 32) and its grid `tiling.grid(&patch)`; `norm` is
+/// [`NormTarget::NONE`] or one norm's target; `meeting` is `NONE` (the patch has no neighbours) or
+/// a counter of this launch, every PE launching the kernel in the same iteration.
 #[kernel]
-pub unsafe fn jacobi_put_block(
-    a: SymmetricPtr<f32>,
-    a_new: SymmetricPtr<f32>,
+pub fn jacobi_put_block(
+    a: SymmetricSlice<f32>,
+    a_new: SymmetricSlice<f32>,
     patch: Patch,
     tiling: Tiling,
     norm: NormTarget,
-    meeting: *mut u32,
+    meeting: MeetingCounter,
 ) {
     check_vector(&tiling);
     let column_block = thread::block_idx_x();
     let rows = tiling.band(&patch, thread::block_idx_y());
-    // SAFETY: the launch matches `patch` and `tiling` (the caller's contract); the whole block
-    // reaches `push_edges`, `add_norm` and `meet_at_end`.
-    unsafe {
-        let residual = sweep(
-            a.as_ptr(),
-            a_new.as_ptr(),
-            &patch,
-            first_column(&tiling, column_block),
-            rows.clone(),
-        );
-        push_edges(a_new, &patch, &tiling, column_block, &rows);
-        device::add_norm(&norm, residual);
-        if !meeting.is_null() {
-            let (up, down) = pushed_edges(&patch, &rows);
-            device::meet_at_end(meeting, up || down);
-        }
-    }
+    let first = first_column(&tiling, column_block);
+    let residual = checked_sweep(a, a_new, &patch, first, rows.clone());
+    push_edges(a_new, &patch, &tiling, column_block, &rows);
+    device::add_norm(&norm, residual);
+    let (up, down) = pushed_edges(&patch, &rows);
+    device::meet_at_end(meeting, up || down);
 }
 
 /// Every PE meets here (`nvshmem_barrier_all` from one thread): the iteration's puts are complete
@@ -508,6 +537,13 @@ mod tests {
         unsafe { core::slice::from_raw_parts_mut(array.as_mut_ptr().cast(), len) }
     }
 
+    /// The cells of `array` from `start` on, as the symmetric slice a safe kernel gets.
+    fn slice(array: &mut [Lanes], start: usize) -> SymmetricSlice<f32> {
+        let cells = &mut cells(array)[start..];
+        // SAFETY: host memory stands in for a symmetric allocation in these tests.
+        unsafe { SymmetricSlice::from_raw_parts(cells.as_mut_ptr(), cells.len()) }
+    }
+
     /// The fixed columns' value of global row `y` (any non-zero values do).
     fn boundary(y: usize) -> f32 {
         (y as f32 * 0.37).sin()
@@ -609,16 +645,15 @@ mod tests {
                             if first_column >= p.pitch {
                                 continue;
                             }
-                            // SAFETY: both arrays have the patch's layout and are aligned.
-                            unsafe {
-                                sweep(
-                                    cells(&mut current[pe]).as_ptr(),
-                                    cells(&mut next[pe]).as_mut_ptr(),
-                                    p,
-                                    first_column,
-                                    rows.clone(),
-                                )
-                            };
+                            // The safe kernels' sweep: its checks pass every band of every
+                            // tiling of a patch.
+                            checked_sweep(
+                                slice(&mut current[pe], 0),
+                                slice(&mut next[pe], 0),
+                                p,
+                                first_column,
+                                rows.clone(),
+                            );
                         }
                     }
                 }
@@ -780,6 +815,34 @@ mod tests {
         let mut seen = Vec::new();
         for_owned_columns(&patch, 0, |c| seen.push(c));
         assert_eq!(seen, [1, 2, 3]);
+    }
+
+    #[test]
+    fn the_checked_sweep_refuses_what_does_not_fit_the_arrays() {
+        let patch = Patch::whole(3, 6); // 8 rows of pitch 32
+        let mut a = aligned(patch.len());
+        let mut b = aligned(patch.len());
+        let refused = |a: SymmetricSlice<f32>, b: SymmetricSlice<f32>, first, rows: Range<u32>| {
+            let patch = &patch;
+            std::panic::catch_unwind(move || checked_sweep(a, b, patch, first, rows)).is_err()
+        };
+        let (whole_a, whole_b) = (slice(&mut a, 0), slice(&mut b, 0));
+        assert!(!refused(whole_a, whole_b, 0, 1..7));
+        // The band's last row is the array's last but one: the row below it is read too.
+        let short = whole_b.range(..patch.index(7, 0));
+        assert!(refused(whole_a, short, 0, 1..7));
+        assert!(!refused(whole_a, whole_b.range(..patch.index(7, 4)), 0, 1..7));
+        // A band from the halo row, a vector off the lanes, a misaligned array.
+        assert!(refused(whole_a, whole_b, 0, 0..7));
+        assert!(refused(whole_a, whole_b, 2, 1..7));
+        assert!(refused(whole_a, slice(&mut b, 1), 0, 1..7));
+        // A patch claiming more rows than the arrays hold.
+        let tall = Patch::whole(3, 10);
+        let tall_rows = 1..tall.ny + 1;
+        let (a, b) = (whole_a, whole_b);
+        assert!(std::panic::catch_unwind(move || checked_sweep(a, b, &tall, 0, tall_rows)).is_err());
+        // What the sweep skips needs no check.
+        assert!(!refused(whole_a, whole_b, 4, 0..7));
     }
 
     #[test]
