@@ -78,14 +78,32 @@ impl<'m, K: KernelDescriptor> TypedKernel<'m, K> {
 
 /// A host value passed for a kernel parameter of type `P`: `P` itself for numbers, `bool` and
 /// [`Team`], a borrowed [`SymmetricBuffer<T>`] for a `SymmetricSlice<T>`.
-pub trait IntoParam<P> {
+///
+/// # Safety
+/// A safe kernel trusts its parameters: what `into_param` returns must be valid for the kernel's
+/// use of `P` for as long as `self` exists (a slice: memory of one live symmetric allocation of at
+/// least its length on every PE, as the allocation check establishes). The trait is `unsafe` to
+/// implement because a safe implementation could hand a launch a slice of memory already freed:
+///
+/// ```compile_fail,E0200
+/// use nvshmem_gpu::SymmetricSlice;
+/// /// A slice kept from a buffer since dropped.
+/// struct Kept(SymmetricSlice<f32>);
+/// impl nvshmem_host::IntoParam<SymmetricSlice<f32>> for Kept {
+///     fn into_param(self) -> Result<SymmetricSlice<f32>, nvshmem_host::Error> {
+///         Ok(self.0)
+///     }
+/// }
+/// ```
+pub unsafe trait IntoParam<P> {
     /// The parameter's value, or why this value cannot be passed.
     fn into_param(self) -> Result<P, Error>;
 }
 
 macro_rules! as_themselves {
     ($($ty:ty),*) => { $(
-        impl IntoParam<$ty> for $ty {
+        // SAFETY: a number, `bool` or `Team` is valid by itself.
+        unsafe impl IntoParam<$ty> for $ty {
             fn into_param(self) -> Result<$ty, Error> {
                 Ok(self)
             }
@@ -96,7 +114,10 @@ as_themselves!(
     f32, f64, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, bool, Team
 );
 
-impl<T: Pod + nvshmem_gpu::Element> IntoParam<SymmetricSlice<T>> for &SymmetricBuffer<'_, T> {
+// SAFETY: the slice spans the borrowed buffer, whose allocation was checked (refused otherwise).
+unsafe impl<T: Pod + nvshmem_gpu::Element> IntoParam<SymmetricSlice<T>>
+    for &SymmetricBuffer<'_, T>
+{
     fn into_param(self) -> Result<SymmetricSlice<T>, Error> {
         if !self.checked {
             return Err(Error::UncheckedAllocation {
@@ -109,8 +130,9 @@ impl<T: Pod + nvshmem_gpu::Element> IntoParam<SymmetricSlice<T>> for &SymmetricB
     }
 }
 
-/// The arguments of a launch, as a tuple matching the kernel's parameter tuple `P`.
-pub trait LaunchArgs<P> {
+/// The arguments of a launch, as a tuple matching the kernel's parameter tuple `P`. Implemented for
+/// tuples of [`IntoParam`] values only (sealed): the launch relies on what it returns.
+pub trait LaunchArgs<P>: sealed::Tuple {
     /// The parameter values.
     type Params: ParamList;
     /// Converts every argument.
@@ -123,8 +145,15 @@ pub trait ParamList {
     fn as_args(&self) -> Vec<&dyn KernelArg>;
 }
 
+mod sealed {
+    /// The tuples [`super::LaunchArgs`] is implemented for.
+    pub trait Tuple {}
+}
+
 macro_rules! launch_args {
     ($(($($arg:ident: $param:ident),*)),* $(,)?) => { $(
+        impl<$($arg,)*> sealed::Tuple for ($($arg,)*) {}
+
         impl<$($arg: IntoParam<$param>,)* $($param: KernelParam + KernelArg,)*> LaunchArgs<($($param,)*)>
             for ($($arg,)*)
         {
