@@ -71,13 +71,12 @@ impl Ledger {
         result::barrier_all(self.lib);
         for pe in 0..self.n_pes {
             // SAFETY: both addresses are in the symmetric ledger, which has a slot for every PE;
-            // PE `pe` wrote its record before the barrier above.
+            // PE `pe` wrote its record before the barrier above; the stream is the handle's own.
             unsafe {
                 let slot = self.word(RECORD * (1 + pe as usize)) as *mut c_void;
                 let source = self.address as *const c_void;
                 let raw_stream = stream.cu_stream().cast();
-                self.lib
-                    .nvshmemx_getmem_on_stream(slot, source, RECORD * 8, pe, raw_stream);
+                result::stream::getmem(self.lib, slot, source, RECORD * 8, pe, raw_stream);
             }
         }
         stream
