@@ -18,6 +18,7 @@
 
 use crate::error::{AllocationRequest, CudaContext as _, Error};
 use crate::result;
+use crate::result::stream::{Delivery, Transfer};
 use cudarc::driver::CudaStream;
 use nvshmem_sys::NvshmemHost;
 use std::ffi::c_void;
@@ -76,7 +77,16 @@ impl Ledger {
                 let slot = self.word(RECORD * (1 + pe as usize)) as *mut c_void;
                 let source = self.address as *const c_void;
                 let raw_stream = stream.cu_stream().cast();
-                result::stream::getmem(self.lib, slot, source, RECORD * 8, pe, raw_stream);
+                let get = Transfer::Get(Delivery::Blocking);
+                result::stream::putmem_or_getmem(
+                    self.lib,
+                    get,
+                    slot,
+                    source,
+                    RECORD * 8,
+                    pe,
+                    raw_stream,
+                );
             }
         }
         stream

@@ -28,7 +28,9 @@ use nvshmem_gpu::{Cmp, SignalOp, Team};
 use nvshmem_sys::{NvshmemHost, cudaStream_t};
 use std::ffi::c_void;
 
+use crate::result::stream::Delivery::{self, Blocking, NonBlocking};
 pub use crate::result::stream::StreamReduce;
+use crate::result::stream::Transfer;
 
 mod sealed {
     /// What [`super::StreamOperations`] runs on: NVSHMEM and a stream of its context.
@@ -101,23 +103,6 @@ impl Nvshmem {
         })
     }
 }
-
-/// NVSHMEM's on-stream `putmem`/`getmem` (and `_nbi`) host calls.
-type TransferOnStream =
-    unsafe fn(&NvshmemHost, *mut c_void, *const c_void, usize, i32, cudaStream_t);
-
-/// NVSHMEM's on-stream `putmem_signal` (and `_nbi`) host calls.
-type PutSignalOnStream = unsafe fn(
-    &NvshmemHost,
-    *mut c_void,
-    *const c_void,
-    usize,
-    *mut u64,
-    u64,
-    i32,
-    i32,
-    cudaStream_t,
-);
 
 fn bytes<T>(count: usize) -> usize {
     count * std::mem::size_of::<T>()
@@ -199,8 +184,7 @@ pub trait StreamOperations: sealed::Target {
         count: usize,
         pe: i32,
     ) -> Result<(), Error> {
-        let call = result::stream::putmem;
-        self.target().put(dest, source, count, pe, call)
+        self.target().put(dest, source, count, pe, Blocking)
     }
 
     /// [`StreamOperations::put_on_stream`] that does not wait for delivery; complete after
@@ -212,8 +196,7 @@ pub trait StreamOperations: sealed::Target {
         count: usize,
         pe: i32,
     ) -> Result<(), Error> {
-        let call = result::stream::putmem_nbi;
-        self.target().put(dest, source, count, pe, call)
+        self.target().put(dest, source, count, pe, NonBlocking)
     }
 
     /// Enqueues a copy of the first `count` elements of `source` on PE `pe` into `dest` (this PE's
@@ -225,8 +208,7 @@ pub trait StreamOperations: sealed::Target {
         count: usize,
         pe: i32,
     ) -> Result<(), Error> {
-        let call = result::stream::getmem;
-        self.target().get(dest, source, count, pe, call)
+        self.target().get(dest, source, count, pe, Blocking)
     }
 
     /// [`StreamOperations::get_on_stream`] completed only by [`StreamOperations::quiet_on_stream`]
@@ -238,8 +220,7 @@ pub trait StreamOperations: sealed::Target {
         count: usize,
         pe: i32,
     ) -> Result<(), Error> {
-        let call = result::stream::getmem_nbi;
-        self.target().get(dest, source, count, pe, call)
+        self.target().get(dest, source, count, pe, NonBlocking)
     }
 
     /// Enqueues a put of `count` elements to PE `pe` followed by `op` with `value` on word
@@ -257,9 +238,8 @@ pub trait StreamOperations: sealed::Target {
         pe: i32,
     ) -> Result<(), Error> {
         let signal = (signal, signal_index, value, op);
-        let call = result::stream::putmem_signal;
         self.target()
-            .put_with_signal(dest, source, count, signal, pe, call)
+            .put_with_signal(dest, source, count, signal, pe, Blocking)
     }
 
     /// [`StreamOperations::put_signal_on_stream`] that does not wait for delivery
@@ -277,9 +257,8 @@ pub trait StreamOperations: sealed::Target {
         pe: i32,
     ) -> Result<(), Error> {
         let signal = (signal, signal_index, value, op);
-        let call = result::stream::putmem_signal_nbi;
         self.target()
-            .put_with_signal(dest, source, count, signal, pe, call)
+            .put_with_signal(dest, source, count, signal, pe, NonBlocking)
     }
 
     /// Enqueues `op` with `value` on word `index` of `signal` on PE `pe`
@@ -471,39 +450,39 @@ impl OnStream<'_> {
         self.stream.cu_stream().cast()
     }
 
-    /// Checks and enqueues one of NVSHMEM's on-stream `putmem` calls: `(dest, source, bytes, pe,
-    /// stream)`.
+    /// Checks and enqueues one of NVSHMEM's on-stream `putmem` calls.
     fn put<T: Pod>(
         &self,
         dest: &SymmetricBuffer<'_, T>,
         source: &impl LocalMemory<T>,
         count: usize,
         pe: i32,
-        call: TransferOnStream,
+        delivery: Delivery,
     ) -> Result<(), Error> {
         self.check_transfer(dest.len(), source.len(), count, pe)?;
         let (to, from, length) = (cast_mut(dest), source.local_ptr(), bytes::<T>(count));
+        let (lib, stream, put) = (self.lib(), self.cu_stream(), Transfer::Put(delivery));
         // SAFETY: `dest` is symmetric, both hold `count` elements (checked), `source` is local
         // memory NVSHMEM can read (a symmetric buffer or a registered allocation), `pe` is valid.
-        unsafe { call(self.lib(), to, from.cast(), length, pe, self.cu_stream()) };
+        unsafe { result::stream::putmem_or_getmem(lib, put, to, from.cast(), length, pe, stream) };
         Ok(())
     }
 
-    /// Checks and enqueues one of NVSHMEM's on-stream `getmem` calls: `(dest, source, bytes, pe,
-    /// stream)`.
+    /// Checks and enqueues one of NVSHMEM's on-stream `getmem` calls.
     fn get<T: Pod>(
         &self,
         dest: &impl LocalMemory<T>,
         source: &SymmetricBuffer<'_, T>,
         count: usize,
         pe: i32,
-        call: TransferOnStream,
+        delivery: Delivery,
     ) -> Result<(), Error> {
         self.check_transfer(dest.len(), source.len(), count, pe)?;
         let (to, from, length) = (dest.local_ptr(), cast(source), bytes::<T>(count));
+        let (lib, stream, get) = (self.lib(), self.cu_stream(), Transfer::Get(delivery));
         // SAFETY: `source` is symmetric, both hold `count` elements (checked), `dest` is local
         // memory NVSHMEM can write (a symmetric buffer or a registered allocation), `pe` is valid.
-        unsafe { call(self.lib(), to.cast(), from, length, pe, self.cu_stream()) };
+        unsafe { result::stream::putmem_or_getmem(lib, get, to.cast(), from, length, pe, stream) };
         Ok(())
     }
 
@@ -516,23 +495,21 @@ impl OnStream<'_> {
         count: usize,
         (signal, index, value, op): (&SymmetricBuffer<'_, u64>, usize, u64, SignalOp),
         pe: i32,
-        call: PutSignalOnStream,
+        delivery: Delivery,
     ) -> Result<(), Error> {
         self.check_transfer(dest.len(), source.len(), count, pe)?;
         let word = signal_word(signal, index)?;
         let (to, from, length) = (cast_mut(dest), source.local_ptr(), bytes::<T>(count));
-        let stream = self.cu_stream();
-        let lib = self.lib();
+        let (lib, stream, signal) = (self.lib(), self.cu_stream(), (word, value, op as i32));
         // SAFETY: as for `put`; the signal word is symmetric and in range (checked).
         unsafe {
-            call(
+            result::stream::putmem_signal(
                 lib,
+                delivery,
                 to,
                 from.cast(),
                 length,
-                word,
-                value,
-                op as i32,
+                signal,
                 pe,
                 stream,
             )

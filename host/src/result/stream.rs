@@ -79,114 +79,89 @@ pub unsafe fn flush(lib: &NvshmemHost, stream: cudaStream_t) -> Result<(), Error
     Ok(())
 }
 
-/// `nvshmemx_putmem_on_stream`: `bytes` from local `source` to symmetric `dest` on PE `pe`.
-///
-/// # Safety
-/// The module's contract; `dest` is symmetric and `source` memory NVSHMEM can read (symmetric or
-/// registered), both at least `bytes` long; `pe` is in `0..n_pes`.
-pub unsafe fn putmem(
-    lib: &NvshmemHost,
-    dest: *mut c_void,
-    source: *const c_void,
-    bytes: usize,
-    pe: i32,
-    stream: cudaStream_t,
-) {
-    // SAFETY: the caller's contract above.
-    unsafe { lib.nvshmemx_putmem_on_stream(dest, source, bytes, pe, stream) }
+/// Whether a transfer waits for delivery: NVSHMEM's plain call, or its `_nbi` one, complete only
+/// after a quiet or a barrier.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Delivery {
+    /// `nvshmemx_*_on_stream`.
+    Blocking,
+    /// `nvshmemx_*_nbi_on_stream`.
+    NonBlocking,
 }
 
-/// `nvshmemx_putmem_nbi_on_stream`: [`putmem`] that does not wait for delivery.
-///
-/// # Safety
-/// As for [`putmem`].
-pub unsafe fn putmem_nbi(
-    lib: &NvshmemHost,
-    dest: *mut c_void,
-    source: *const c_void,
-    bytes: usize,
-    pe: i32,
-    stream: cudaStream_t,
-) {
-    // SAFETY: the caller's contract above.
-    unsafe { lib.nvshmemx_putmem_nbi_on_stream(dest, source, bytes, pe, stream) }
+/// Which way a transfer goes, and whether it waits for delivery.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transfer {
+    /// `nvshmemx_putmem_on_stream` (or its `_nbi` form): from local memory to a symmetric buffer
+    /// of another PE.
+    Put(Delivery),
+    /// `nvshmemx_getmem_on_stream` (or its `_nbi` form): from a symmetric buffer of another PE to
+    /// local memory.
+    Get(Delivery),
 }
 
-/// `nvshmemx_getmem_on_stream`: `bytes` from symmetric `source` on PE `pe` into local `dest`.
+/// `nvshmemx_putmem_on_stream`, `nvshmemx_getmem_on_stream` or their `_nbi` forms, as `transfer`
+/// says: `bytes` from `source` to `dest`, one of them on PE `pe`.
 ///
 /// # Safety
-/// The module's contract; `source` is symmetric and `dest` memory NVSHMEM can write (symmetric or
-/// registered), both at least `bytes` long; `pe` is in `0..n_pes`.
-pub unsafe fn getmem(
+/// The module's contract; both hold at least `bytes`; `pe` is in `0..n_pes`; the remote side
+/// (`dest` of a put, `source` of a get) is symmetric, the local side memory NVSHMEM can read or
+/// write (symmetric or registered).
+pub unsafe fn putmem_or_getmem(
     lib: &NvshmemHost,
+    transfer: Transfer,
     dest: *mut c_void,
     source: *const c_void,
     bytes: usize,
     pe: i32,
     stream: cudaStream_t,
 ) {
-    // SAFETY: the caller's contract above.
-    unsafe { lib.nvshmemx_getmem_on_stream(dest, source, bytes, pe, stream) }
-}
-
-/// `nvshmemx_getmem_nbi_on_stream`: [`getmem`] completed only by a quiet or a barrier.
-///
-/// # Safety
-/// As for [`getmem`].
-pub unsafe fn getmem_nbi(
-    lib: &NvshmemHost,
-    dest: *mut c_void,
-    source: *const c_void,
-    bytes: usize,
-    pe: i32,
-    stream: cudaStream_t,
-) {
-    // SAFETY: the caller's contract above.
-    unsafe { lib.nvshmemx_getmem_nbi_on_stream(dest, source, bytes, pe, stream) }
-}
-
-/// `nvshmemx_putmem_signal_on_stream`: [`putmem`], then `op` (a `SignalOp`'s number) with `value`
-/// on the symmetric word `signal` of PE `pe`.
-///
-/// # Safety
-/// As for [`putmem`]; `signal` is a word of a symmetric buffer.
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn putmem_signal(
-    lib: &NvshmemHost,
-    dest: *mut c_void,
-    source: *const c_void,
-    bytes: usize,
-    signal: *mut u64,
-    value: u64,
-    op: i32,
-    pe: i32,
-    stream: cudaStream_t,
-) {
+    use Delivery::{Blocking, NonBlocking};
     // SAFETY: the caller's contract above.
     unsafe {
-        lib.nvshmemx_putmem_signal_on_stream(dest, source, bytes, signal, value, op, pe, stream)
+        match transfer {
+            Transfer::Put(Blocking) => {
+                lib.nvshmemx_putmem_on_stream(dest, source, bytes, pe, stream)
+            }
+            Transfer::Put(NonBlocking) => {
+                lib.nvshmemx_putmem_nbi_on_stream(dest, source, bytes, pe, stream)
+            }
+            Transfer::Get(Blocking) => {
+                lib.nvshmemx_getmem_on_stream(dest, source, bytes, pe, stream)
+            }
+            Transfer::Get(NonBlocking) => {
+                lib.nvshmemx_getmem_nbi_on_stream(dest, source, bytes, pe, stream)
+            }
+        }
     }
 }
 
-/// `nvshmemx_putmem_signal_nbi_on_stream`: [`putmem_signal`] that does not wait for delivery.
+/// `nvshmemx_putmem_signal_on_stream` or its `_nbi` form: a put ([`putmem_or_getmem`]), then `op` (a `SignalOp`'s
+/// number) with `value` on the symmetric word `signal` of PE `pe`.
 ///
 /// # Safety
-/// As for [`putmem_signal`].
+/// As for a put of [`putmem_or_getmem`]; `signal` is a word of a symmetric buffer.
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn putmem_signal_nbi(
+pub unsafe fn putmem_signal(
     lib: &NvshmemHost,
+    delivery: Delivery,
     dest: *mut c_void,
     source: *const c_void,
     bytes: usize,
-    signal: *mut u64,
-    value: u64,
-    op: i32,
+    (signal, value, op): (*mut u64, u64, i32),
     pe: i32,
     stream: cudaStream_t,
 ) {
     // SAFETY: the caller's contract above.
     unsafe {
-        lib.nvshmemx_putmem_signal_nbi_on_stream(dest, source, bytes, signal, value, op, pe, stream)
+        match delivery {
+            Delivery::Blocking => lib.nvshmemx_putmem_signal_on_stream(
+                dest, source, bytes, signal, value, op, pe, stream,
+            ),
+            Delivery::NonBlocking => lib.nvshmemx_putmem_signal_nbi_on_stream(
+                dest, source, bytes, signal, value, op, pe, stream,
+            ),
+        }
     }
 }
 
@@ -348,7 +323,10 @@ macro_rules! implement_stream_reduce_op {
                 let code = unsafe {
                     lib.[<nvshmemx_ $c _ $op _reduce_on_stream>](team, dest, source, count, stream)
                 };
-                status(concat!("nvshmemx_", stringify!($c), "_", stringify!($op), "_reduce_on_stream"), code, COLLECTIVE_HINT)
+                let call = concat!(
+                    "nvshmemx_", stringify!($c), "_", stringify!($op), "_reduce_on_stream"
+                );
+                status(call, code, COLLECTIVE_HINT)
             }
 
             unsafe fn reducescatter(
@@ -363,7 +341,10 @@ macro_rules! implement_stream_reduce_op {
                 let code = unsafe {
                     lib.[<nvshmemx_ $c _ $op _reducescatter_on_stream>](team, dest, source, count, stream)
                 };
-                status(concat!("nvshmemx_", stringify!($c), "_", stringify!($op), "_reducescatter_on_stream"), code, COLLECTIVE_HINT)
+                let call = concat!(
+                    "nvshmemx_", stringify!($c), "_", stringify!($op), "_reducescatter_on_stream"
+                );
+                status(call, code, COLLECTIVE_HINT)
             }
         }
     )* } };
