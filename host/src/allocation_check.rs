@@ -16,7 +16,7 @@
 //! ledger allocated first would shift every buffer, which changes the speed of large block-scope
 //! transfers and so makes comparisons with CUDA C++ unfair.
 
-use crate::error::{AllocationRequest, CudaContext as _, Error};
+use crate::error::{AllocationRequest, CudaContext as _, Error, MemoryError};
 use crate::result;
 use crate::result::stream::{Delivery, Transfer};
 use cudarc::driver::CudaStream;
@@ -112,7 +112,7 @@ impl Ledger {
         {
             Ok(())
         } else {
-            Err(Error::AllocationMismatch { requests })
+            Err(MemoryError::AllocationMismatch { requests }.into())
         }
     }
 }

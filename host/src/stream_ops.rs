@@ -21,16 +21,16 @@
 //! # Ok::<(), nvshmem_host::Error>(())
 //! ```
 
-use crate::{Error, LocalMemory, Nvshmem, SymmetricBuffer, result};
+use crate::result::stream::Delivery::{self, Blocking, NonBlocking};
+use crate::result::stream::Transfer;
+use crate::{Error, LocalMemory, MemoryError, Nvshmem, SymmetricBuffer, TeamError, result};
 use bytemuck::Pod;
 use cudarc::driver::CudaStream;
 use nvshmem_gpu::{Cmp, SignalOp, Team};
 use nvshmem_sys::{NvshmemHost, cudaStream_t};
 use std::ffi::c_void;
 
-use crate::result::stream::Delivery::{self, Blocking, NonBlocking};
 pub use crate::result::stream::StreamReduce;
-use crate::result::stream::Transfer;
 
 mod sealed {
     /// What [`super::StreamOperations`] runs on: NVSHMEM and a stream of its context.
@@ -44,11 +44,12 @@ fn need(buffer: &'static str, len: usize, needed: usize) -> Result<(), Error> {
     if len >= needed {
         Ok(())
     } else {
-        Err(Error::BufferTooShort {
+        Err(MemoryError::BufferTooShort {
             buffer,
             len,
             needed,
-        })
+        }
+        .into())
     }
 }
 
@@ -57,7 +58,7 @@ fn check_pe(pe: i32, n_pes: i32) -> Result<(), Error> {
     if (0..n_pes).contains(&pe) {
         Ok(())
     } else {
-        Err(Error::InvalidPe { pe, n_pes })
+        Err(TeamError::InvalidPe { pe, n_pes }.into())
     }
 }
 

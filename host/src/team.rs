@@ -25,7 +25,7 @@
 //! # Ok::<(), nvshmem_host::Error>(())
 //! ```
 
-use crate::{Error, KernelArg, Nvshmem, result};
+use crate::{Error, KernelArg, Nvshmem, TeamError, result};
 use nvshmem_gpu::Team;
 
 // SAFETY: `Team` is `#[repr(transparent)]` over `i32`, NVSHMEM's `nvshmem_team_t`, the kernel
@@ -166,7 +166,7 @@ impl Nvshmem {
     ) -> Result<Option<i32>, Error> {
         let n_pes = self.team_n_pes(src_team);
         if !(0..n_pes).contains(&pe) {
-            return Err(Error::InvalidPe { pe, n_pes });
+            return Err(TeamError::InvalidPe { pe, n_pes }.into());
         }
         // SAFETY: both teams exist, `pe` is in range (checked above).
         let translated =
@@ -190,10 +190,11 @@ impl Nvshmem {
         let parent_size = self.team_n_pes(parent);
         let last = i64::from(start) + i64::from(stride) * (i64::from(size) - 1);
         if start < 0 || stride < 1 || size < 1 || last >= i64::from(parent_size) {
-            return Err(Error::InvalidTeamSplit {
+            return Err(TeamError::InvalidSplit {
                 request: format!("start {start}, stride {stride}, size {size}"),
                 parent_size,
-            });
+            }
+            .into());
         }
         // SAFETY: `parent` exists and this PE is in it (callers hold it as a predefined team or a
         // handle); every PE of it calls this (the method's contract).
@@ -216,10 +217,11 @@ impl Nvshmem {
     ) -> Result<(Option<TeamHandle<'_>>, Option<TeamHandle<'_>>), Error> {
         let parent_size = self.team_n_pes(parent);
         if x_range < 1 {
-            return Err(Error::InvalidTeamSplit {
+            return Err(TeamError::InvalidSplit {
                 request: format!("rows of {x_range} PE(s)"),
                 parent_size,
-            });
+            }
+            .into());
         }
         // SAFETY: `parent` exists and this PE is in it; every PE of it calls this (the method's
         // contract).

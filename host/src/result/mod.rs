@@ -186,12 +186,13 @@ pub fn malloc(lib: &NvshmemHost, bytes: usize, how: Allocation) -> Result<*mut c
         }
     };
     if ptr.is_null() {
-        Err(Error::HeapExhausted {
+        Err(crate::MemoryError::HeapExhausted {
             bytes,
             // The raw layer does not know the caller's buffers; the safe layer fills them in.
             in_use: 0,
             bound: crate::environment::heap_bound(|name| std::env::var_os(name)),
-        })
+        }
+        .into())
     } else {
         Ok(ptr)
     }
