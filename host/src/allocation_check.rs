@@ -16,8 +16,9 @@
 //! ledger allocated first would shift every buffer, which changes the speed of large block-scope
 //! transfers and so makes comparisons with CUDA C++ unfair.
 
-use crate::error::{AllocationRequest, CudaContext as _, Error};
+use crate::error::{AllocationRequest, CudaContext as _, Error, MemoryError};
 use crate::result;
+use crate::result::stream::{Delivery, Transfer};
 use cudarc::driver::CudaStream;
 use nvshmem_sys::NvshmemHost;
 use std::ffi::c_void;
@@ -71,13 +72,21 @@ impl Ledger {
         result::barrier_all(self.lib);
         for pe in 0..self.n_pes {
             // SAFETY: both addresses are in the symmetric ledger, which has a slot for every PE;
-            // PE `pe` wrote its record before the barrier above.
+            // PE `pe` wrote its record before the barrier above; the stream is the handle's own.
             unsafe {
                 let slot = self.word(RECORD * (1 + pe as usize)) as *mut c_void;
                 let source = self.address as *const c_void;
                 let raw_stream = stream.cu_stream().cast();
-                self.lib
-                    .nvshmemx_getmem_on_stream(slot, source, RECORD * 8, pe, raw_stream);
+                let get = Transfer::Get(Delivery::Blocking);
+                result::stream::putmem_or_getmem(
+                    self.lib,
+                    get,
+                    slot,
+                    source,
+                    RECORD * 8,
+                    pe,
+                    raw_stream,
+                );
             }
         }
         stream
@@ -103,7 +112,7 @@ impl Ledger {
         {
             Ok(())
         } else {
-            Err(Error::AllocationMismatch { requests })
+            Err(MemoryError::AllocationMismatch { requests }.into())
         }
     }
 }

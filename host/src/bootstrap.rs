@@ -152,7 +152,7 @@ impl Bootstrap {
     /// ```
     pub fn unique_id(id: UniqueId, pe: i32, n_pes: i32) -> Result<Bootstrap, crate::Error> {
         if !(0..n_pes).contains(&pe) {
-            return Err(crate::Error::InvalidPe { pe, n_pes });
+            return Err(crate::TeamError::InvalidPe { pe, n_pes }.into());
         }
         Ok(Bootstrap::UniqueId { id, pe, n_pes })
     }

@@ -3,7 +3,7 @@
 use crate::environment::{self, HeapBound};
 use crate::error::CudaContext as _;
 use crate::result::Allocation;
-use crate::{Error, Nvshmem, result};
+use crate::{Error, MemoryError, Nvshmem, result};
 use bytemuck::Pod;
 use cudarc::driver::sys::CUdeviceptr;
 use nvshmem_gpu::SymmetricPtr;
@@ -84,10 +84,11 @@ impl Nvshmem {
         alignment: usize,
     ) -> Result<SymmetricBuffer<'_, T>, Error> {
         if !alignment.is_power_of_two() || alignment < std::mem::align_of::<T>() {
-            return Err(Error::InvalidAlignment {
+            return Err(MemoryError::InvalidAlignment {
                 alignment,
                 minimum: std::mem::align_of::<T>(),
-            });
+            }
+            .into());
         }
         self.allocate(len, Allocation::Aligned(alignment))
     }
@@ -98,7 +99,7 @@ impl Nvshmem {
         how: Allocation,
     ) -> Result<SymmetricBuffer<'_, T>, Error> {
         if len == 0 || std::mem::size_of::<T>() == 0 {
-            return Err(Error::EmptyAllocation);
+            return Err(MemoryError::EmptyAllocation.into());
         }
         let bytes = len.saturating_mul(std::mem::size_of::<T>());
         let checked = self.check_allocation(bytes)?;
@@ -112,11 +113,12 @@ impl Nvshmem {
         if let Some(HeapBound::Cap(cap)) = bound
             && in_use.saturating_add(bytes) as u64 > cap
         {
-            return Err(Error::HeapExhausted {
+            return Err(MemoryError::HeapExhausted {
                 bytes,
                 in_use,
                 bound,
-            });
+            }
+            .into());
         }
         let (free, _total) = self
             .context()
@@ -124,11 +126,12 @@ impl Nvshmem {
             .doing("reading the GPU's free memory")?;
         if bytes > free {
             let bound = Some(HeapBound::FreeMemory(free as u64));
-            return Err(Error::HeapExhausted {
+            return Err(MemoryError::HeapExhausted {
                 bytes,
                 in_use,
                 bound,
-            });
+            }
+            .into());
         }
         // NVSHMEM grows the heap by whole granules beside what it keeps for itself: a request
         // that leaves less than a granule below the cap may have met the cap after all.
@@ -141,23 +144,27 @@ impl Nvshmem {
         };
         let ptr = result::malloc(self.lib(), bytes, how).map_err(|error| match error {
             // The cap holds the request with room to spare: NVSHMEM's growth of the heap failed.
-            Error::HeapExhausted {
+            Error::Memory(MemoryError::HeapExhausted {
                 bytes,
                 bound: Some(HeapBound::Cap(cap)),
                 ..
-            } if room(cap) => Error::HeapGrowthFailed {
+            }) if room(cap) => MemoryError::HeapGrowthFailed {
                 bytes,
                 in_use,
                 cap,
                 free,
                 pes_per_gpu: crate::runtime::pes_per_gpu_from_environment(),
                 mps: nvshmem_pe_env::mps::detect().is_some(),
-            },
-            Error::HeapExhausted { bytes, bound, .. } => Error::HeapExhausted {
-                bytes,
-                in_use,
-                bound,
-            },
+            }
+            .into(),
+            Error::Memory(MemoryError::HeapExhausted { bytes, bound, .. }) => {
+                MemoryError::HeapExhausted {
+                    bytes,
+                    in_use,
+                    bound,
+                }
+                .into()
+            }
             other => other,
         })?;
         self.heap_in_use().fetch_add(bytes, Ordering::SeqCst);
@@ -222,10 +229,11 @@ impl<T: Pod> SymmetricBuffer<'_, T> {
         if slice == self.len {
             Ok(())
         } else {
-            Err(Error::LengthMismatch {
+            Err(MemoryError::LengthMismatch {
                 buffer: self.len,
                 slice,
-            })
+            }
+            .into())
         }
     }
 }

@@ -5,7 +5,7 @@
 
 use crate::environment;
 use crate::error::CudaContext as _;
-use crate::{Error, Nvshmem, SymmetricBuffer};
+use crate::{Error, ModuleError, Nvshmem, SymmetricBuffer};
 use cudarc::driver::sys::CUmodule;
 use nvshmem_gpu::{DEVICE_CHECKS_SYMBOL, DeviceChecks};
 use std::ffi::CString;
@@ -32,11 +32,12 @@ pub(crate) fn set_up<'nv>(
     let (address, bytes) = unsafe { cudarc::driver::result::module::get_global(module, name) }
         .doing(format!("finding {DEVICE_CHECKS_SYMBOL} in the module"))?;
     if bytes != size_of::<DeviceChecks>() {
-        return Err(Error::ModuleGlobalLayout {
+        return Err(ModuleError::GlobalLayout {
             symbol: DEVICE_CHECKS_SYMBOL,
             bytes,
             expected: size_of::<DeviceChecks>(),
-        });
+        }
+        .into());
     }
     let words = SLOTS as usize * 2 * nvshmem.n_pes() as usize;
     let scratch = nvshmem.alloc_zeroed::<u64>(words)?;

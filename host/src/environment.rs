@@ -93,6 +93,7 @@ pub const VARIABLES: [(&str, Kind); 11] = [
 
 /// NVSHMEM's environment would make it fail or misread a setting.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum EnvironmentError {
     /// A variable of [`VARIABLES`] holds a value NVSHMEM cannot read, or would read otherwise than
     /// meant.
@@ -219,6 +220,20 @@ fn check_heap_cap(lookup: &impl Fn(&str) -> Option<OsString>) -> Result<(), Envi
     }
 }
 
+/// NVSHMEM's variables that decide which transports connect the PEs.
+const TRANSPORT_VARIABLES: [&str; 2] = ["NVSHMEM_DISABLE_P2P", "NVSHMEM_REMOTE_TRANSPORT"];
+
+/// The transport settings `lookup` finds, `(variable, value)`, those set only: what an
+/// initialisation that could not reach every PE reports ([`crate::InitError::Incomplete`]).
+pub(crate) fn transport_settings(
+    lookup: impl Fn(&str) -> Option<OsString>,
+) -> Vec<(&'static str, String)> {
+    TRANSPORT_VARIABLES
+        .iter()
+        .filter_map(|&name| Some((name, lookup(name)?.to_string_lossy().into_owned())))
+        .collect()
+}
+
 /// The piece NVSHMEM grows its heap by, a request rounded up to it: [`CUMEM_GRANULARITY`] or its
 /// default (also where unreadable, which [`check`] refuses before NVSHMEM starts).
 pub fn heap_granule(lookup: impl Fn(&str) -> Option<OsString>) -> u64 {
@@ -320,6 +335,15 @@ mod tests {
     fn only(name: &'static str, value: &str) -> impl Fn(&str) -> Option<OsString> {
         let value = OsString::from(value);
         move |asked: &str| (asked == name).then(|| value.clone())
+    }
+
+    #[test]
+    fn the_transport_settings_are_those_set() {
+        assert_eq!(transport_settings(|_| None), Vec::new());
+        assert_eq!(
+            transport_settings(only("NVSHMEM_REMOTE_TRANSPORT", "none")),
+            vec![("NVSHMEM_REMOTE_TRANSPORT", "none".to_string())]
+        );
     }
 
     #[test]

@@ -39,7 +39,7 @@
 //! # Ok::<(), nvshmem_host::Error>(())
 //! ```
 
-use crate::{CudaContext as _, Error, Nvshmem, OnStream};
+use crate::{CudaContext as _, Error, GraphError, Nvshmem, OnStream};
 use cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
 use cudarc::driver::{CudaGraph, CudaStream};
 use std::marker::PhantomData;
@@ -73,7 +73,7 @@ impl Nvshmem {
     /// operations, as it would enqueue them.
     ///
     /// # Errors
-    /// [`Error::CaptureOnLegacyStream`] for the legacy default stream (the handle's own);
+    /// [`GraphError::CaptureOnLegacyStream`] for the legacy default stream (the handle's own);
     /// [`Error::ForeignContext`] for a stream of another context; `body`'s own error; an
     /// [`Error::Cuda`] naming the capture when CUDA refuses to begin, end or instantiate it (its
     /// message says which call inside spoiled it).
@@ -84,7 +84,7 @@ impl Nvshmem {
     ) -> Result<Graph<'nv>, E> {
         let on = self.on(stream)?;
         if stream.cu_stream().is_null() {
-            return Err(Error::CaptureOnLegacyStream.into());
+            return Err(Error::from(GraphError::CaptureOnLegacyStream).into());
         }
         // Relaxed: NVSHMEM's on-stream collectives make CUDA calls of their own while enqueuing
         // (queries of its internal state) that the stricter modes refuse during a capture; a call
@@ -101,7 +101,7 @@ impl Nvshmem {
         outcome?;
         let graph = ended
             .doing("ending the capture of a CUDA graph and instantiating it")?
-            .ok_or(Error::EmptyCapture)?;
+            .ok_or(Error::from(GraphError::EmptyCapture))?;
         Ok(Graph {
             graph,
             nvshmem: PhantomData,

@@ -2,7 +2,7 @@
 //! other PEs need).
 
 use crate::error::CudaContext as _;
-use crate::{Error, Kernel, OnStream};
+use crate::{Error, Kernel, LaunchError, OnStream};
 use cudarc::driver::CudaFunction;
 use cudarc::driver::sys::CUdevice_attribute;
 use nvshmem_gpu::{SymmetricPtr, SymmetricSlice};
@@ -121,7 +121,7 @@ impl Kernel<'_> {
     /// Launches the kernel on the handle's stream (on another stream: [`OnStream::launch`]);
     /// returns without waiting for it. A block larger
     /// than the kernel can run with (see [`Kernel::max_threads_per_block`]) is refused with
-    /// [`Error::BlockTooLarge`] before anything is launched.
+    /// [`LaunchError::BlockTooLarge`] before anything is launched.
     ///
     /// # Safety
     /// 1. `args` match the kernel's parameters in number, order and type.
@@ -169,7 +169,7 @@ impl Kernel<'_> {
 
     /// The most blocks of this shape that can be resident at once (the cooperative-launch limit),
     /// with the resident blocks per multiprocessor and the multiprocessor count. A block larger
-    /// than the kernel can run is [`Error::BlockTooLarge`], not a limit of 0.
+    /// than the kernel can run is [`LaunchError::BlockTooLarge`], not a limit of 0.
     pub fn max_cooperative_blocks(&self, config: LaunchConfig) -> Result<(u32, u32, u32), Error> {
         self.check_block(config)?;
         // SAFETY: the function belongs to a loaded module.
@@ -221,12 +221,13 @@ impl Kernel<'_> {
     fn check_block(&self, config: LaunchConfig) -> Result<(), Error> {
         let requested = config.threads_per_block();
         if requested > self.max_threads_per_block {
-            return Err(Error::BlockTooLarge {
+            return Err(LaunchError::BlockTooLarge {
                 kernel: self.name.clone(),
                 requested,
                 limit: self.max_threads_per_block,
                 registers: self.registers,
-            });
+            }
+            .into());
         }
         Ok(())
     }
@@ -235,12 +236,13 @@ impl Kernel<'_> {
         let (limit, blocks_per_sm, sms) = self.max_cooperative_blocks(config)?;
         let requested = config.blocks();
         if requested > limit {
-            return Err(Error::CooperativeGridTooLarge {
+            return Err(LaunchError::CooperativeGridTooLarge {
                 requested,
                 limit,
                 blocks_per_sm,
                 sms,
-            });
+            }
+            .into());
         }
         Ok(())
     }

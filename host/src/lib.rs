@@ -33,6 +33,12 @@
 //! lengths on copies. Errors raised while dropping are kept and returned by
 //! [`Nvshmem::take_deferred_errors`] or [`Nvshmem::finalize`].
 //!
+//! # Errors
+//! Every fallible call returns [`Error`]: a layer's own error ([`InitError`], [`MemoryError`],
+//! [`ModuleError`], [`LaunchError`], [`GraphError`], [`TeamError`], and
+//! [`environment::EnvironmentError`]) or a failure any layer can meet (a CUDA or NVSHMEM call, a
+//! function the loaded library lacks). Each message says what to do.
+//!
 //! # Diagnostics
 //! The crate never prints; it logs through the `log` crate: at `debug`, what it found and chose
 //! (the bootstrap, the GPU, the NVSHMEM release, the symmetric heap size); at `warn`, errors a drop
@@ -65,7 +71,10 @@ mod unique_id;
 
 pub use bootstrap::{Bootstrap, Plugin};
 pub use buffer::SymmetricBuffer;
-pub use error::{AllocationRequest, CudaContext, Error};
+pub use error::{
+    AllocationRequest, CudaContext, Error, GraphError, InitError, LaunchError, MemoryError,
+    ModuleError, TeamError,
+};
 pub use graph::Graph;
 pub use launch::{KernelArg, LaunchConfig};
 pub use mapped_signal_adds::SignalAdds;

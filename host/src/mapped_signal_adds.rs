@@ -15,7 +15,7 @@
 //! NVSHMEM applies every addition: slower, never wrong.
 
 use crate::error::CudaContext as _;
-use crate::{Error, Nvshmem};
+use crate::{Error, ModuleError, Nvshmem};
 use cudarc::driver::sys::CUmodule;
 use nvshmem_gpu::MAPPED_SIGNAL_ADDS_SYMBOL;
 use nvshmem_locate::Version;
@@ -179,11 +179,12 @@ pub(crate) fn set_up(nvshmem: &Nvshmem, module: CUmodule, ptx: &str) -> Result<S
     }
     let (switch, bytes) = global(module, MAPPED_SIGNAL_ADDS_SYMBOL)?;
     if bytes != size_of::<u32>() {
-        return Err(Error::ModuleGlobalLayout {
+        return Err(ModuleError::GlobalLayout {
             symbol: MAPPED_SIGNAL_ADDS_SYMBOL,
             bytes,
             expected: size_of::<u32>(),
-        });
+        }
+        .into());
     }
     let (address, state_bytes) = global(module, DEVICE_STATE_SYMBOL)?;
     let mut state = vec![0u8; state_bytes];

@@ -2,7 +2,7 @@
 
 use crate::error::CudaContext as _;
 use crate::mapped_signal_adds::SignalAdds;
-use crate::{Error, Nvshmem, SymmetricBuffer, result};
+use crate::{Error, ModuleError, Nvshmem, SymmetricBuffer, result};
 use cudarc::driver::sys::{CUfunction_attribute, CUmodule};
 use cudarc::driver::{CudaFunction, CudaModule};
 use std::ffi::CString;
@@ -104,17 +104,18 @@ impl Nvshmem {
     /// ```
     pub fn load_module(&self, ptx: &str) -> Result<Module<'_>, Error> {
         if !ptx.contains(DEVICE_VERSION_SYMBOL) {
-            return Err(Error::NotAnNvshmemModule);
+            return Err(ModuleError::NotAnNvshmemModule.into());
         }
         if ptx.contains('\0') {
-            return Err(Error::PtxContainsNul);
+            return Err(ModuleError::PtxContainsNul.into());
         }
         let kernels = entry_names(ptx);
         let Some(first) = kernels.first() else {
-            return Err(Error::KernelNotFound {
+            return Err(ModuleError::KernelNotFound {
                 name: "(any kernel)".to_string(),
                 available: kernels,
-            });
+            }
+            .into());
         };
         let started = std::time::Instant::now();
         let cuda_module = self
@@ -178,9 +179,11 @@ impl<'nv> Module<'nv> {
 
     /// The kernel called `name`.
     pub fn kernel(&self, name: &str) -> Result<Kernel<'_>, Error> {
-        let not_found = || Error::KernelNotFound {
-            name: name.to_string(),
-            available: self.kernels.clone(),
+        let not_found = || {
+            Error::from(ModuleError::KernelNotFound {
+                name: name.to_string(),
+                available: self.kernels.clone(),
+            })
         };
         if name.contains('\0') {
             return Err(not_found());
@@ -235,10 +238,10 @@ fn read_device_version(module: CUmodule) -> Result<nvshmem_locate::Version, Erro
     let name = CString::new(DEVICE_VERSION_SYMBOL).expect("no NUL in the symbol name");
     // SAFETY: the caller passes a loaded module.
     let (address, bytes) = unsafe { cudarc::driver::result::module::get_global(module, name) }
-        .map_err(|_| Error::NotAnNvshmemModule)?;
+        .map_err(|_| ModuleError::NotAnNvshmemModule)?;
     let mut words = [0i32; 3];
     if bytes < std::mem::size_of_val(&words) {
-        return Err(Error::NotAnNvshmemModule);
+        return Err(ModuleError::NotAnNvshmemModule.into());
     }
     // SAFETY: `address` points to at least 12 bytes of device memory (checked above).
     unsafe { cudarc::driver::result::memcpy_dtoh_sync(&mut words, address) }
@@ -266,7 +269,7 @@ fn same_release(
     if device == host {
         Ok(())
     } else {
-        Err(Error::VersionMismatch { device, host })
+        Err(ModuleError::VersionMismatch { device, host }.into())
     }
 }
 

@@ -3,13 +3,13 @@
 //! PCIe peer access, or the same GPU), and team multicast pointers (`nvshmemx_mc_ptr`), where the
 //! platform has NVLink SHARP.
 
-use crate::{Error, SymmetricBuffer, Team, result};
+use crate::{Error, SymmetricBuffer, Team, TeamError, result};
 use bytemuck::Pod;
 
 impl<T: Pod> SymmetricBuffer<'_, T> {
     /// The address of PE `pe`'s copy of this buffer, usable by this PE's kernels with plain loads
     /// and stores; `None` where it is not reachable that way (another node, no peer access: use
-    /// NVSHMEM's puts and gets). A PE outside `0..n_pes` is [`Error::InvalidPe`].
+    /// NVSHMEM's puts and gets). A PE outside `0..n_pes` is [`TeamError::InvalidPe`].
     ///
     /// ```no_run
     /// let nvshmem = nvshmem_host::Nvshmem::init()?;
@@ -22,7 +22,7 @@ impl<T: Pod> SymmetricBuffer<'_, T> {
     pub fn peer_ptr(&self, pe: i32) -> Result<Option<*mut T>, Error> {
         let n_pes = self.nvshmem.n_pes();
         if !(0..n_pes).contains(&pe) {
-            return Err(Error::InvalidPe { pe, n_pes });
+            return Err(TeamError::InvalidPe { pe, n_pes }.into());
         }
         let address = self.as_symmetric_ptr().as_ptr().cast_const().cast();
         // SAFETY: the buffer lies in the symmetric heap; `pe` is in range (checked above).

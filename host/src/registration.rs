@@ -3,7 +3,7 @@
 //! [`LocalMemory`] trait that names what can be.
 
 use crate::error::CudaContext as _;
-use crate::{Error, Nvshmem, SymmetricBuffer, result};
+use crate::{Error, MemoryError, Nvshmem, SymmetricBuffer, result};
 use bytemuck::Pod;
 use cudarc::driver::{CudaSlice, DevicePtr};
 use std::ffi::c_void;
@@ -97,7 +97,7 @@ impl Nvshmem {
             });
         }
         if slice.is_empty() {
-            return Err(Error::EmptyAllocation);
+            return Err(MemoryError::EmptyAllocation.into());
         }
         let (address, _record) = slice.device_ptr(slice.stream());
         let address = address as *mut T;

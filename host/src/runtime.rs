@@ -4,7 +4,8 @@
 use crate::allocation_check::Ledger;
 use crate::bootstrap::{Bootstrap, Plugin};
 use crate::error::CudaContext as _;
-use crate::{Error, InitStatus, UniqueId, exit_guard, result};
+use crate::{Error, InitError, InitStatus, UniqueId, exit_guard, result};
+use cudarc::driver::sys::CUresult;
 use cudarc::driver::{CudaContext, CudaStream};
 use nvshmem_pe_env::rendezvous;
 use nvshmem_sys::NvshmemHost;
@@ -55,7 +56,7 @@ impl Nvshmem {
     ///
     /// Picks the GPU `local rank / PEs per GPU`, makes its primary context current, bootstraps, and
     /// checks that NVSHMEM agrees with the launcher on this PE's number. A second call in the same
-    /// process is [`Error::AlreadyInitialized`].
+    /// process is [`InitError::AlreadyInitialized`].
     ///
     /// Under a process manager it sets `NVSHMEM_BOOTSTRAP`/`NVSHMEM_BOOTSTRAP_PMI` where unset, so
     /// call it before starting threads that touch the environment.
@@ -131,7 +132,7 @@ impl Nvshmem {
         initialize: impl FnOnce() -> Result<Nvshmem, Error>,
     ) -> Result<Nvshmem, Error> {
         if INITIALIZED.swap(true, Ordering::SeqCst) {
-            return Err(Error::AlreadyInitialized);
+            return Err(InitError::AlreadyInitialized.into());
         }
         let initialized = initialize();
         if initialized.is_err() {
@@ -155,7 +156,13 @@ impl Nvshmem {
         started?;
         let status = InitStatus::from_raw(result::init_status(lib));
         if !status.is_initialized() {
-            return Err(Error::init_incomplete(status));
+            let lookup = |name: &str| std::env::var_os(name);
+            let transport_settings = crate::environment::transport_settings(lookup);
+            return Err(InitError::Incomplete {
+                status,
+                transport_settings,
+            }
+            .into());
         }
         let (my_pe, n_pes) = result::pe_and_count(lib);
         log::debug!(
@@ -321,7 +328,7 @@ fn start(lib: &'static NvshmemHost, bootstrap: &Bootstrap) -> Result<(), Error> 
             let id = if pe == 0 {
                 let id = UniqueId::new()?;
                 rendezvous::publish_unique_id(&identity.rendezvous, id.as_bytes()).map_err(
-                    |error| Error::Io {
+                    |error| InitError::Io {
                         action: "publishing the unique id to the other PEs",
                         error,
                     },
@@ -359,10 +366,11 @@ fn start_with_unique_id(
     let actual = result::pe_and_count(lib);
     if actual != (pe, n_pes) {
         result::finalize(lib);
-        return Err(Error::PeMismatch {
+        return Err(InitError::PeMismatch {
             expected: (pe, n_pes),
             actual,
-        });
+        }
+        .into());
     }
     Ok(())
 }
@@ -388,35 +396,65 @@ pub(crate) fn pes_per_gpu_from_environment() -> usize {
 pub(crate) fn open_gpu(local_rank: usize, pes_per_gpu: usize) -> Result<Arc<CudaContext>, Error> {
     // SAFETY: only asks the dynamic loader whether libcuda can be opened.
     if !unsafe { cudarc::driver::sys::is_culib_present() } {
-        return Err(Error::NoCudaDriver);
+        return Err(InitError::NoCudaDriver.into());
     }
     cudarc::driver::result::init()
         .doing("initialising the CUDA driver")
-        .map_err(Error::under_mps)?;
+        .map_err(under_mps)?;
     let visible = CudaContext::device_count()
         .doing("counting GPUs")
-        .map_err(Error::under_mps)? as usize;
+        .map_err(under_mps)? as usize;
     if visible == 0 {
-        return Err(Error::NoGpu);
+        return Err(InitError::NoGpu.into());
     }
     let ordinal = local_rank / pes_per_gpu;
     if ordinal >= visible {
-        return Err(Error::TooFewGpus {
+        return Err(InitError::TooFewGpus {
             ordinal,
             visible,
             pes_per_gpu,
-        });
+        }
+        .into());
     }
     log::debug!(
         "local rank {local_rank} uses GPU {ordinal} of {visible} ({pes_per_gpu} PE(s) per GPU)"
     );
     let context = CudaContext::new(ordinal)
         .doing(format!("opening GPU {ordinal}"))
-        .map_err(Error::under_mps)?;
+        .map_err(under_mps)?;
     context
         .bind_to_thread()
         .doing(format!("making GPU {ordinal}'s context current"))?;
     Ok(context)
+}
+
+/// `error`, or [`InitError::MpsFailed`] when it is a CUDA error that a failed MPS server gives the
+/// clients it refuses and MPS is in use: for the calls that start CUDA on a GPU, where a broken
+/// kernel of this process cannot be the cause.
+fn under_mps(error: Error) -> Error {
+    match error {
+        Error::Cuda { action, error } if refused_by_mps(error.0) => {
+            match nvshmem_pe_env::mps::detect() {
+                Some(mps) => InitError::MpsFailed { action, error, mps }.into(),
+                None => Error::Cuda { action, error },
+            }
+        }
+        other => other,
+    }
+}
+
+/// Whether a failed MPS server answers a new client with `code` (a server that a dying client left
+/// failed answers "unspecified launch failure").
+fn refused_by_mps(code: CUresult) -> bool {
+    use CUresult::*;
+    matches!(
+        code,
+        CUDA_ERROR_LAUNCH_FAILED
+            | CUDA_ERROR_MPS_CONNECTION_FAILED
+            | CUDA_ERROR_MPS_RPC_FAILURE
+            | CUDA_ERROR_MPS_SERVER_NOT_READY
+            | CUDA_ERROR_MPS_CLIENT_TERMINATED
+    )
 }
 
 /// The first plugin that loads. NVSHMEM itself aborts with a heap corruption when a plugin fails to
@@ -438,7 +476,7 @@ pub(crate) fn first_loadable(plugins: &[Plugin]) -> Result<Plugin, Error> {
             Err(error) => failures.push((path.display().to_string(), error.to_string())),
         }
     }
-    Err(Error::NoBootstrapPlugin { failures })
+    Err(InitError::NoBootstrapPlugin { failures }.into())
 }
 
 /// Selects the plugin through NVSHMEM's variables, unless the user already chose.
@@ -454,5 +492,21 @@ fn select_plugin(plugin: Plugin) {
             // that read or write the environment; NVSHMEM reads these variables during init.
             unsafe { std::env::set_var(name, value) };
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_mps_server_is_told_by_its_answer() {
+        for code in [
+            CUresult::CUDA_ERROR_LAUNCH_FAILED,
+            CUresult::CUDA_ERROR_MPS_SERVER_NOT_READY,
+        ] {
+            assert!(refused_by_mps(code), "{code:?}");
+        }
+        assert!(!refused_by_mps(CUresult::CUDA_ERROR_OUT_OF_MEMORY));
     }
 }

@@ -21,110 +21,35 @@
 //! # Ok::<(), nvshmem_host::Error>(())
 //! ```
 
-use crate::{Error, LocalMemory, Nvshmem, SymmetricBuffer, result};
+use crate::result::stream::Delivery::{self, Blocking, NonBlocking};
+use crate::result::stream::Transfer;
+use crate::{Error, LocalMemory, MemoryError, Nvshmem, SymmetricBuffer, TeamError, result};
 use bytemuck::Pod;
 use cudarc::driver::CudaStream;
-use nvshmem_gpu::collective::op;
-use nvshmem_gpu::{__for_each_arith_reduce_op, __for_each_bitwise_reduce_op, Cmp, SignalOp, Team};
+use nvshmem_gpu::{Cmp, SignalOp, Team};
 use nvshmem_sys::{NvshmemHost, cudaStream_t};
 use std::ffi::c_void;
 
-mod sealed {
-    pub trait Sealed<T> {}
+pub use crate::result::stream::StreamReduce;
 
+mod sealed {
     /// What [`super::StreamOperations`] runs on: NVSHMEM and a stream of its context.
     pub trait Target {
         fn target(&self) -> super::OnStream<'_>;
     }
 }
 
-/// A reduction operator of [`op`] that NVSHMEM's host library implements on a stream for element
-/// type `T` (the same pairs as on the device: `Sum`, `Prod`, `Min`, `Max` for `f32`, `f64`,
-/// `i8`…`i64`, `u8`…`u64`, `usize`; `And`, `Or`, `Xor` for the integers).
-#[diagnostic::on_unimplemented(
-    message = "NVSHMEM has no on-stream `{Self}` reduction for `{T}`",
-    note = "Sum, Prod, Min and Max take f32, f64, i8..i64, u8..u64 and usize; And, Or and Xor take \
-            the integer types only"
-)]
-pub trait StreamReduce<T>: sealed::Sealed<T> + Copy {
-    /// `nvshmemx_<T>_<op>_reduce_on_stream`.
-    ///
-    /// # Safety
-    /// NVSHMEM's contract for that function.
-    #[doc(hidden)]
-    unsafe fn reduce(
-        lib: &NvshmemHost,
-        team: i32,
-        dest: *mut T,
-        source: *const T,
-        count: usize,
-        stream: cudaStream_t,
-    ) -> i32;
-
-    /// `nvshmemx_<T>_<op>_reducescatter_on_stream`.
-    ///
-    /// # Safety
-    /// NVSHMEM's contract for that function.
-    #[doc(hidden)]
-    unsafe fn reducescatter(
-        lib: &NvshmemHost,
-        team: i32,
-        dest: *mut T,
-        source: *const T,
-        count: usize,
-        stream: cudaStream_t,
-    ) -> i32;
-}
-
-macro_rules! implement_stream_reduce_op {
-    ($rust:ty, $c:ident; $($op:ident => $Op:ident),* $(,)?) => { nvshmem_gpu::__paste::paste! { $(
-        impl sealed::Sealed<$rust> for op::$Op {}
-        impl StreamReduce<$rust> for op::$Op {
-            unsafe fn reduce(
-                lib: &NvshmemHost,
-                team: i32,
-                dest: *mut $rust,
-                source: *const $rust,
-                count: usize,
-                stream: cudaStream_t,
-            ) -> i32 {
-                // SAFETY: the caller's contract (NVSHMEM's).
-                unsafe { lib.[<nvshmemx_ $c _ $op _reduce_on_stream>](team, dest, source, count, stream) }
-            }
-
-            unsafe fn reducescatter(
-                lib: &NvshmemHost,
-                team: i32,
-                dest: *mut $rust,
-                source: *const $rust,
-                count: usize,
-                stream: cudaStream_t,
-            ) -> i32 {
-                // SAFETY: the caller's contract (NVSHMEM's).
-                unsafe { lib.[<nvshmemx_ $c _ $op _reducescatter_on_stream>](team, dest, source, count, stream) }
-            }
-        }
-    )* } };
-}
-
-macro_rules! implement_stream_reduce_type {
-    ($ops:ident; $($rust:ty => $c:ident),* $(,)?) => {
-        $( $ops!(implement_stream_reduce_op $rust, $c;); )*
-    };
-}
-nvshmem_gpu::__for_each_arith_reduce_element!(implement_stream_reduce_type __for_each_arith_reduce_op;);
-nvshmem_gpu::__for_each_bitwise_reduce_element!(implement_stream_reduce_type __for_each_bitwise_reduce_op;);
-
 /// An error unless `len ≥ needed`.
 fn need(buffer: &'static str, len: usize, needed: usize) -> Result<(), Error> {
     if len >= needed {
         Ok(())
     } else {
-        Err(Error::BufferTooShort {
+        Err(MemoryError::BufferTooShort {
             buffer,
             len,
             needed,
-        })
+        }
+        .into())
     }
 }
 
@@ -133,7 +58,7 @@ fn check_pe(pe: i32, n_pes: i32) -> Result<(), Error> {
     if (0..n_pes).contains(&pe) {
         Ok(())
     } else {
-        Err(Error::InvalidPe { pe, n_pes })
+        Err(TeamError::InvalidPe { pe, n_pes }.into())
     }
 }
 
@@ -180,23 +105,6 @@ impl Nvshmem {
     }
 }
 
-/// NVSHMEM's on-stream `putmem`/`getmem` (and `_nbi`) host calls.
-type TransferOnStream =
-    unsafe fn(&NvshmemHost, *mut c_void, *const c_void, usize, i32, cudaStream_t);
-
-/// NVSHMEM's on-stream `putmem_signal` (and `_nbi`) host calls.
-type PutSignalOnStream = unsafe fn(
-    &NvshmemHost,
-    *mut c_void,
-    *const c_void,
-    usize,
-    *mut u64,
-    u64,
-    i32,
-    i32,
-    cudaStream_t,
-);
-
 fn bytes<T>(count: usize) -> usize {
     count * std::mem::size_of::<T>()
 }
@@ -223,64 +131,39 @@ pub trait StreamOperations: sealed::Target {
     /// Enqueues a barrier over all PEs: completes this PE's outstanding operations, then waits for
     /// every PE (`nvshmemx_barrier_all_on_stream`). Every PE calls it.
     fn barrier_all_on_stream(&self) {
+        let on = self.target();
         // SAFETY: NVSHMEM is initialised; the stream belongs to its context.
-        unsafe {
-            self.target()
-                .lib()
-                .nvshmemx_barrier_all_on_stream(self.target().cu_stream())
-        }
+        unsafe { result::stream::barrier_all(on.lib(), on.cu_stream()) }
     }
 
     /// Enqueues a wait for every PE, without completing operations (`nvshmemx_sync_all_on_stream`).
     /// Every PE calls it.
     fn sync_all_on_stream(&self) {
+        let on = self.target();
         // SAFETY: as for `barrier_all_on_stream`.
-        unsafe {
-            self.target()
-                .lib()
-                .nvshmemx_sync_all_on_stream(self.target().cu_stream())
-        }
+        unsafe { result::stream::sync_all(on.lib(), on.cu_stream()) }
     }
 
     /// Enqueues a barrier over `team` (`nvshmemx_barrier_on_stream`). Every PE of the team calls
     /// it.
     fn team_barrier_on_stream(&self, team: Team) -> Result<(), Error> {
-        // SAFETY: `team` exists and this PE is in it (see `Team`).
-        let code = unsafe {
-            self.target()
-                .lib()
-                .nvshmemx_barrier_on_stream(team.raw(), self.target().cu_stream())
-        };
-        result::status(
-            "nvshmemx_barrier_on_stream",
-            code,
-            "every PE of the team must call it; with several PEs per GPU it needs MPS",
-        )
+        let on = self.target();
+        // SAFETY: as for `barrier_all_on_stream`; `team` exists and this PE is in it (see `Team`).
+        unsafe { result::stream::barrier(on.lib(), team.raw(), on.cu_stream()) }
     }
 
     /// Enqueues a sync over `team` (`nvshmemx_team_sync_on_stream`). Every PE of the team calls it.
     fn team_sync_on_stream(&self, team: Team) -> Result<(), Error> {
+        let on = self.target();
         // SAFETY: as for `team_barrier_on_stream`.
-        let code = unsafe {
-            self.target()
-                .lib()
-                .nvshmemx_team_sync_on_stream(team.raw(), self.target().cu_stream())
-        };
-        result::status(
-            "nvshmemx_team_sync_on_stream",
-            code,
-            "every PE of the team must call it; with several PEs per GPU it needs MPS",
-        )
+        unsafe { result::stream::team_sync(on.lib(), team.raw(), on.cu_stream()) }
     }
 
     /// Enqueues the completion of this PE's outstanding operations (`nvshmemx_quiet_on_stream`).
     fn quiet_on_stream(&self) {
+        let on = self.target();
         // SAFETY: as for `barrier_all_on_stream`.
-        unsafe {
-            self.target()
-                .lib()
-                .nvshmemx_quiet_on_stream(self.target().cu_stream())
-        }
+        unsafe { result::stream::quiet(on.lib(), on.cu_stream()) }
     }
 
     /// Enqueues a wait until the sources of this stream's earlier non-blocking puts may be
@@ -288,15 +171,9 @@ pub trait StreamOperations: sealed::Target {
     /// older library). Unlike [`StreamOperations::quiet_on_stream`] it does not make the puts
     /// visible at their targets: quiet before a remote PE reads them.
     fn flush_on_stream(&self) -> Result<(), Error> {
-        let lib = self.target().lib();
-        result::require(
-            lib,
-            "nvshmemx_flush_on_stream",
-            &lib.nvshmemx_flush_on_stream,
-        )?;
+        let on = self.target();
         // SAFETY: as for `barrier_all_on_stream`.
-        unsafe { lib.nvshmemx_flush_on_stream(self.target().cu_stream()) };
-        Ok(())
+        unsafe { result::stream::flush(on.lib(), on.cu_stream()) }
     }
 
     /// Enqueues a copy of the first `count` elements of `source` (this PE's symmetric buffer or
@@ -308,8 +185,7 @@ pub trait StreamOperations: sealed::Target {
         count: usize,
         pe: i32,
     ) -> Result<(), Error> {
-        let call = NvshmemHost::nvshmemx_putmem_on_stream;
-        self.target().put(dest, source, count, pe, call)
+        self.target().put(dest, source, count, pe, Blocking)
     }
 
     /// [`StreamOperations::put_on_stream`] that does not wait for delivery; complete after
@@ -321,8 +197,7 @@ pub trait StreamOperations: sealed::Target {
         count: usize,
         pe: i32,
     ) -> Result<(), Error> {
-        let call = NvshmemHost::nvshmemx_putmem_nbi_on_stream;
-        self.target().put(dest, source, count, pe, call)
+        self.target().put(dest, source, count, pe, NonBlocking)
     }
 
     /// Enqueues a copy of the first `count` elements of `source` on PE `pe` into `dest` (this PE's
@@ -334,8 +209,7 @@ pub trait StreamOperations: sealed::Target {
         count: usize,
         pe: i32,
     ) -> Result<(), Error> {
-        let call = NvshmemHost::nvshmemx_getmem_on_stream;
-        self.target().get(dest, source, count, pe, call)
+        self.target().get(dest, source, count, pe, Blocking)
     }
 
     /// [`StreamOperations::get_on_stream`] completed only by [`StreamOperations::quiet_on_stream`]
@@ -347,8 +221,7 @@ pub trait StreamOperations: sealed::Target {
         count: usize,
         pe: i32,
     ) -> Result<(), Error> {
-        let call = NvshmemHost::nvshmemx_getmem_nbi_on_stream;
-        self.target().get(dest, source, count, pe, call)
+        self.target().get(dest, source, count, pe, NonBlocking)
     }
 
     /// Enqueues a put of `count` elements to PE `pe` followed by `op` with `value` on word
@@ -366,9 +239,8 @@ pub trait StreamOperations: sealed::Target {
         pe: i32,
     ) -> Result<(), Error> {
         let signal = (signal, signal_index, value, op);
-        let call = NvshmemHost::nvshmemx_putmem_signal_on_stream;
         self.target()
-            .put_with_signal(dest, source, count, signal, pe, call)
+            .put_with_signal(dest, source, count, signal, pe, Blocking)
     }
 
     /// [`StreamOperations::put_signal_on_stream`] that does not wait for delivery
@@ -386,9 +258,8 @@ pub trait StreamOperations: sealed::Target {
         pe: i32,
     ) -> Result<(), Error> {
         let signal = (signal, signal_index, value, op);
-        let call = NvshmemHost::nvshmemx_putmem_signal_nbi_on_stream;
         self.target()
-            .put_with_signal(dest, source, count, signal, pe, call)
+            .put_with_signal(dest, source, count, signal, pe, NonBlocking)
     }
 
     /// Enqueues `op` with `value` on word `index` of `signal` on PE `pe`
@@ -403,16 +274,9 @@ pub trait StreamOperations: sealed::Target {
     ) -> Result<(), Error> {
         check_pe(pe, self.target().nvshmem.n_pes())?;
         let word = signal_word(signal, index)?;
+        let on = self.target();
         // SAFETY: the word is symmetric and in range, `pe` is valid (checked).
-        unsafe {
-            self.target().lib().nvshmemx_signal_op_on_stream(
-                word,
-                value,
-                op as i32,
-                pe,
-                self.target().cu_stream(),
-            )
-        };
+        unsafe { result::stream::signal_op(on.lib(), word, value, op as i32, pe, on.cu_stream()) };
         Ok(())
     }
 
@@ -426,14 +290,10 @@ pub trait StreamOperations: sealed::Target {
         value: u64,
     ) -> Result<(), Error> {
         let word = signal_word(signal, index)?;
+        let on = self.target();
         // SAFETY: the word is symmetric and in range (checked).
         unsafe {
-            self.target().lib().nvshmemx_signal_wait_until_on_stream(
-                word,
-                cmp as i32,
-                value,
-                self.target().cu_stream(),
-            )
+            result::stream::signal_wait_until(on.lib(), word, cmp as i32, value, on.cu_stream())
         };
         Ok(())
     }
@@ -452,22 +312,13 @@ pub trait StreamOperations: sealed::Target {
         let _ = op;
         need("dest", dest.len(), count)?;
         need("source", source.len(), count)?;
+        let on = self.target();
+        let (to, from) = (
+            dest.as_symmetric_ptr().as_ptr(),
+            source.as_symmetric_ptr().as_ptr(),
+        );
         // SAFETY: `team` exists with this PE in it; both buffers are symmetric and long enough.
-        let code = unsafe {
-            O::reduce(
-                self.target().lib(),
-                team.raw(),
-                dest.as_symmetric_ptr().as_ptr(),
-                source.as_symmetric_ptr().as_ptr(),
-                count,
-                self.target().cu_stream(),
-            )
-        };
-        result::status(
-            "nvshmemx_<T>_<op>_reduce_on_stream",
-            code,
-            "every PE of the team must call it; with several PEs per GPU it needs MPS",
-        )
+        unsafe { O::reduce(on.lib(), team.raw(), to, from, count, on.cu_stream()) }
     }
 
     /// Enqueues a reduce-scatter over `team`: `count × n` elements of `source` of every PE (`n` the
@@ -485,22 +336,13 @@ pub trait StreamOperations: sealed::Target {
         let n = self.target().nvshmem.team_n_pes(team).max(0) as usize;
         need("dest", dest.len(), count)?;
         need("source", source.len(), count * n)?;
+        let on = self.target();
+        let (to, from) = (
+            dest.as_symmetric_ptr().as_ptr(),
+            source.as_symmetric_ptr().as_ptr(),
+        );
         // SAFETY: as for `reduce_on_stream`, with the lengths of a reduce-scatter.
-        let code = unsafe {
-            O::reducescatter(
-                self.target().lib(),
-                team.raw(),
-                dest.as_symmetric_ptr().as_ptr(),
-                source.as_symmetric_ptr().as_ptr(),
-                count,
-                self.target().cu_stream(),
-            )
-        };
-        result::status(
-            "nvshmemx_<T>_<op>_reducescatter_on_stream",
-            code,
-            "every PE of the team must call it; with several PEs per GPU it needs MPS",
-        )
+        unsafe { O::reducescatter(on.lib(), team.raw(), to, from, count, on.cu_stream()) }
     }
 
     /// Enqueues a broadcast over `team`: `count` elements of `source` on the team's PE `root` into
@@ -517,22 +359,20 @@ pub trait StreamOperations: sealed::Target {
         check_pe(root, self.target().nvshmem.team_n_pes(team))?;
         need("dest", dest.len(), count)?;
         need("source", source.len(), count)?;
+        let on = self.target();
+        let (to, from, length) = (cast_mut(dest), cast(source), bytes::<T>(count));
         // SAFETY: `team` exists with this PE in it, `root` is in it, the buffers are long enough.
-        let code = unsafe {
-            self.target().lib().nvshmemx_broadcastmem_on_stream(
+        unsafe {
+            result::stream::broadcastmem(
+                on.lib(),
                 team.raw(),
-                cast_mut(dest),
-                cast(source),
-                bytes::<T>(count),
+                to,
+                from,
+                length,
                 root,
-                self.target().cu_stream(),
+                on.cu_stream(),
             )
-        };
-        result::status(
-            "nvshmemx_broadcastmem_on_stream",
-            code,
-            "every PE of the team must call it with the same root; with several PEs per GPU it needs MPS",
-        )
+        }
     }
 
     /// Enqueues an all-gather over `team`: the `count` elements of `source` of every PE, in team
@@ -548,21 +388,12 @@ pub trait StreamOperations: sealed::Target {
         let n = self.target().nvshmem.team_n_pes(team).max(0) as usize;
         need("dest", dest.len(), count * n)?;
         need("source", source.len(), count)?;
+        let on = self.target();
+        let (to, from, length) = (cast_mut(dest), cast(source), bytes::<T>(count));
         // SAFETY: `team` exists with this PE in it, the buffers are long enough.
-        let code = unsafe {
-            self.target().lib().nvshmemx_fcollectmem_on_stream(
-                team.raw(),
-                cast_mut(dest),
-                cast(source),
-                bytes::<T>(count),
-                self.target().cu_stream(),
-            )
-        };
-        result::status(
-            "nvshmemx_fcollectmem_on_stream",
-            code,
-            "every PE of the team must call it; with several PEs per GPU it needs MPS",
-        )
+        unsafe {
+            result::stream::fcollectmem(on.lib(), team.raw(), to, from, length, on.cu_stream())
+        }
     }
 
     /// Enqueues an alltoall over `team`: block `j` (`count` elements) of `source` goes to the
@@ -578,21 +409,12 @@ pub trait StreamOperations: sealed::Target {
         let n = self.target().nvshmem.team_n_pes(team).max(0) as usize;
         need("dest", dest.len(), count * n)?;
         need("source", source.len(), count * n)?;
+        let on = self.target();
+        let (to, from, length) = (cast_mut(dest), cast(source), bytes::<T>(count));
         // SAFETY: `team` exists with this PE in it, the buffers are long enough.
-        let code = unsafe {
-            self.target().lib().nvshmemx_alltoallmem_on_stream(
-                team.raw(),
-                cast_mut(dest),
-                cast(source),
-                bytes::<T>(count),
-                self.target().cu_stream(),
-            )
-        };
-        result::status(
-            "nvshmemx_alltoallmem_on_stream",
-            code,
-            "every PE of the team must call it; with several PEs per GPU it needs MPS",
-        )
+        unsafe {
+            result::stream::alltoallmem(on.lib(), team.raw(), to, from, length, on.cu_stream())
+        }
     }
 }
 
@@ -629,39 +451,39 @@ impl OnStream<'_> {
         self.stream.cu_stream().cast()
     }
 
-    /// Checks and enqueues one of NVSHMEM's on-stream `putmem` calls: `(dest, source, bytes, pe,
-    /// stream)`.
+    /// Checks and enqueues one of NVSHMEM's on-stream `putmem` calls.
     fn put<T: Pod>(
         &self,
         dest: &SymmetricBuffer<'_, T>,
         source: &impl LocalMemory<T>,
         count: usize,
         pe: i32,
-        call: TransferOnStream,
+        delivery: Delivery,
     ) -> Result<(), Error> {
         self.check_transfer(dest.len(), source.len(), count, pe)?;
         let (to, from, length) = (cast_mut(dest), source.local_ptr(), bytes::<T>(count));
+        let (lib, stream, put) = (self.lib(), self.cu_stream(), Transfer::Put(delivery));
         // SAFETY: `dest` is symmetric, both hold `count` elements (checked), `source` is local
         // memory NVSHMEM can read (a symmetric buffer or a registered allocation), `pe` is valid.
-        unsafe { call(self.lib(), to, from.cast(), length, pe, self.cu_stream()) };
+        unsafe { result::stream::putmem_or_getmem(lib, put, to, from.cast(), length, pe, stream) };
         Ok(())
     }
 
-    /// Checks and enqueues one of NVSHMEM's on-stream `getmem` calls: `(dest, source, bytes, pe,
-    /// stream)`.
+    /// Checks and enqueues one of NVSHMEM's on-stream `getmem` calls.
     fn get<T: Pod>(
         &self,
         dest: &impl LocalMemory<T>,
         source: &SymmetricBuffer<'_, T>,
         count: usize,
         pe: i32,
-        call: TransferOnStream,
+        delivery: Delivery,
     ) -> Result<(), Error> {
         self.check_transfer(dest.len(), source.len(), count, pe)?;
         let (to, from, length) = (dest.local_ptr(), cast(source), bytes::<T>(count));
+        let (lib, stream, get) = (self.lib(), self.cu_stream(), Transfer::Get(delivery));
         // SAFETY: `source` is symmetric, both hold `count` elements (checked), `dest` is local
         // memory NVSHMEM can write (a symmetric buffer or a registered allocation), `pe` is valid.
-        unsafe { call(self.lib(), to.cast(), from, length, pe, self.cu_stream()) };
+        unsafe { result::stream::putmem_or_getmem(lib, get, to.cast(), from, length, pe, stream) };
         Ok(())
     }
 
@@ -674,23 +496,21 @@ impl OnStream<'_> {
         count: usize,
         (signal, index, value, op): (&SymmetricBuffer<'_, u64>, usize, u64, SignalOp),
         pe: i32,
-        call: PutSignalOnStream,
+        delivery: Delivery,
     ) -> Result<(), Error> {
         self.check_transfer(dest.len(), source.len(), count, pe)?;
         let word = signal_word(signal, index)?;
         let (to, from, length) = (cast_mut(dest), source.local_ptr(), bytes::<T>(count));
-        let stream = self.cu_stream();
-        let lib = self.lib();
+        let (lib, stream, signal) = (self.lib(), self.cu_stream(), (word, value, op as i32));
         // SAFETY: as for `put`; the signal word is symmetric and in range (checked).
         unsafe {
-            call(
+            result::stream::putmem_signal(
                 lib,
+                delivery,
                 to,
                 from.cast(),
                 length,
-                word,
-                value,
-                op as i32,
+                signal,
                 pe,
                 stream,
             )
@@ -730,13 +550,5 @@ mod tests {
             "{error}"
         );
         assert!(check_pe(0, 1).is_ok() && check_pe(-1, 4).is_err());
-    }
-
-    #[test]
-    fn reductions_exist_for_the_device_pairs_only() {
-        fn reduces<T, O: StreamReduce<T>>(_: O) {}
-        reduces::<f64, _>(op::Sum);
-        reduces::<u8, _>(op::Xor);
-        reduces::<usize, _>(op::Max);
     }
 }

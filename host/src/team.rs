@@ -25,7 +25,7 @@
 //! # Ok::<(), nvshmem_host::Error>(())
 //! ```
 
-use crate::{Error, KernelArg, Nvshmem, result};
+use crate::{Error, KernelArg, Nvshmem, TeamError, result};
 use nvshmem_gpu::Team;
 
 // SAFETY: `Team` is `#[repr(transparent)]` over `i32`, NVSHMEM's `nvshmem_team_t`, the kernel
@@ -120,7 +120,7 @@ impl TeamHandle<'_> {
         let this = std::mem::ManuallyDrop::new(self);
         // SAFETY: the team was created by a split on this PE and is destroyed once (the handle is
         // not dropped again); its kernels have finished (above).
-        unsafe { this.nvshmem.lib().nvshmem_team_destroy(this.team.raw()) };
+        unsafe { result::team::destroy(this.nvshmem.lib(), this.team.raw()) };
         waited
     }
 }
@@ -132,7 +132,7 @@ impl Drop for TeamHandle<'_> {
         }
         // SAFETY: the team was created by a split on this PE and is destroyed once; its kernels have
         // finished (above); every member destroys it in the same order (the type's contract).
-        unsafe { self.nvshmem.lib().nvshmem_team_destroy(self.team.raw()) }
+        unsafe { result::team::destroy(self.nvshmem.lib(), self.team.raw()) }
     }
 }
 
@@ -146,14 +146,14 @@ impl Nvshmem {
     /// This PE's number in `team`, `None` if it is not a member (`nvshmem_team_my_pe`).
     pub fn team_my_pe(&self, team: Team) -> Option<i32> {
         // SAFETY: `team` names an existing team (predefined, or held by a live `TeamHandle`).
-        let pe = unsafe { self.lib().nvshmem_team_my_pe(team.raw()) };
+        let pe = unsafe { result::team::my_pe(self.lib(), team.raw()) };
         (pe >= 0).then_some(pe)
     }
 
     /// The number of PEs in `team` (`nvshmem_team_n_pes`).
     pub fn team_n_pes(&self, team: Team) -> i32 {
         // SAFETY: as for `team_my_pe`.
-        unsafe { self.lib().nvshmem_team_n_pes(team.raw()) }
+        unsafe { result::team::n_pes(self.lib(), team.raw()) }
     }
 
     /// The number in `dest_team` of the PE that is `pe` in `src_team`; `None` if that PE is not in
@@ -166,13 +166,11 @@ impl Nvshmem {
     ) -> Result<Option<i32>, Error> {
         let n_pes = self.team_n_pes(src_team);
         if !(0..n_pes).contains(&pe) {
-            return Err(Error::InvalidPe { pe, n_pes });
+            return Err(TeamError::InvalidPe { pe, n_pes }.into());
         }
         // SAFETY: both teams exist, `pe` is in range (checked above).
-        let translated = unsafe {
-            self.lib()
-                .nvshmem_team_translate_pe(src_team.raw(), pe, dest_team.raw())
-        };
+        let translated =
+            unsafe { result::team::translate_pe(self.lib(), src_team.raw(), pe, dest_team.raw()) };
         Ok((translated >= 0).then_some(translated))
     }
 
@@ -192,30 +190,16 @@ impl Nvshmem {
         let parent_size = self.team_n_pes(parent);
         let last = i64::from(start) + i64::from(stride) * (i64::from(size) - 1);
         if start < 0 || stride < 1 || size < 1 || last >= i64::from(parent_size) {
-            return Err(Error::InvalidTeamSplit {
+            return Err(TeamError::InvalidSplit {
                 request: format!("start {start}, stride {stride}, size {size}"),
                 parent_size,
-            });
+            }
+            .into());
         }
-        let mut new_team = -1;
         // SAFETY: `parent` exists and this PE is in it (callers hold it as a predefined team or a
-        // handle); no configuration is passed (null, mask 0); `new_team` is a valid out-pointer.
-        let code = unsafe {
-            self.lib().nvshmem_team_split_strided(
-                parent.raw(),
-                start,
-                stride,
-                size,
-                std::ptr::null(),
-                0,
-                &mut new_team,
-            )
-        };
-        result::status(
-            "nvshmem_team_split_strided",
-            code,
-            "every PE of the parent team must call it with the same arguments; with several PEs per GPU, run under MPS with CUDA_MPS_ACTIVE_THREAD_PERCENTAGE ≤ 100 / PEs per GPU",
-        )?;
+        // handle); every PE of it calls this (the method's contract).
+        let new_team =
+            unsafe { result::team::split_strided(self.lib(), parent.raw(), start, stride, size) }?;
         Ok(self.adopt(new_team))
     }
 
@@ -233,31 +217,16 @@ impl Nvshmem {
     ) -> Result<(Option<TeamHandle<'_>>, Option<TeamHandle<'_>>), Error> {
         let parent_size = self.team_n_pes(parent);
         if x_range < 1 {
-            return Err(Error::InvalidTeamSplit {
+            return Err(TeamError::InvalidSplit {
                 request: format!("rows of {x_range} PE(s)"),
                 parent_size,
-            });
+            }
+            .into());
         }
-        let (mut x_team, mut y_team) = (-1, -1);
-        // SAFETY: `parent` exists and this PE is in it; no configurations (null, masks 0); both
-        // out-pointers are valid.
-        let code = unsafe {
-            self.lib().nvshmem_team_split_2d(
-                parent.raw(),
-                x_range,
-                std::ptr::null(),
-                0,
-                &mut x_team,
-                std::ptr::null(),
-                0,
-                &mut y_team,
-            )
-        };
-        result::status(
-            "nvshmem_team_split_2d",
-            code,
-            "every PE of the parent team must call it with the same arguments; with several PEs per GPU, run under MPS with CUDA_MPS_ACTIVE_THREAD_PERCENTAGE ≤ 100 / PEs per GPU",
-        )?;
+        // SAFETY: `parent` exists and this PE is in it; every PE of it calls this (the method's
+        // contract).
+        let (x_team, y_team) =
+            unsafe { result::team::split_2d(self.lib(), parent.raw(), x_range) }?;
         Ok((self.adopt(x_team), self.adopt(y_team)))
     }
 
@@ -265,24 +234,14 @@ impl Nvshmem {
     /// (`nvshmem_barrier` from the host). Every PE of the team calls it.
     pub fn team_barrier(&self, team: Team) -> Result<(), Error> {
         // SAFETY: `team` exists and this PE is in it (see `Team`); NVSHMEM is initialised.
-        let code = unsafe { self.lib().nvshmem_barrier(team.raw()) };
-        result::status(
-            "nvshmem_barrier",
-            code,
-            "every PE of the team must call it; team barriers with several PEs per GPU need MPS",
-        )
+        unsafe { result::team::barrier(self.lib(), team.raw()) }
     }
 
     /// Waits until every PE of `team` arrives, without completing operations (`nvshmem_team_sync`
     /// from the host). Every PE of the team calls it.
     pub fn team_sync(&self, team: Team) -> Result<(), Error> {
         // SAFETY: as for `team_barrier`.
-        let code = unsafe { self.lib().nvshmem_team_sync(team.raw()) };
-        result::status(
-            "nvshmem_team_sync",
-            code,
-            "every PE of the team must call it; team syncs with several PEs per GPU need MPS",
-        )
+        unsafe { result::team::sync(self.lib(), team.raw()) }
     }
 
     /// A handle for a team a split returned, `None` for NVSHMEM's invalid team.

@@ -27,7 +27,7 @@
 //! collective free that this PE reaches after its kernel has finished. A kernel that other PEs do
 //! not launch hangs in its barriers; that is not a memory error.
 
-use crate::{Error, Kernel, KernelArg, LaunchConfig, Module, SymmetricBuffer};
+use crate::{Error, Kernel, KernelArg, LaunchConfig, LaunchError, Module, SymmetricBuffer};
 use bytemuck::Pod;
 use nvshmem_gpu::{KernelDescriptor, KernelParam, SafeKernel, SymmetricSlice, Team};
 use std::marker::PhantomData;
@@ -120,9 +120,10 @@ unsafe impl<T: Pod + nvshmem_gpu::Element> IntoParam<SymmetricSlice<T>>
 {
     fn into_param(self) -> Result<SymmetricSlice<T>, Error> {
         if !self.checked {
-            return Err(Error::UncheckedAllocation {
+            return Err(LaunchError::UncheckedAllocation {
                 bytes: self.len() * size_of::<T>(),
-            });
+            }
+            .into());
         }
         // SAFETY: the buffer is one symmetric allocation of `len` elements, checked to have that
         // size on every PE, and borrowed for as long as the slice is used (`run_cooperative`).

@@ -18,8 +18,8 @@
 //! # Ok::<(), nvshmem_host::Error>(())
 //! ```
 
-use crate::Error;
 use crate::result::{self, UniqueIdBytes};
+use crate::{Error, InitError};
 
 /// An NVSHMEM unique id (`nvshmemx_uniqueid_t`): the token every PE of a job started with
 /// [`Nvshmem::init_with_unique_id`](crate::Nvshmem::init_with_unique_id) must share.
@@ -60,21 +60,22 @@ impl UniqueId {
     /// id, or an id of another NVSHMEM major version).
     ///
     /// ```
-    /// use nvshmem_host::{Error, UniqueId};
+    /// use nvshmem_host::{Error, InitError, UniqueId};
     /// let error = UniqueId::from_bytes(&[0u8; 12]).unwrap_err();
-    /// assert!(matches!(error, Error::UniqueIdLength { found: 12, .. }));
+    /// assert!(matches!(error, Error::Init(InitError::UniqueIdLength { found: 12, .. })));
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<UniqueId, Error> {
-        let bytes: UniqueIdBytes = bytes.try_into().map_err(|_| Error::UniqueIdLength {
+        let bytes: UniqueIdBytes = bytes.try_into().map_err(|_| InitError::UniqueIdLength {
             found: bytes.len(),
             expected: UniqueId::LEN,
         })?;
         let version = i32::from_ne_bytes(bytes[..4].try_into().expect("4 bytes"));
         if version != nvshmem_sys::UNIQUEID_VERSION {
-            return Err(Error::UniqueIdVersion {
+            return Err(InitError::UniqueIdVersion {
                 found: version,
                 expected: nvshmem_sys::UNIQUEID_VERSION,
-            });
+            }
+            .into());
         }
         Ok(UniqueId { bytes })
     }

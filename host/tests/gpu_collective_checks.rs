@@ -1,7 +1,7 @@
 //! GPU tests of the host crate's collective checks; `gpu-suite/run.sh` runs each through
 //! `nvshmemrun` with 2 PEs sharing one GPU (`#[ignore]`d in `cargo test`: they need a GPU).
 
-use nvshmem_host::{Error, Nvshmem};
+use nvshmem_host::{Error, MemoryError, Nvshmem};
 
 #[test]
 #[ignore = "needs a GPU and NVSHMEM with 2 PEs: gpu-suite/run.sh runs it on the GPU machine"]
@@ -18,7 +18,7 @@ fn mismatched_allocations_are_reported_on_every_pe() {
         .expect_err("different sizes must be refused");
     let message = error.to_string();
     println!("PE {pe}: {message}");
-    let Error::AllocationMismatch { requests } = &error else {
+    let Error::Memory(MemoryError::AllocationMismatch { requests }) = &error else {
         panic!("{message}")
     };
     let bytes: Vec<u64> = requests.iter().map(|request| request.bytes).collect();

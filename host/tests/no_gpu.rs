@@ -15,7 +15,10 @@ fn init_without_a_driver_names_the_problem() -> Result<Completion, Failed> {
     }
     let error = nvshmem_host::Nvshmem::init().unwrap_err();
     assert!(
-        matches!(error, nvshmem_host::Error::NoCudaDriver),
+        matches!(
+            error,
+            nvshmem_host::Error::Init(nvshmem_host::InitError::NoCudaDriver)
+        ),
         "{error}"
     );
     assert!(

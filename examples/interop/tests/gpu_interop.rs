@@ -4,7 +4,7 @@
 
 use cudarc::driver::CudaContext;
 use interop::{PTX, cudarc_launch_reads_a_put, peer_pointers, registered_allocation_is_put};
-use nvshmem_host::{Bootstrap, Error, Nvshmem};
+use nvshmem_host::{Bootstrap, Error, Nvshmem, TeamError};
 use nvshmem_pe_env::PeIdentity;
 use std::sync::Arc;
 
@@ -50,7 +50,10 @@ fn peer_pointers_reach_the_pes_of_one_gpu_and_refuse_others() {
     let buffer = nvshmem.alloc_zeroed::<u32>(1).expect("alloc");
     let n = nvshmem.n_pes();
     let error = buffer.peer_ptr(n).unwrap_err();
-    assert!(matches!(error, Error::InvalidPe { .. }), "{error}");
+    assert!(
+        matches!(error, Error::Team(TeamError::InvalidPe { .. })),
+        "{error}"
+    );
     assert!(error.to_string().contains(&format!("0..{n}")), "{error}");
 }
 

@@ -2,7 +2,9 @@
 //! NVSHMEM, so they are `#[ignore]`d here; `gpu-suite/run.sh` runs each in its own process on the
 //! GPU machine (NVSHMEM can be initialised once per process).
 
-use nvshmem_host::{Error, LaunchConfig, Nvshmem};
+use nvshmem_host::{
+    Error, InitError, LaunchConfig, LaunchError, MemoryError, ModuleError, Nvshmem,
+};
 
 const PTX: &str = include_str!(env!("RING_KERNELS_PTX"));
 
@@ -31,7 +33,10 @@ fn device_code_of_another_nvshmem_major_version_is_refused() {
         .expect_err("a foreign major version must be refused");
     let message = error.to_string();
     println!("{message}");
-    assert!(matches!(error, Error::VersionMismatch { .. }), "{message}");
+    assert!(
+        matches!(error, Error::Module(ModuleError::VersionMismatch { .. })),
+        "{message}"
+    );
     assert!(
         message.contains(&format!("NVSHMEM {}.{}", host.major + 1, host.minor)),
         "{message}"
@@ -112,7 +117,7 @@ fn a_block_larger_than_the_kernel_can_run_is_refused_with_the_limit() {
         let message = error.to_string();
         println!("{message}");
         assert!(
-            matches!(error, Error::BlockTooLarge { requested, limit: l, .. } if requested == 2 * limit && l == limit),
+            matches!(error, Error::Launch(LaunchError::BlockTooLarge { requested, limit: l, .. }) if requested == 2 * limit && l == limit),
             "{message}"
         );
         assert!(
@@ -132,7 +137,7 @@ fn heap_exhaustion_names_the_size_and_the_variable() {
     let message = error.to_string();
     println!("{message}");
     assert!(
-        matches!(error, Error::HeapExhausted { bytes, .. } if bytes == 1 << 50),
+        matches!(error, Error::Memory(MemoryError::HeapExhausted { bytes, .. }) if bytes == 1 << 50),
         "{message}"
     );
     // Beyond NVSHMEM's default cap of 128 GiB: refused before NVSHMEM sees it.
@@ -167,7 +172,7 @@ fn a_request_the_cap_cannot_hold_beside_live_buffers_is_refused() {
     let message = error.to_string();
     println!("{message}");
     assert!(
-        matches!(error, Error::HeapExhausted { bytes, in_use, .. }
+        matches!(error, Error::Memory(MemoryError::HeapExhausted { bytes, in_use, .. })
             if bytes == request && in_use == 1 << 30),
         "{message}"
     );
@@ -191,7 +196,10 @@ fn a_second_init_is_refused() {
     let nvshmem = Nvshmem::init().expect("init");
     let error = Nvshmem::init().unwrap_err();
     println!("{error}");
-    assert!(matches!(error, Error::AlreadyInitialized), "{error}");
+    assert!(
+        matches!(error, Error::Init(InitError::AlreadyInitialized)),
+        "{error}"
+    );
     assert_eq!((nvshmem.my_pe(), nvshmem.n_pes()), (0, 1));
     nvshmem.finalize().expect("finalize");
 }

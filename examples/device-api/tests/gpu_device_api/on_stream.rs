@@ -167,15 +167,27 @@ fn full_mpg_on_stream_operations() {
     // What the host checks before enqueueing.
     let error = nvshmem.put_on_stream(put, &src, N + 1, to).unwrap_err();
     assert!(
-        matches!(error, Error::BufferTooShort { buffer: "source", len, needed } if len == N && needed == N + 1),
+        matches!(error, Error::Memory(nvshmem_host::MemoryError::BufferTooShort { buffer: "source", len, needed }) if len == N && needed == N + 1),
         "{error}"
     );
     let error = nvshmem.get_on_stream(get, &src, N, n).unwrap_err();
-    assert!(matches!(error, Error::InvalidPe { .. }), "{error}");
+    assert!(
+        matches!(
+            error,
+            Error::Team(nvshmem_host::TeamError::InvalidPe { .. })
+        ),
+        "{error}"
+    );
     let error = nvshmem
         .broadcast_on_stream(Team::WORLD, broadcast, &src, COUNT, n)
         .unwrap_err();
-    assert!(matches!(error, Error::InvalidPe { .. }), "{error}");
+    assert!(
+        matches!(
+            error,
+            Error::Team(nvshmem_host::TeamError::InvalidPe { .. })
+        ),
+        "{error}"
+    );
     println!("PE {me}/{n}: on-stream operations OK");
     drop(even);
 }

@@ -1,7 +1,11 @@
 //! Thin NVSHMEM calls that return `Result` (cudarc's `result` layer, for NVSHMEM).
 //!
 //! Each function is one NVSHMEM host call with its status turned into [`Error`]; the safe types in
-//! the other modules are built on these.
+//! the other modules are built on these, and no other module calls NVSHMEM. This module holds
+//! initialisation, memory and modules; [`team`] and [`stream`] the calls on teams and on streams.
+
+pub mod stream;
+pub mod team;
 
 use crate::Error;
 use nvshmem_sys::NvshmemHost;
@@ -182,12 +186,13 @@ pub fn malloc(lib: &NvshmemHost, bytes: usize, how: Allocation) -> Result<*mut c
         }
     };
     if ptr.is_null() {
-        Err(Error::HeapExhausted {
+        Err(crate::MemoryError::HeapExhausted {
             bytes,
             // The raw layer does not know the caller's buffers; the safe layer fills them in.
             in_use: 0,
             bound: crate::environment::heap_bound(|name| std::env::var_os(name)),
-        })
+        }
+        .into())
     } else {
         Ok(ptr)
     }
@@ -333,4 +338,45 @@ pub unsafe fn multicast_ptr(
     // SAFETY: NVSHMEM is initialised; the caller's contract above.
     let ptr = unsafe { lib.nvshmemx_mc_ptr(team, address) };
     Ok((!ptr.is_null()).then_some(ptr))
+}
+
+#[cfg(test)]
+mod tests {
+    /// The files of `folder`, recursively.
+    fn sources(folder: &std::path::Path) -> Vec<std::path::PathBuf> {
+        let mut files = Vec::new();
+        for entry in std::fs::read_dir(folder).expect("a readable source folder") {
+            let path = entry.expect("a readable entry").path();
+            if path.is_dir() {
+                files.extend(sources(&path));
+            } else {
+                files.push(path);
+            }
+        }
+        files
+    }
+
+    #[test]
+    fn only_this_layer_calls_nvshmem() {
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let result = src.join("result");
+        // A call through the loaded library (`lib.nvshmem_…`, `lib().nvshmemx_…`, across lines) or
+        // one of its functions taken as a value (`NvshmemHost::nvshmem…`).
+        let calls = ["lib.nvshmem", "lib().nvshmem", "NvshmemHost::nvshmem"];
+        let outside: Vec<String> = sources(&src)
+            .into_iter()
+            .filter(|path| !path.starts_with(&result))
+            .filter_map(|path| {
+                let text = std::fs::read_to_string(&path).expect("a readable source");
+                let code: String = text.split_whitespace().collect();
+                let found: Vec<&str> = calls.into_iter().filter(|c| code.contains(c)).collect();
+                (!found.is_empty()).then(|| format!("{}: {}", path.display(), found.join(", ")))
+            })
+            .collect();
+        assert!(
+            outside.is_empty(),
+            "NVSHMEM called outside `result`:\n{}",
+            outside.join("\n")
+        );
+    }
 }

@@ -1,0 +1,312 @@
+//! What can go wrong with symmetric memory: the heap's room, the collective check of allocations,
+//! and the lengths of buffers and copies.
+
+use crate::environment::{
+    CUMEM_GRANULARITY, DISABLE_CUDA_VMM, HeapBound, MAX_MEMORY_PER_GPU, SYMMETRIC_SIZE,
+};
+use std::fmt;
+
+/// One PE's symmetric allocation request, as the collective allocation check saw it (see
+/// [`crate::allocation_check`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AllocationRequest {
+    /// The PE.
+    pub pe: i32,
+    /// Its count of symmetric allocations so far, this one included.
+    pub sequence: u64,
+    /// The bytes it asked for.
+    pub bytes: u64,
+}
+
+/// A symmetric allocation, or a copy or operation on symmetric buffers, cannot be made.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum MemoryError {
+    /// The symmetric heap cannot hold a request: refused before `nvshmem_malloc` where the request
+    /// does not fit beside the live buffers within what bounds the heap (NVSHMEM fails such a
+    /// request by crashing), or `nvshmem_malloc` returned null where the heap is fixed (CUDA's
+    /// virtual memory management off) or its bound unknown; below a cap it grows to, the error is
+    /// [`MemoryError::HeapGrowthFailed`].
+    HeapExhausted {
+        /// The bytes requested.
+        bytes: usize,
+        /// The bytes the handle's live buffers held at the request.
+        in_use: usize,
+        /// What bounds the heap; `None` where NVSHMEM's settings could not be read.
+        bound: Option<HeapBound>,
+    },
+    /// `nvshmem_malloc` returned null for a request that the heap's cap can hold beside the live
+    /// buffers with a granule to spare: NVSHMEM's own growth of the heap failed, not the cap.
+    HeapGrowthFailed {
+        /// The bytes requested.
+        bytes: usize,
+        /// The bytes the handle's live buffers held at the request.
+        in_use: usize,
+        /// The heap's cap (`NVSHMEM_MAX_MEMORY_PER_GPU`), not reached.
+        cap: u64,
+        /// The GPU's free memory just before the request.
+        free: usize,
+        /// The PEs sharing this PE's GPU.
+        pes_per_gpu: usize,
+        /// Whether MPS serves this machine.
+        mps: bool,
+    },
+    /// The alignment asked of `nvshmem_align` is not a power of two or is below the type's.
+    InvalidAlignment {
+        /// The alignment asked for.
+        alignment: usize,
+        /// The element type's alignment.
+        minimum: usize,
+    },
+    /// PEs asked for different symmetric allocations at the same point.
+    AllocationMismatch {
+        /// Every PE's request.
+        requests: Vec<AllocationRequest>,
+    },
+    /// A symmetric allocation of zero elements was requested.
+    EmptyAllocation,
+    /// A host slice and a buffer differ in length.
+    LengthMismatch {
+        /// The buffer's length.
+        buffer: usize,
+        /// The slice's length.
+        slice: usize,
+    },
+    /// A symmetric buffer holds fewer elements than an operation needs.
+    BufferTooShort {
+        /// Which argument (`dest`, `source`, `signal`).
+        buffer: &'static str,
+        /// Its length, in elements.
+        len: usize,
+        /// The elements the operation needs.
+        needed: usize,
+    },
+}
+
+impl fmt::Display for MemoryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MemoryError::HeapExhausted {
+                bytes,
+                in_use,
+                bound,
+            } => {
+                write!(
+                    f,
+                    "the symmetric heap cannot hold {bytes} more bytes ({} MiB)",
+                    bytes.div_ceil(1 << 20)
+                )?;
+                if *in_use > 0 {
+                    write!(
+                        f,
+                        " beside the {} MiB of live buffers",
+                        in_use.div_ceil(1 << 20)
+                    )?;
+                }
+                // The heap holds every live buffer and this one: its bound plus this request is
+                // enough whatever the others take.
+                let (variable, size, how) = match bound {
+                    Some(HeapBound::Cap(cap)) => {
+                        (MAX_MEMORY_PER_GPU, *cap, "NVSHMEM grows the heap up to")
+                    }
+                    Some(HeapBound::Fixed(size)) => (
+                        SYMMETRIC_SIZE,
+                        *size,
+                        "with CUDA's virtual memory management off, the heap is fixed at",
+                    ),
+                    Some(HeapBound::FreeMemory(free)) => {
+                        return write!(
+                            f,
+                            ": the GPU has only {} MiB free; free device memory (other buffers, \
+                             other processes on this GPU) or run fewer PEs per GPU",
+                            free >> 20
+                        );
+                    }
+                    None => {
+                        return write!(
+                            f,
+                            "; NVSHMEM's heap settings could not be read: set \
+                             {MAX_MEMORY_PER_GPU} (or, with NVSHMEM_DISABLE_CUDA_VMM=1, \
+                             {SYMMETRIC_SIZE}) larger, or free buffers first"
+                        );
+                    }
+                };
+                write!(
+                    f,
+                    ": {how} {variable} ({} MiB); set {variable} to at least {}M before starting \
+                     the job, or free buffers first",
+                    size >> 20,
+                    size.saturating_add(*bytes as u64).div_ceil(1 << 20)
+                )
+            }
+            MemoryError::HeapGrowthFailed {
+                bytes,
+                in_use,
+                cap,
+                free,
+                pes_per_gpu,
+                mps,
+            } => {
+                let mib = |bytes: u64| bytes.div_ceil(1 << 20);
+                write!(
+                    f,
+                    "NVSHMEM could not place {bytes} bytes ({} MiB) beside the {} MiB of live \
+                     buffers, though its cap, {MAX_MEMORY_PER_GPU} ({} MiB), leaves room for them: \
+                     the cap is not what stopped it. nvshmem_malloc returned null; NVSHMEM printed \
+                     its reason on this PE's standard error above (NVSHMEM_DEBUG=INFO \
+                     NVSHMEM_DEBUG_SUBSYS=MEM shows each step). NVSHMEM grows the heap in pieces of \
+                     {CUMEM_GRANULARITY} through CUDA's virtual memory management and maps each \
+                     into every PE of this machine; the GPU had {} MiB free. ",
+                    mib(*bytes as u64),
+                    mib(*in_use as u64),
+                    cap >> 20,
+                    free >> 20,
+                )?;
+                if *pes_per_gpu > 1 && !*mps {
+                    write!(
+                        f,
+                        "This PE shares its GPU with {} other PE(s) without MPS (NVSHMEM's limited \
+                         multi-PE-per-GPU mode): start MPS, or run fewer PEs per GPU. ",
+                        pes_per_gpu - 1
+                    )?;
+                }
+                write!(
+                    f,
+                    "A heap allocated whole at start does not grow: set {DISABLE_CUDA_VMM}=1 and \
+                     {SYMMETRIC_SIZE}={}M",
+                    mib((*in_use as u64).saturating_add(*bytes as u64))
+                )
+            }
+            MemoryError::InvalidAlignment { alignment, minimum } => write!(
+                f,
+                "alignment {alignment} is not a power of two of at least {minimum} (the element \
+                 type's alignment); pass e.g. {}",
+                (*minimum).max(alignment.next_power_of_two())
+            ),
+            MemoryError::AllocationMismatch { requests } => {
+                write!(f, "symmetric allocations differ across PEs:")?;
+                for request in requests {
+                    write!(
+                        f,
+                        "\n  - PE {} asked for {} bytes (its allocation #{})",
+                        request.pe, request.bytes, request.sequence
+                    )?;
+                }
+                write!(
+                    f,
+                    "\nEvery PE must allocate the same sizes in the same order; nothing was allocated"
+                )
+            }
+            MemoryError::EmptyAllocation => write!(
+                f,
+                "a symmetric allocation of zero elements was requested; allocate at least one"
+            ),
+            MemoryError::LengthMismatch { buffer, slice } => write!(
+                f,
+                "the host slice has {slice} elements but the symmetric buffer has {buffer}; copy \
+                 slices of the buffer's length"
+            ),
+            MemoryError::BufferTooShort {
+                buffer,
+                len,
+                needed,
+            } => write!(
+                f,
+                "the `{buffer}` buffer has {len} element(s) but the operation needs {needed}; \
+                 allocate it larger or move fewer elements"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for MemoryError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_heap_names_the_size_needed_and_the_variable() {
+        let message = |in_use, bound| {
+            MemoryError::HeapExhausted {
+                bytes: 3 << 20,
+                in_use,
+                bound,
+            }
+            .to_string()
+        };
+        for (in_use, bound, parts) in [
+            (
+                0,
+                Some(HeapBound::Cap(1 << 30)),
+                &[
+                    "cannot hold 3145728 more bytes (3 MiB): NVSHMEM grows the heap up to",
+                    "up to NVSHMEM_MAX_MEMORY_PER_GPU (1024 MiB)",
+                    "set NVSHMEM_MAX_MEMORY_PER_GPU to at least 1027M",
+                ][..],
+            ),
+            (
+                1022 << 20,
+                Some(HeapBound::Cap(1 << 30)),
+                &[
+                    "cannot hold 3145728 more bytes (3 MiB) beside the 1022 MiB of live buffers",
+                    "set NVSHMEM_MAX_MEMORY_PER_GPU to at least 1027M",
+                ][..],
+            ),
+            (
+                0,
+                Some(HeapBound::Fixed(64 << 20)),
+                &[
+                    "fixed at NVSHMEM_SYMMETRIC_SIZE (64 MiB)",
+                    "set NVSHMEM_SYMMETRIC_SIZE to at least 67M",
+                ],
+            ),
+            (
+                0,
+                Some(HeapBound::FreeMemory(2 << 20)),
+                &["the GPU has only 2 MiB free"],
+            ),
+            (0, None, &["could not be read"]),
+        ] {
+            let message = message(in_use, bound);
+            for part in parts {
+                assert!(message.contains(part), "{message}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_failed_growth_below_the_cap_does_not_blame_the_cap() {
+        let message = |pes_per_gpu, mps| {
+            MemoryError::HeapGrowthFailed {
+                bytes: 1_600_000_000,
+                in_use: 65 << 20,
+                cap: 128 << 30,
+                free: 130 << 30,
+                pes_per_gpu,
+                mps,
+            }
+            .to_string()
+        };
+        let shared = message(2, false);
+        for part in [
+            "could not place 1600000000 bytes (1526 MiB) beside the 65 MiB of live buffers",
+            "NVSHMEM_MAX_MEMORY_PER_GPU (131072 MiB), leaves room for them",
+            "the cap is not what stopped it",
+            "NVSHMEM printed its reason on this PE's standard error above",
+            "the GPU had 133120 MiB free",
+            "shares its GPU with 1 other PE(s) without MPS",
+            "start MPS, or run fewer PEs per GPU",
+            "set NVSHMEM_DISABLE_CUDA_VMM=1 and NVSHMEM_SYMMETRIC_SIZE=1591M",
+        ] {
+            assert!(shared.contains(part), "{part:?} in {shared}");
+        }
+        assert!(
+            !shared.contains("NVSHMEM_MAX_MEMORY_PER_GPU to"),
+            "{shared}"
+        );
+        for alone in [message(1, false), message(2, true)] {
+            assert!(!alone.contains("without MPS"), "{alone}");
+        }
+    }
+}

@@ -1,0 +1,78 @@
+//! What can go wrong while loading a PTX module and finding its kernels.
+
+use std::fmt;
+
+/// A PTX module cannot be loaded or used ([`crate::Nvshmem::load_module`], [`crate::Module`]).
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ModuleError {
+    /// The device code was linked against an NVSHMEM the host library cannot serve.
+    VersionMismatch {
+        /// The device bitcode's version (from the module's `nvshmemi_device_lib_version_d`).
+        device: nvshmem_locate::Version,
+        /// The host library's version.
+        host: nvshmem_locate::Version,
+    },
+    /// The PTX text contains a NUL byte.
+    PtxContainsNul,
+    /// The PTX lacks `nvshmemi_device_lib_version_d`: it was not linked with NVSHMEM's device library.
+    NotAnNvshmemModule,
+    /// A global that this crate writes into a loaded module (`NVSHMEMRS_DEVICE_CHECKS`,
+    /// `NVSHMEMRS_MAPPED_SIGNAL_ADDS`) is not the size it writes: the kernels were built with
+    /// another `nvshmem-gpu`.
+    GlobalLayout {
+        /// The global's name.
+        symbol: &'static str,
+        /// Its size in the module.
+        bytes: usize,
+        /// The size this crate writes.
+        expected: usize,
+    },
+    /// The module has no kernel of that name.
+    KernelNotFound {
+        /// The name asked for.
+        name: String,
+        /// The kernels the module has.
+        available: Vec<String>,
+    },
+}
+
+impl fmt::Display for ModuleError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ModuleError::VersionMismatch { device, host } => write!(
+                f,
+                "the kernels were linked with NVSHMEM {device} device code but the host library is \
+                 NVSHMEM {host}; both must come from one release. Rebuild the kernels against the \
+                 host library's release (NVSHMEM_HOME at build time) or point NVSHMEM_HOME at the \
+                 NVSHMEM {device} install when running"
+            ),
+            ModuleError::PtxContainsNul => {
+                write!(f, "the PTX text contains a NUL byte; it is not PTX")
+            }
+            ModuleError::NotAnNvshmemModule => write!(
+                f,
+                "the module has no nvshmemi_device_lib_version_d: it was not linked with NVSHMEM's \
+                 device library; build it with nvshmem-builder"
+            ),
+            ModuleError::GlobalLayout {
+                symbol,
+                bytes,
+                expected,
+            } => write!(
+                f,
+                "the module's {symbol} has {bytes} bytes, not the {expected} this nvshmem-host \
+                 writes: the kernels were built with another nvshmem-gpu; build them with the \
+                 nvshmem-gpu of this nvshmem-host's release"
+            ),
+            ModuleError::KernelNotFound { name, available } => write!(
+                f,
+                "the module has no kernel `{name}`; it has: {}. Kernels are the #[kernel] \
+                 functions of the kernel crate",
+                available.join(", ")
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ModuleError {}
