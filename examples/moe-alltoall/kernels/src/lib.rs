@@ -210,8 +210,11 @@ pub fn dispatch(
         let dest = owner(expert, experts_per_pe);
         let cursor = scratch.range(scratch_layout.cursor(dest)..=scratch_layout.cursor(dest));
         // SAFETY: `cursor` is one live, aligned `u32` of this PE's scratch (a checked range);
-        // only this kernel's atomics touch it until the grid barrier below.
-        let slot = unsafe { memory::atomic_add_acq_rel_gpu(cursor.as_symmetric_ptr().as_ptr(), 1) };
+        // only this kernel's atomics touch it until the grid barrier below. Relaxed, as the
+        // twin's `atomicAdd`: the block barrier orders the slot for the put loop, the grid barrier
+        // the count for the signal; an acquire-release here would wait for this thread's earlier
+        // stores and drop the L1 cache on every pair.
+        let slot = unsafe { memory::atomic_add_relaxed_gpu(cursor.as_symmetric_ptr().as_ptr(), 1) };
         scratch.write(scratch_layout.slot(pair), slot);
         let dest_pe = Pe::new(dest as i32).expect("the routing names an expert of a PE of the job");
         control.p(
