@@ -231,9 +231,12 @@ pub fn dispatch(
         if pair == lost_pair as usize {
             continue;
         }
-        let dest = owner(experts.read(pair), experts_per_pe);
-        let dest_pe = Pe::new(dest as i32).expect("the routing names an expert of a PE of the job");
+        // Both reads before anything that depends on either, so that they are in flight together
+        // (read after the checks on the expert, the slot cost a second memory round trip per row).
+        let expert = experts.read(pair);
         let slot = scratch.read(scratch_layout.slot(pair)) as usize;
+        let dest = owner(expert, experts_per_pe);
+        let dest_pe = Pe::new(dest as i32).expect("the routing names an expert of a PE of the job");
         let row = control_layout.receive_row(me, slot);
         let token = pair / k as usize;
         Block.put(
