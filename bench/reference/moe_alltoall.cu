@@ -26,6 +26,15 @@ namespace cg = cooperative_groups;
 // [2n, 2n + n * pairs) metadata by (source, slot). scratch (u32, local): the cursor of each
 // destination, then each pair's slot.
 
+// Visits start, start + step, ... below end: four at a time while four remain, then one at a time,
+// as the Rust kernels' strided_by_four (every load of the four issued before any value is used).
+template <typename Four, typename One>
+__device__ __forceinline__ void strided_by_four(size_t start, size_t end, size_t step, Four four, One one) {
+    size_t index = start;
+    for (; index < end && end - index > 3 * step; index += 4 * step) four(index, step);
+    for (; index < end; index += step) one(index);
+}
+
 __global__ void dispatch(const float *tokens, const uint32_t *experts, float *received, uint64_t *control,
                          uint32_t *scratch, size_t pairs, size_t hidden, uint32_t epoch, uint32_t k,
                          uint32_t experts_per_pe) {
@@ -71,7 +80,16 @@ __global__ void combine(float *received, float *combine_in, const float *weights
             size_t pair = meta >> 32;
             float scale = (float)((uint32_t)meta + 1);
             float *row = received + (source * pairs + slot) * hidden;
-            for (size_t h = threadIdx.x; h < hidden; h += blockDim.x) row[h] = __fmul_rn(row[h], scale);
+            strided_by_four(
+                threadIdx.x, hidden, blockDim.x,
+                [&](size_t h, size_t step) {
+                    float v0 = row[h], v1 = row[h + step], v2 = row[h + 2 * step], v3 = row[h + 3 * step];
+                    row[h] = __fmul_rn(v0, scale);
+                    row[h + step] = __fmul_rn(v1, scale);
+                    row[h + 2 * step] = __fmul_rn(v2, scale);
+                    row[h + 3 * step] = __fmul_rn(v3, scale);
+                },
+                [&](size_t h) { row[h] = __fmul_rn(row[h], scale); });
             __syncthreads();
             nvshmemx_float_put_block(combine_in + pair * hidden, row, hidden, source);
         }
@@ -83,16 +101,33 @@ __global__ void combine(float *received, float *combine_in, const float *weights
         for (size_t expert_pe = 0; expert_pe < n; expert_pe++)
             nvshmem_signal_wait_until(&control[n + expert_pe], NVSHMEM_CMP_GE, epoch);
     __syncthreads();
-    for (size_t index = blockIdx.x * blockDim.x + threadIdx.x; index < tokens * hidden;
-         index += (size_t)gridDim.x * blockDim.x) {
-        size_t token = index / hidden, h = index % hidden;
-        float sum = 0.0f;
-        for (size_t choice = 0; choice < k; choice++) {
-            size_t pair = token * k + choice;
-            sum = __fadd_rn(sum, __fmul_rn(weights[pair], combine_in[pair * hidden + h]));
-        }
-        out[index] = sum;
-    }
+    strided_by_four(
+        (size_t)blockIdx.x * blockDim.x + threadIdx.x, tokens * hidden, (size_t)gridDim.x * blockDim.x,
+        [&](size_t index, size_t step) {
+            float sums[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+            for (size_t choice = 0; choice < k; choice++) {
+                float weight[4], value[4];
+#pragma unroll
+                for (int j = 0; j < 4; j++) {
+                    size_t at = index + j * step, pair = at / hidden * k + choice;
+                    weight[j] = weights[pair];
+                    value[j] = combine_in[pair * hidden + at % hidden];
+                }
+#pragma unroll
+                for (int j = 0; j < 4; j++) sums[j] = __fadd_rn(sums[j], __fmul_rn(weight[j], value[j]));
+            }
+#pragma unroll
+            for (int j = 0; j < 4; j++) out[index + j * step] = sums[j];
+        },
+        [&](size_t index) {
+            size_t token = index / hidden, h = index % hidden;
+            float sum = 0.0f;
+            for (size_t choice = 0; choice < k; choice++) {
+                size_t pair = token * k + choice;
+                sum = __fadd_rn(sum, __fmul_rn(weights[pair], combine_in[pair * hidden + h]));
+            }
+            out[index] = sum;
+        });
 }
 
 // ---- the problem (src/routing.rs) ----------------------------------------------------------------

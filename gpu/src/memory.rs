@@ -68,6 +68,28 @@ pub unsafe fn atomic_add_release_gpu(address: *mut u32, value: u32) -> u32 {
     before
 }
 
+/// `atom.relaxed.gpu.add.u32`: adds `value` to the `u32` at `address` and returns the value before,
+/// atomically but ordering nothing else (no fence, and so no wait for this thread's earlier stores
+/// and no drop of the L1 cache): for counters whose result is ordered by a later barrier.
+///
+/// # Safety
+/// `address` is a valid, 4-byte aligned device address of a `u32`.
+#[inline]
+pub unsafe fn atomic_add_relaxed_gpu(address: *mut u32, value: u32) -> u32 {
+    let before: u32;
+    // SAFETY: the caller's contract above.
+    unsafe {
+        asm!(
+            "atom.relaxed.gpu.add.u32 {before}, [{address}], {value};",
+            before = out(reg32) before,
+            address = in(reg64) address,
+            value = in(reg32) value,
+            options(nostack),
+        )
+    };
+    before
+}
+
 /// `red.add.f64`: adds `value` atomically to the `f64` at `address`, without reading it back
 /// (relaxed, GPU-wide).
 ///

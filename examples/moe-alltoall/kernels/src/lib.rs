@@ -158,6 +158,29 @@ pub const fn block_pairs(pairs: usize, block: usize, blocks: usize) -> (usize, u
     (start, end)
 }
 
+/// Visits `start`, `start + step`, … below `end`: four at a time (`four`, given indices `step`
+/// apart) while four remain, then one at a time (`one`). The element loops read through their four
+/// indices before they use any value, so that a thread has four loads in flight where it had one
+/// (`SymmetricSlice` reads are volatile, which the compiler keeps in program order).
+#[inline(always)]
+pub fn strided_by_four(
+    start: usize,
+    end: usize,
+    step: usize,
+    mut four: impl FnMut([usize; 4]),
+    mut one: impl FnMut(usize),
+) {
+    let mut index = start;
+    while index < end && end - index > 3 * step {
+        four([index, index + step, index + 2 * step, index + 3 * step]);
+        index += 4 * step;
+    }
+    while index < end {
+        one(index);
+        index += step;
+    }
+}
+
 /// A pair index that no PE has, for `lost_pair` when nothing is planted.
 pub const NO_PAIR: u32 = u32::MAX;
 
@@ -210,8 +233,11 @@ pub fn dispatch(
         let dest = owner(expert, experts_per_pe);
         let cursor = scratch.range(scratch_layout.cursor(dest)..=scratch_layout.cursor(dest));
         // SAFETY: `cursor` is one live, aligned `u32` of this PE's scratch (a checked range);
-        // only this kernel's atomics touch it until the grid barrier below.
-        let slot = unsafe { memory::atomic_add_acq_rel_gpu(cursor.as_symmetric_ptr().as_ptr(), 1) };
+        // only this kernel's atomics touch it until the grid barrier below. Relaxed, as the
+        // twin's `atomicAdd`: the block barrier orders the slot for the put loop, the grid barrier
+        // the count for the signal; an acquire-release here would wait for this thread's earlier
+        // stores and drop the L1 cache on every pair.
+        let slot = unsafe { memory::atomic_add_relaxed_gpu(cursor.as_symmetric_ptr().as_ptr(), 1) };
         scratch.write(scratch_layout.slot(pair), slot);
         let dest_pe = Pe::new(dest as i32).expect("the routing names an expert of a PE of the job");
         control.p(
@@ -228,9 +254,12 @@ pub fn dispatch(
         if pair == lost_pair as usize {
             continue;
         }
-        let dest = owner(experts.read(pair), experts_per_pe);
-        let dest_pe = Pe::new(dest as i32).expect("the routing names an expert of a PE of the job");
+        // Both reads before anything that depends on either, so that they are in flight together
+        // (read after the checks on the expert, the slot cost a second memory round trip per row).
+        let expert = experts.read(pair);
         let slot = scratch.read(scratch_layout.slot(pair)) as usize;
+        let dest = owner(expert, experts_per_pe);
+        let dest_pe = Pe::new(dest as i32).expect("the routing names an expert of a PE of the job");
         let row = control_layout.receive_row(me, slot);
         let token = pair / k as usize;
         Block.put(
@@ -316,9 +345,18 @@ pub fn combine(
                     ..(layout.receive_row(source, slot) + 1) * hidden,
             );
             let scale = expert_scale(expert);
-            for h in (rank..hidden).step_by(threads) {
-                row.write(h, row.read(h) * scale);
-            }
+            strided_by_four(
+                rank,
+                hidden,
+                threads,
+                |at| {
+                    let values = at.map(|h| row.read(h));
+                    for j in 0..4 {
+                        row.write(at[j], values[j] * scale);
+                    }
+                },
+                |h| row.write(h, row.read(h) * scale),
+            );
             thread::sync_threads();
             Block.put(
                 combine_in.range(pair * hidden..(pair + 1) * hidden),
@@ -347,15 +385,55 @@ pub fn combine(
     }
     thread::sync_threads();
     let k = k as usize;
-    for index in (thread::global_index_x()..out.len()).step_by(thread::grid_size_x()) {
-        let (token, h) = (index / hidden, index % hidden);
-        let mut sum = 0.0f32;
-        for choice in 0..k {
-            let pair = token * k + choice;
-            sum += weights.read(pair) * combine_in.read(pair * hidden + h);
-        }
-        out.write(index, sum);
-    }
+    // Element `index` of `out` for `choice`: its pair and its place in `combine_in`.
+    let input = |index: usize, choice: usize| {
+        let pair = index / hidden * k + choice;
+        (pair, pair * hidden + index % hidden)
+    };
+    strided_by_four(
+        thread::global_index_x(),
+        out.len(),
+        thread::grid_size_x(),
+        |at| {
+            // The weights and inputs of one choice for the four elements.
+            let load = |choice: usize| {
+                let inputs = at.map(|index| input(index, choice));
+                let weight = inputs.map(|(pair, _)| weights.read(pair));
+                (weight, inputs.map(|(_, element)| combine_in.read(element)))
+            };
+            let mut sums = [0.0f32; 4];
+            let mut add = |(weight, value): ([f32; 4], [f32; 4])| {
+                for j in 0..4 {
+                    sums[j] += weight[j] * value[j];
+                }
+            };
+            // Two choices' loads before either is added: what nvcc does with the twin's plain
+            // loads by itself, and the compiler may not do with volatile ones.
+            let mut choice = 0;
+            while choice + 1 < k {
+                let (first, second) = (load(choice), load(choice + 1));
+                add(first);
+                add(second);
+                choice += 2;
+            }
+            if choice < k {
+                add(load(choice));
+            }
+            // Indexed rather than zipped: a zip of arrays stays a loop, and its arrays go to local
+            // memory.
+            for j in 0..4 {
+                out.write(at[j], sums[j]);
+            }
+        },
+        |index| {
+            let mut sum = 0.0f32;
+            for choice in 0..k {
+                let (pair, element) = input(index, choice);
+                sum += weights.read(pair) * combine_in.read(element);
+            }
+            out.write(index, sum);
+        },
+    );
 }
 
 #[cfg(test)]
@@ -407,5 +485,39 @@ mod tests {
         }
         assert_eq!(owner(7, 4), 1);
         assert_eq!(expert_scale(3), 4.0);
+    }
+
+    #[test]
+    fn strided_by_four_visits_every_index_once_in_order() {
+        for (start, end, step) in [
+            (0, 0, 1),
+            (3, 2, 5),
+            (0, 3, 1),
+            (2, 14, 4),
+            (0, 16, 1),
+            (1, 17, 4),
+            (5, 4096, 256),
+            (7, 100, 33),
+        ] {
+            let seen = std::cell::RefCell::new(Vec::new());
+            let mut fours = 0;
+            strided_by_four(
+                start,
+                end,
+                step,
+                |at| {
+                    fours += 1;
+                    assert_eq!(
+                        at,
+                        [at[0], at[0] + step, at[0] + 2 * step, at[0] + 3 * step]
+                    );
+                    seen.borrow_mut().extend(at);
+                },
+                |index| seen.borrow_mut().push(index),
+            );
+            let expected: Vec<usize> = (start..end).step_by(step).collect();
+            assert_eq!(seen.into_inner(), expected, "{start}..{end} by {step}");
+            assert_eq!(fours, expected.len() / 4, "{start}..{end} by {step}");
+        }
     }
 }
