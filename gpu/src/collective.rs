@@ -43,31 +43,23 @@
 //! ```
 
 use crate::element::{Names, Scoped, TeamCollectiveFn, c_table};
-use crate::{
-    __for_each_arith_reduce_element, __for_each_arith_reduce_op, __for_each_bitwise_reduce_element,
-    __for_each_bitwise_reduce_op,
-};
 use crate::{Element, SymmetricPtr, Team, ffi};
+use nvshmem_abi::{
+    for_each_arith_reduce_element, for_each_arith_reduce_op, for_each_bitwise_reduce_element,
+    for_each_bitwise_reduce_op,
+};
+
+pub use nvshmem_abi::op;
 
 mod sealed {
     pub trait Sealed {}
 }
 
-macro_rules! define_ops {
-    ($($c:ident => $Op:ident),* $(,)?) => { $(
-        #[doc = concat!("The `", stringify!($c), "` reduction operator (`nvshmem_<T>_", stringify!($c), "_reduce`).")]
-        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-        pub struct $Op;
-        impl super::sealed::Sealed for $Op {}
-    )* };
+macro_rules! seal_ops {
+    ($($c:ident => $Op:ident),* $(,)?) => { $(impl sealed::Sealed for op::$Op {})* };
 }
-
-/// The reduction operators, as values: `collective::reduce(team, op::Sum, …)`.
-pub mod op {
-    use crate::{__for_each_arith_reduce_op, __for_each_bitwise_reduce_op};
-    __for_each_arith_reduce_op!(define_ops);
-    __for_each_bitwise_reduce_op!(define_ops);
-}
+for_each_arith_reduce_op!(seal_ops);
+for_each_bitwise_reduce_op!(seal_ops);
 
 /// A reduction operator that NVSHMEM implements for element type `T`: implemented for the pairs of
 /// the reduction tables only, so a pair NVSHMEM lacks (`Xor` on `f32`) does not compile.
@@ -181,8 +173,8 @@ macro_rules! implement_reduce_op {
 macro_rules! implement_reduce_type {
     ($ops:ident; $($rust:ty => $c:ident),* $(,)?) => { $( $ops!(implement_reduce_op $rust, $c;); )* };
 }
-__for_each_arith_reduce_element!(implement_reduce_type __for_each_arith_reduce_op;);
-__for_each_bitwise_reduce_element!(implement_reduce_type __for_each_bitwise_reduce_op;);
+for_each_arith_reduce_element!(implement_reduce_type for_each_arith_reduce_op;);
+for_each_bitwise_reduce_element!(implement_reduce_type for_each_bitwise_reduce_op;);
 
 macro_rules! reduce_names_of_type {
     ($rust:ty; $($op:ident => $Op:ident),* $(,)?) => { &[$(<op::$Op as ReduceOp<$rust>>::NAMES),*] };
@@ -192,8 +184,8 @@ macro_rules! reduce_names {
 }
 /// Names of the wrapped reductions, by type and operator.
 pub(crate) const REDUCE_WRAPPED: &[&[Names]] = &[
-    __for_each_arith_reduce_element!(reduce_names __for_each_arith_reduce_op;),
-    __for_each_bitwise_reduce_element!(reduce_names __for_each_bitwise_reduce_op;),
+    for_each_arith_reduce_element!(reduce_names for_each_arith_reduce_op;),
+    for_each_bitwise_reduce_element!(reduce_names for_each_bitwise_reduce_op;),
 ];
 
 /// A value and where it came from, the element of NVSHMEM's max-location reduction (CUDA's
@@ -227,7 +219,7 @@ macro_rules! meet {
         unsafe {
             crate::deadline::meet(
                 crate::checks::wrapper_name!($name),
-                crate::deadline::Scope::$Scope,
+                crate::group::Scope::$Scope,
                 $team,
             )
         }

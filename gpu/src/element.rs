@@ -12,8 +12,8 @@
 //! | `for_each_atomic_compare_swap!` | [`AtomicCompareSwap`] | compare-swap |
 //! | `for_each_atomic_integer!` | [`AtomicInteger`] | fetch-add, add, fetch-inc, inc |
 //! | `for_each_atomic_bitwise!` | [`AtomicBitwise`] | fetch-and/or/xor, and/or/xor |
-//! | `__for_each_arith_reduce_element!` | [`ReduceOp`](crate::collective::ReduceOp) for `Sum`, `Prod`, `Min`, `Max` | reductions |
-//! | `__for_each_bitwise_reduce_element!` | [`ReduceOp`](crate::collective::ReduceOp) for `And`, `Or`, `Xor` | reductions |
+//! | `nvshmem_abi::for_each_arith_reduce_element!` | [`ReduceOp`](crate::collective::ReduceOp) for `Sum`, `Prod`, `Min`, `Max` | reductions |
+//! | `nvshmem_abi::for_each_bitwise_reduce_element!` | [`ReduceOp`](crate::collective::ReduceOp) for `And`, `Or`, `Xor` | reductions |
 //!
 //! A line in a table gives a type the whole family; a line in a family's function list (the
 //! `*_functions!` macros) gives every type of the table that function. The same lists produce the
@@ -117,67 +117,6 @@ macro_rules! for_each_atomic_bitwise {
             u32 => uint32,
             u64 => uint64,
         }
-    };
-}
-
-/// The types of the arithmetic reductions `sum`, `prod`, `min`, `max` (NVSHMEM's standard reduce
-/// types without `half`/`bfloat16`). Exported for the host crate's on-stream reductions.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __for_each_arith_reduce_element {
-    ($callback:ident $($args:tt)*) => {
-        $callback! {
-            $($args)*
-            f32 => float,
-            f64 => double,
-            i8 => int8,
-            i16 => int16,
-            i32 => int32,
-            i64 => int64,
-            u8 => uint8,
-            u16 => uint16,
-            u32 => uint32,
-            u64 => uint64,
-            usize => size,
-        }
-    };
-}
-
-/// The types of the bitwise reductions `and`, `or`, `xor` (integers only).
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __for_each_bitwise_reduce_element {
-    ($callback:ident $($args:tt)*) => {
-        $callback! {
-            $($args)*
-            i8 => int8,
-            i16 => int16,
-            i32 => int32,
-            i64 => int64,
-            u8 => uint8,
-            u16 => uint16,
-            u32 => uint32,
-            u64 => uint64,
-            usize => size,
-        }
-    };
-}
-
-/// The arithmetic reduction operators: `C name => marker type in collective::op`.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __for_each_arith_reduce_op {
-    ($callback:ident $($args:tt)*) => {
-        $callback! { $($args)* sum => Sum, prod => Prod, min => Min, max => Max }
-    };
-}
-
-/// The bitwise reduction operators: `C name => marker type in collective::op`.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __for_each_bitwise_reduce_op {
-    ($callback:ident $($args:tt)*) => {
-        $callback! { $($args)* and => And, or => Or, xor => Xor }
     };
 }
 
@@ -702,8 +641,8 @@ mod tests {
         for_each_atomic_compare_swap!(check_sizes);
         for_each_atomic_integer!(check_sizes);
         for_each_atomic_bitwise!(check_sizes);
-        crate::__for_each_arith_reduce_element!(check_sizes);
-        crate::__for_each_bitwise_reduce_element!(check_sizes);
+        nvshmem_abi::for_each_arith_reduce_element!(check_sizes);
+        nvshmem_abi::for_each_bitwise_reduce_element!(check_sizes);
     }
 
     #[test]

@@ -43,12 +43,17 @@
 //! | [`ffi`] | all of the above | the C functions under their C names (`nvshmem_float_put`, …) |
 //!
 //! The modules form layers, each importing only from those below it: [`ffi`] (NVSHMEM's C
-//! declarations, which use nothing of this crate), then `thread`, [`pe`], [`team`] and the element
-//! tables, then the device checks (`checks`, `debug`, and `deadline`, which puts the time limit of
+//! declarations, which use nothing of this crate), then `thread`, `group`, [`pe`], [`team`] and the
+//! element tables, then the device checks (`checks`, `debug`, and `deadline`, which puts the time limit of
 //! the "Checks" section below on blocking calls), then the load/store path (`peer`, below), then
 //! [`rma`], [`signal`], [`p2p`], [`atomic`] and [`collective`], and [`sync`] on top (its timeouts
 //! signal and test). `gpu/tests/layers.rs` reads the sources and fails on an import cycle or a
 //! typed import in `ffi`.
+//!
+//! Below them all is the crate `nvshmem-abi`: what kernels share with `nvshmem-host` and
+//! `nvshmem-builder` ([`SymmetricPtr`], [`Team`], [`Cmp`], [`SignalOp`], [`collective::op`], the
+//! reduction tables, and the names and layout of the module globals the host fills), defined there
+//! once and re-exported here.
 //!
 //! Typed calls are generic over sealed traits, one per family of NVSHMEM types, each implemented
 //! from one table of `(Rust type, C type name)` pairs (in `element.rs`): [`Element`] (RMA and
@@ -190,9 +195,6 @@
 
 pub use nvshmem_macros::kernel;
 
-#[doc(hidden)]
-pub use paste as __paste;
-
 mod element;
 
 pub mod atomic;
@@ -202,6 +204,7 @@ mod deadline;
 mod debug;
 pub mod ffi;
 pub mod grid;
+mod group;
 pub mod memory;
 pub mod p2p;
 #[cfg(all(target_arch = "nvptx64", feature = "panic-handler"))]
@@ -213,28 +216,21 @@ pub mod rma;
 mod scope;
 pub mod signal;
 mod slice;
-mod symmetric;
 pub mod sync;
 pub mod team;
 pub mod thread;
 pub mod warp;
 
-/// The device checks' settings, which `nvshmem-host` writes into a loaded module.
-#[doc(hidden)]
-pub use deadline::{DEFAULT_TIMEOUT_NS, DEVICE_CHECKS_SYMBOL, DeviceChecks};
 pub use element::{
     AtomicAdd, AtomicBitwise, AtomicCompareSwap, AtomicElement, AtomicInteger, Element, WaitElement,
 };
+pub use nvshmem_abi::SymmetricPtr;
 pub use p2p::Cmp;
 pub use params::{KernelDescriptor, KernelParam, SafeKernel, SingleParam};
 pub use pe::Pe;
-/// The load/store path's signal-addition switch, which `nvshmem-host` sets in a loaded module.
-#[doc(hidden)]
-pub use peer::MAPPED_SIGNAL_ADDS_SYMBOL;
 pub use scope::{Block, Pending, Thread, Warp};
 pub use signal::SignalOp;
 pub use slice::{Signal, SymmetricSlice};
-pub use symmetric::SymmetricPtr;
 pub use team::Team;
 
 /// The C functions the typed layer wraps, from the same tables the wrappers are built from (the

@@ -24,8 +24,7 @@
 use crate::{Error, LocalMemory, Nvshmem, SymmetricBuffer, result};
 use bytemuck::Pod;
 use cudarc::driver::CudaStream;
-use nvshmem_gpu::collective::op;
-use nvshmem_gpu::{__for_each_arith_reduce_op, __for_each_bitwise_reduce_op, Cmp, SignalOp, Team};
+use nvshmem_abi::{Cmp, SignalOp, Team, for_each_arith_reduce_op, for_each_bitwise_reduce_op, op};
 use nvshmem_sys::{NvshmemHost, cudaStream_t};
 use std::ffi::c_void;
 
@@ -77,7 +76,7 @@ pub trait StreamReduce<T>: sealed::Sealed<T> + Copy {
 }
 
 macro_rules! implement_stream_reduce_op {
-    ($rust:ty, $c:ident; $($op:ident => $Op:ident),* $(,)?) => { nvshmem_gpu::__paste::paste! { $(
+    ($rust:ty, $c:ident; $($op:ident => $Op:ident),* $(,)?) => { paste::paste! { $(
         impl sealed::Sealed<$rust> for op::$Op {}
         impl StreamReduce<$rust> for op::$Op {
             unsafe fn reduce(
@@ -112,8 +111,8 @@ macro_rules! implement_stream_reduce_type {
         $( $ops!(implement_stream_reduce_op $rust, $c;); )*
     };
 }
-nvshmem_gpu::__for_each_arith_reduce_element!(implement_stream_reduce_type __for_each_arith_reduce_op;);
-nvshmem_gpu::__for_each_bitwise_reduce_element!(implement_stream_reduce_type __for_each_bitwise_reduce_op;);
+nvshmem_abi::for_each_arith_reduce_element!(implement_stream_reduce_type for_each_arith_reduce_op;);
+nvshmem_abi::for_each_bitwise_reduce_element!(implement_stream_reduce_type for_each_bitwise_reduce_op;);
 
 /// An error unless `len ≥ needed`.
 fn need(buffer: &'static str, len: usize, needed: usize) -> Result<(), Error> {
