@@ -42,7 +42,7 @@
 //! # }
 //! ```
 
-use crate::element::{Names, Scoped, TeamCollectiveFn, c_table};
+use crate::element::{Names, Scoped, TeamCollectiveFn, c_functions};
 use crate::{Element, SymmetricPtr, Team, ffi};
 use nvshmem_abi::{
     for_each_arith_reduce_element, for_each_arith_reduce_op, for_each_bitwise_reduce_element,
@@ -74,7 +74,7 @@ pub trait ReduceOp<T>: sealed::Sealed + Copy {
     const FNS: ReduceFns<T>;
     /// The names of the wrapped C functions.
     #[doc(hidden)]
-    const NAMES: &'static [&'static [&'static str]];
+    const NAMES: &'static [&'static str];
     /// Combines two elements as NVSHMEM does (`perform_gpu_rdxn`); see [`combine`].
     #[doc(hidden)]
     fn combine(a: T, b: T) -> T;
@@ -145,29 +145,24 @@ pub struct ReduceFns<T> {
     pub reducescatter: Scoped<TeamCollectiveFn<T>>,
 }
 
-/// The functions of one (operator, type) pair, each written once.
-macro_rules! reduce_functions {
-    ($op:ident; $($how:tt)*) => {
-        paste::paste! {
-            c_table!($($how)*
-                reduce: scoped([<$op _reduce>]),
-                reducescatter: scoped([<$op _reducescatter>]),
-            )
-        }
-    };
-}
-
+/// Implements [`ReduceOp`] for one type and each operator of a group (the tables of `nvshmem_abi`).
 macro_rules! implement_reduce_op {
-    ($rust:ty, $c:ident; $($op:ident => $Op:ident),* $(,)?) => { $(
+    ($rust:ty, $c:ident; $($op:ident => $Op:ident),* $(,)?) => { paste::paste! { $(
         impl ReduceOp<$rust> for op::$Op {
-            const FNS: ReduceFns<$rust> = reduce_functions!($op; @build ReduceFns, $c;);
-            const NAMES: &'static [&'static [&'static str]] = reduce_functions!($op; @names $c;);
+            c_functions!(const FNS: ReduceFns<$rust>, NAMES = {
+                reduce: [<nvshmem_ $c _ $op _reduce>]
+                    | [<nvshmemx_ $c _ $op _reduce_warp>]
+                    | [<nvshmemx_ $c _ $op _reduce_block>],
+                reducescatter: [<nvshmem_ $c _ $op _reducescatter>]
+                    | [<nvshmemx_ $c _ $op _reducescatter_warp>]
+                    | [<nvshmemx_ $c _ $op _reducescatter_block>],
+            });
             #[inline(always)]
             fn combine(a: $rust, b: $rust) -> $rust {
                 combine::$op(a, b)
             }
         }
-    )* };
+    )* } };
 }
 
 macro_rules! implement_reduce_type {

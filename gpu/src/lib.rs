@@ -248,14 +248,12 @@ pub fn wrapped_c_functions() -> impl Iterator<Item = &'static str> {
     let typed = families
         .into_iter()
         .flatten()
-        .flat_map(|by_type| by_type.iter())
-        .flat_map(|by_function| by_function.iter().copied());
+        .flat_map(|by_table| by_table.iter().copied());
     let reductions = collective::REDUCE_WRAPPED
         .iter()
         .flat_map(|by_group| by_group.iter())
         .flat_map(|by_type| by_type.iter())
-        .flat_map(|by_op| by_op.iter())
-        .flat_map(|by_function| by_function.iter().copied());
+        .flat_map(|by_op| by_op.iter().copied());
     typed.chain(reductions)
 }
 
