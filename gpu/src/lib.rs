@@ -28,9 +28,9 @@
 //!
 //! | module | NVSHMEM section | contents |
 //! |---|---|---|
-//! | `thread` | (CUDA built-ins) | thread, block and grid indices, `__syncthreads` (GPU target only) |
+//! | [`thread`] | (CUDA built-ins) | thread, block and grid indices, `__syncthreads` (GPU target only) |
 //! | [`warp`] | (CUDA warp shuffles) | `warp::sum`, a warp's sum in every lane (GPU target only) |
-//! | `memory` | (PTX memory model) | atomics, relaxed loads and fences on this GPU's own memory, at GPU and system scope (GPU target only) |
+//! | [`memory`] | (PTX memory model) | atomics, relaxed loads and fences on this GPU's own memory, at GPU and system scope (GPU target only) |
 //! | [`grid`] | (cooperative launch) | `grid::GridBarrier`, a barrier for all blocks of a cooperatively launched grid (GPU target only) |
 //! | [`pe`] | Library setup, exit, and query | [`pe::my_pe`], [`pe::n_pes`], versions, [`pe::global_exit`] |
 //! | [`team`] | Team management | [`Team`] and its predefined teams, [`team::my_pe`], [`team::n_pes`], [`team::translate_pe`] |
@@ -41,6 +41,9 @@
 //! | [`sync`] | Memory ordering, barriers | `quiet`, `fence`, `barrier_all`, `sync_all`, team `barrier`/`team_sync`, at every scope NVSHMEM has; `barrier_all_timeout` |
 //! | [`collective`] | Collective communication | `reduce` with [`collective::op`], `reducescatter`, `broadcast`, `fcollect`, `alltoall`, byte forms; [`collective::warp`], [`collective::block`] |
 //! | [`ffi`] | all of the above | the C functions under their C names (`nvshmem_float_put`, …) |
+//!
+//! The GPU-only modules are documented on every target; their examples are marked `ignore`, as
+//! rustdoc builds them for the host, and `gpu/tests/device_examples.rs` compiles them for the GPU.
 //!
 //! The modules form layers, each importing only from those below it: [`ffi`] (NVSHMEM's C
 //! declarations, which use nothing of this crate), then `thread`, `group`, [`pe`], [`team`] and the
@@ -191,6 +194,8 @@
 //! kernel crate can also enable it for good: `nvshmem-gpu = { …, features = ["checks"] }`.
 #![cfg_attr(not(test), no_std)]
 #![cfg_attr(target_arch = "nvptx64", feature(stdarch_nvptx, asm_experimental_arch))]
+// The GPU-only modules appear in the host's documentation too, marked as such.
+#![cfg_attr(doc, feature(doc_cfg))]
 #![warn(missing_docs)]
 
 pub use nvshmem_macros::kernel;
@@ -203,8 +208,10 @@ pub mod collective;
 mod deadline;
 mod debug;
 pub mod ffi;
+#[cfg_attr(doc, doc(cfg(target_arch = "nvptx64")))]
 pub mod grid;
 mod group;
+#[cfg_attr(doc, doc(cfg(target_arch = "nvptx64")))]
 pub mod memory;
 pub mod p2p;
 #[cfg(all(target_arch = "nvptx64", feature = "panic-handler"))]
@@ -218,7 +225,9 @@ pub mod signal;
 mod slice;
 pub mod sync;
 pub mod team;
+#[cfg_attr(doc, doc(cfg(target_arch = "nvptx64")))]
 pub mod thread;
+#[cfg_attr(doc, doc(cfg(target_arch = "nvptx64")))]
 pub mod warp;
 
 pub use element::{

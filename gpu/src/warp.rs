@@ -11,14 +11,17 @@
 //! The shuffles exist only when compiling for `nvptx64`; the butterfly's schedule is checked on the
 //! CPU.
 //!
-//! ```text
+//! ```ignore
+//! # fn example(partial: f32) -> f32 {
 //! // In a kernel, every lane with its own `partial`:
 //! // SAFETY: all 32 lanes of the warp get here.
 //! let total = unsafe { nvshmem_gpu::warp::sum(partial) };
+//! # total
+//! # }
 //! ```
 
 /// The lane distances (`xor` masks) of the butterfly, in order.
-#[cfg(any(test, target_arch = "nvptx64"))]
+#[cfg(any(test, target_arch = "nvptx64", doc))]
 const BUTTERFLY: [u32; 5] = [16, 8, 4, 2, 1];
 
 /// The sum of `value` over the 32 lanes of the warp, in every lane (a butterfly of
@@ -26,7 +29,7 @@ const BUTTERFLY: [u32; 5] = [16, 8, 4, 2, 1];
 ///
 /// # Safety
 /// All 32 lanes of the warp call it (it waits for them: `shfl.sync` with a full mask).
-#[cfg(target_arch = "nvptx64")]
+#[cfg(any(target_arch = "nvptx64", doc))]
 #[inline]
 pub unsafe fn sum(mut value: f32) -> f32 {
     for lane_mask in BUTTERFLY {
