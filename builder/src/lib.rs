@@ -65,10 +65,7 @@ mod nested_cargo;
 mod ptxas;
 
 pub use error::BuildError;
-pub use linker::{
-    DEVICE_CHECKS_SYMBOL, MAPPED_SIGNAL_ADDS_SYMBOL, NVSHMEM_STATE_SYMBOLS,
-    run_if_invoked_as_linker,
-};
+pub use linker::{NVSHMEM_STATE_SYMBOLS, run_if_invoked_as_linker};
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

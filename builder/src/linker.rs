@@ -17,6 +17,7 @@
 //! rewritten and the steps from the device bitcode on run again, in parallel; the PTX is the same
 //! as a build for that architecture alone.
 
+use nvshmem_abi::{DEVICE_CHECKS_SYMBOL, MAPPED_SIGNAL_ADDS_SYMBOL};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -36,18 +37,9 @@ pub(crate) const LLVM_BIN_VAR: &str = "NVSHMEM_BUILDER_LLVM_BIN";
 pub const NVSHMEM_STATE_SYMBOLS: [&str; 2] =
     ["nvshmemi_device_state_d", "nvshmemi_device_lib_version_d"];
 
-/// `nvshmem-gpu`'s settings of its device checks (the `checks` feature), which `nvshmem-host` finds
-/// by name and fills when it loads the module; kept visible beside [`NVSHMEM_STATE_SYMBOLS`] (a
-/// module built without the feature lacks it, which is harmless to the internalize step).
-pub const DEVICE_CHECKS_SYMBOL: &str = "NVSHMEMRS_DEVICE_CHECKS";
-
-/// `nvshmem-gpu`'s switch for signal additions through the peer mapping, which `nvshmem-host` sets
-/// when it loads the module; kept visible likewise (a module built without the load/store path
-/// lacks it).
-pub const MAPPED_SIGNAL_ADDS_SYMBOL: &str = "NVSHMEMRS_MAPPED_SIGNAL_ADDS";
-
 /// The `-internalize-public-api-list` of the link step: the kernels `exports`, and the globals the
-/// host finds by name.
+/// host finds by name: NVSHMEM's ([`NVSHMEM_STATE_SYMBOLS`]) and `nvshmem-gpu`'s, which a module
+/// built without the device checks or the load/store path lacks (harmless to the internalize step).
 fn public_api(exports: &[String]) -> String {
     let kept: Vec<&str> = exports
         .iter()
@@ -593,15 +585,6 @@ attributes #1 = { "target-cpu"="sm_70" "target-features"="+ptx60" }
     fn a_module_without_nvshmem_is_reported() {
         let error = LinkedModuleFacts::read("define void @k() { ret void }").unwrap_err();
         assert!(error.contains("nvshmemi_device_lib_version_d"), "{error}");
-    }
-
-    #[test]
-    fn the_kept_settings_globals_are_the_ones_the_device_crate_defines() {
-        assert_eq!(DEVICE_CHECKS_SYMBOL, nvshmem_gpu::DEVICE_CHECKS_SYMBOL);
-        assert_eq!(
-            MAPPED_SIGNAL_ADDS_SYMBOL,
-            nvshmem_gpu::MAPPED_SIGNAL_ADDS_SYMBOL
-        );
     }
 
     #[test]

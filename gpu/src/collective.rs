@@ -42,32 +42,24 @@
 //! # }
 //! ```
 
-use crate::element::{Names, Scoped, TeamCollectiveFn, c_table};
-use crate::{
-    __for_each_arith_reduce_element, __for_each_arith_reduce_op, __for_each_bitwise_reduce_element,
-    __for_each_bitwise_reduce_op,
-};
+use crate::element::{Names, Scoped, TeamCollectiveFn, c_functions};
 use crate::{Element, SymmetricPtr, Team, ffi};
+use nvshmem_abi::{
+    for_each_arith_reduce_element, for_each_arith_reduce_op, for_each_bitwise_reduce_element,
+    for_each_bitwise_reduce_op,
+};
+
+pub use nvshmem_abi::op;
 
 mod sealed {
     pub trait Sealed {}
 }
 
-macro_rules! define_ops {
-    ($($c:ident => $Op:ident),* $(,)?) => { $(
-        #[doc = concat!("The `", stringify!($c), "` reduction operator (`nvshmem_<T>_", stringify!($c), "_reduce`).")]
-        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-        pub struct $Op;
-        impl super::sealed::Sealed for $Op {}
-    )* };
+macro_rules! seal_ops {
+    ($($c:ident => $Op:ident),* $(,)?) => { $(impl sealed::Sealed for op::$Op {})* };
 }
-
-/// The reduction operators, as values: `collective::reduce(team, op::Sum, …)`.
-pub mod op {
-    use crate::{__for_each_arith_reduce_op, __for_each_bitwise_reduce_op};
-    __for_each_arith_reduce_op!(define_ops);
-    __for_each_bitwise_reduce_op!(define_ops);
-}
+for_each_arith_reduce_op!(seal_ops);
+for_each_bitwise_reduce_op!(seal_ops);
 
 /// A reduction operator that NVSHMEM implements for element type `T`: implemented for the pairs of
 /// the reduction tables only, so a pair NVSHMEM lacks (`Xor` on `f32`) does not compile.
@@ -82,7 +74,7 @@ pub trait ReduceOp<T>: sealed::Sealed + Copy {
     const FNS: ReduceFns<T>;
     /// The names of the wrapped C functions.
     #[doc(hidden)]
-    const NAMES: &'static [&'static [&'static str]];
+    const NAMES: &'static [&'static str];
     /// Combines two elements as NVSHMEM does (`perform_gpu_rdxn`); see [`combine`].
     #[doc(hidden)]
     fn combine(a: T, b: T) -> T;
@@ -153,36 +145,31 @@ pub struct ReduceFns<T> {
     pub reducescatter: Scoped<TeamCollectiveFn<T>>,
 }
 
-/// The functions of one (operator, type) pair, each written once.
-macro_rules! reduce_functions {
-    ($op:ident; $($how:tt)*) => {
-        paste::paste! {
-            c_table!($($how)*
-                reduce: scoped([<$op _reduce>]),
-                reducescatter: scoped([<$op _reducescatter>]),
-            )
-        }
-    };
-}
-
+/// Implements [`ReduceOp`] for one type and each operator of a group (the tables of `nvshmem_abi`).
 macro_rules! implement_reduce_op {
-    ($rust:ty, $c:ident; $($op:ident => $Op:ident),* $(,)?) => { $(
+    ($rust:ty, $c:ident; $($op:ident => $Op:ident),* $(,)?) => { paste::paste! { $(
         impl ReduceOp<$rust> for op::$Op {
-            const FNS: ReduceFns<$rust> = reduce_functions!($op; @build ReduceFns, $c;);
-            const NAMES: &'static [&'static [&'static str]] = reduce_functions!($op; @names $c;);
+            c_functions!(const FNS: ReduceFns<$rust>, NAMES = {
+                reduce: [<nvshmem_ $c _ $op _reduce>]
+                    | [<nvshmemx_ $c _ $op _reduce_warp>]
+                    | [<nvshmemx_ $c _ $op _reduce_block>],
+                reducescatter: [<nvshmem_ $c _ $op _reducescatter>]
+                    | [<nvshmemx_ $c _ $op _reducescatter_warp>]
+                    | [<nvshmemx_ $c _ $op _reducescatter_block>],
+            });
             #[inline(always)]
             fn combine(a: $rust, b: $rust) -> $rust {
                 combine::$op(a, b)
             }
         }
-    )* };
+    )* } };
 }
 
 macro_rules! implement_reduce_type {
     ($ops:ident; $($rust:ty => $c:ident),* $(,)?) => { $( $ops!(implement_reduce_op $rust, $c;); )* };
 }
-__for_each_arith_reduce_element!(implement_reduce_type __for_each_arith_reduce_op;);
-__for_each_bitwise_reduce_element!(implement_reduce_type __for_each_bitwise_reduce_op;);
+for_each_arith_reduce_element!(implement_reduce_type for_each_arith_reduce_op;);
+for_each_bitwise_reduce_element!(implement_reduce_type for_each_bitwise_reduce_op;);
 
 macro_rules! reduce_names_of_type {
     ($rust:ty; $($op:ident => $Op:ident),* $(,)?) => { &[$(<op::$Op as ReduceOp<$rust>>::NAMES),*] };
@@ -192,8 +179,8 @@ macro_rules! reduce_names {
 }
 /// Names of the wrapped reductions, by type and operator.
 pub(crate) const REDUCE_WRAPPED: &[&[Names]] = &[
-    __for_each_arith_reduce_element!(reduce_names __for_each_arith_reduce_op;),
-    __for_each_bitwise_reduce_element!(reduce_names __for_each_bitwise_reduce_op;),
+    for_each_arith_reduce_element!(reduce_names for_each_arith_reduce_op;),
+    for_each_bitwise_reduce_element!(reduce_names for_each_bitwise_reduce_op;),
 ];
 
 /// A value and where it came from, the element of NVSHMEM's max-location reduction (CUDA's
@@ -227,7 +214,7 @@ macro_rules! meet {
         unsafe {
             crate::deadline::meet(
                 crate::checks::wrapper_name!($name),
-                crate::deadline::Scope::$Scope,
+                crate::group::Scope::$Scope,
                 $team,
             )
         }

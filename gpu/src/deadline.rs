@@ -14,32 +14,13 @@
 //! epoch, stay right when a team handle is freed and reused by a team of other PEs.
 
 use crate::Team;
+use crate::group::Scope;
 use core::ffi::CStr;
+#[cfg(all(target_arch = "nvptx64", feature = "checks"))]
+use nvshmem_abi::{DEFAULT_TIMEOUT_NS, DeviceChecks};
 
-/// The settings of a module's device checks, three 8-byte words; `nvshmem-host` writes them into
-/// each module it loads that defines [`DEVICE_CHECKS_SYMBOL`].
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct DeviceChecks {
-    /// How long a wait or handshake may last, in nanoseconds of `%globaltimer`.
-    pub timeout_ns: u64,
-    /// `slots × 2 × n_pes()` zeroed symmetric words: `arrivals[slot][pe]` then
-    /// `consumed[slot][pe]` for each slot; null when the host did not allocate them.
-    pub scratch: *mut u64,
-    /// How many team handles (`0..slots`) have a slot; teams beyond skip the handshake.
-    pub slots: u32,
-    /// Keeps the layout three whole words.
-    pub reserved: u32,
-}
-
-/// The limit of a module whose loader did not set one: generous, so that only a real hang hits it.
-pub const DEFAULT_TIMEOUT_NS: u64 = 60_000_000_000;
-
-/// The name of `NVSHMEMRS_DEVICE_CHECKS`, which only a module built with the feature defines.
-pub const DEVICE_CHECKS_SYMBOL: &str = "NVSHMEMRS_DEVICE_CHECKS";
-
-/// The settings of this module, found by name ([`DEVICE_CHECKS_SYMBOL`]) by `nvshmem-host` (and
-/// kept visible by `nvshmem-builder`'s internalize step).
+/// The settings of this module, found by name ([`nvshmem_abi::DEVICE_CHECKS_SYMBOL`]) by
+/// `nvshmem-host` (and kept visible by `nvshmem-builder`'s internalize step).
 #[cfg(all(target_arch = "nvptx64", feature = "checks"))]
 #[unsafe(no_mangle)]
 pub static mut NVSHMEMRS_DEVICE_CHECKS: DeviceChecks = DeviceChecks {
@@ -48,17 +29,6 @@ pub static mut NVSHMEMRS_DEVICE_CHECKS: DeviceChecks = DeviceChecks {
     slots: 0,
     reserved: 0,
 };
-
-/// Which threads make a collective call on each PE.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Scope {
-    /// One thread.
-    Thread,
-    /// Every thread of one warp.
-    Warp,
-    /// Every thread of one block.
-    Block,
-}
 
 /// With checks on, waits (at most the module's time limit) until every PE of `team` has reached
 /// the same collective call `function` by `scope`, and traps with a message naming the missing PE
@@ -197,12 +167,5 @@ mod tests {
         assert!(nothing_to_wait_for(3, Some(&[1, 2, -1, 0])));
         assert!(!nothing_to_wait_for(3, Some(&[1, 0, 1])));
         assert!(nothing_to_wait_for(0, Some(&[0])));
-    }
-
-    #[test]
-    fn the_settings_are_three_words_as_the_host_writes_them() {
-        assert_eq!(size_of::<super::DeviceChecks>(), 24);
-        assert_eq!(core::mem::offset_of!(super::DeviceChecks, scratch), 8);
-        assert_eq!(core::mem::offset_of!(super::DeviceChecks, slots), 16);
     }
 }

@@ -1,221 +1,49 @@
-//! The element types of NVSHMEM's typed calls, and the tables that map them to C names.
+//! The element types of NVSHMEM's typed calls, and the C functions of each type.
 //!
 //! Every typed family of NVSHMEM covers its own set of C types (atomics only some integers, bitwise
-//! reductions no floats, …). Each family therefore has one table of `Rust type => C type name`
-//! pairs below, and one sealed trait that the table implements:
+//! reductions no floats, …). Each family therefore has one sealed trait and one macro that
+//! implements it, invoked right below the macro with the family's table of `Rust type => C type
+//! name` pairs; the macro's body spells each C function the trait holds, `nvshmem_<c>_put` written
+//! `[<nvshmem_ $c _put>]`:
 //!
-//! | table | trait | what it gives |
+//! | macro (with its table) | trait | what it gives |
 //! |---|---|---|
-//! | `for_each_element!` | [`Element`] | RMA, strided RMA, put-with-signal, broadcast, fcollect, alltoall |
-//! | `for_each_wait_element!` | [`WaitElement`] | `wait_until*`, `test*` |
-//! | `for_each_atomic_element!` | [`AtomicElement`] | atomic fetch, set, swap |
-//! | `for_each_atomic_compare_swap!` | [`AtomicCompareSwap`] | compare-swap |
-//! | `for_each_atomic_integer!` | [`AtomicInteger`] | fetch-add, add, fetch-inc, inc |
-//! | `for_each_atomic_bitwise!` | [`AtomicBitwise`] | fetch-and/or/xor, and/or/xor |
-//! | `__for_each_arith_reduce_element!` | [`ReduceOp`](crate::collective::ReduceOp) for `Sum`, `Prod`, `Min`, `Max` | reductions |
-//! | `__for_each_bitwise_reduce_element!` | [`ReduceOp`](crate::collective::ReduceOp) for `And`, `Or`, `Xor` | reductions |
+//! | `implement_element!` | [`Element`] | RMA, strided RMA, put-with-signal, broadcast, fcollect, alltoall |
+//! | `implement_wait!` | [`WaitElement`] | `wait_until*`, `test*` |
+//! | `implement_atomic!` | [`AtomicElement`] | atomic fetch, set, swap |
+//! | `implement_atomic_compare_swap!` | [`AtomicCompareSwap`] | compare-swap |
+//! | `implement_atomic_integer!` | [`AtomicInteger`] | fetch-add, add, fetch-inc, inc |
+//! | `implement_atomic_bitwise!` | [`AtomicBitwise`] | fetch-and/or/xor, and/or/xor |
+//! | `implement_reduce_op!` in [`collective`](crate::collective), over `nvshmem_abi`'s reduction tables | [`ReduceOp`](crate::collective::ReduceOp) | reductions |
 //!
-//! A line in a table gives a type the whole family; a line in a family's function list (the
-//! `*_functions!` macros) gives every type of the table that function. The same lists produce the
-//! names of the wrapped C functions, which the coverage test compares with NVSHMEM's bitcode.
+//! So a typed call finds its C function in one step: `rma::p` calls `T::RMA.p`, and the macro that
+//! defines `RMA` says `p: [<nvshmem_ $c _p>]`. A line in a table gives a type the whole family; a
+//! line in a macro's list gives every type of the table that function. The same lists give the
+//! names of the wrapped C functions (`c_functions!`), which the coverage test compares with
+//! NVSHMEM's bitcode. Each C function's Rust signature is `ffi`'s, so a table line whose Rust type
+//! is not the C type's does not compile.
 
-/// Invokes `$callback!` with the tokens after it, then every `(Rust type, NVSHMEM type name)` pair
-/// of the RMA and collective families.
-macro_rules! for_each_element {
-    ($callback:ident $($args:tt)*) => {
-        $callback! {
-            $($args)*
-            f32 => float,
-            f64 => double,
-            i8 => int8,
-            i16 => int16,
-            i32 => int32,
-            i64 => int64,
-            u8 => uint8,
-            u16 => uint16,
-            u32 => uint32,
-            u64 => uint64,
-            isize => ptrdiff,
-            usize => size,
+/// Defines, inside a family's `impl`, the associated const `$fns`, a table `$Ops<T>` of NVSHMEM
+/// functions for the type `T`, and `$names`, the names of the same functions (for the coverage test).
+/// Each entry is `field: c_function`, or `field: thread | warp | block` for a function in its three
+/// scopes (a [`Scoped`]); the callers spell the names with `paste`.
+macro_rules! c_functions {
+    (const $fns:ident: $Ops:ident<$T:ty>, $names:ident = { $($field:ident: $($c:ident)|+),* $(,)? }) => {
+        const $fns: $Ops<$T> = $Ops { $($field: c_functions!(@fn $($c)|+)),* };
+        const $names: &'static [&'static str] = &[$($(stringify!($c)),+),*];
+    };
+    (@fn $c:ident) => {
+        crate::ffi::$c
+    };
+    (@fn $thread:ident | $warp:ident | $block:ident) => {
+        crate::element::Scoped {
+            thread: crate::ffi::$thread,
+            warp: crate::ffi::$warp,
+            block: crate::ffi::$block,
         }
     };
 }
-
-/// The types of `wait_until` and `test` (NVSHMEM: `NVSHMEMI_REPT_FOR_WAIT_TYPES`; there is no 8-bit
-/// or `int16` form, so 16-bit types use `short`/`ushort`, and no float forms).
-macro_rules! for_each_wait_element {
-    ($callback:ident $($args:tt)*) => {
-        $callback! {
-            $($args)*
-            i16 => short,
-            i32 => int32,
-            i64 => int64,
-            u16 => ushort,
-            u32 => uint32,
-            u64 => uint64,
-            isize => ptrdiff,
-            usize => size,
-        }
-    };
-}
-
-/// The types of atomic fetch, set and swap (NVSHMEM's standard, bitwise and extended AMO types).
-macro_rules! for_each_atomic_element {
-    ($callback:ident $($args:tt)*) => {
-        $callback! {
-            $($args)*
-            f32 => float,
-            f64 => double,
-            i32 => int32,
-            i64 => int64,
-            u32 => uint32,
-            u64 => uint64,
-            isize => ptrdiff,
-            usize => size,
-        }
-    };
-}
-
-/// The types of compare-swap.
-macro_rules! for_each_atomic_compare_swap {
-    ($callback:ident $($args:tt)*) => {
-        $callback! {
-            $($args)*
-            i32 => int32,
-            i64 => int64,
-            u32 => uint32,
-            u64 => uint64,
-            isize => ptrdiff,
-            usize => size,
-        }
-    };
-}
-
-/// The types of fetch-add, add, fetch-inc and inc. NVSHMEM 3.4.5's device library has no `int64`
-/// add or inc, so `i64` uses `long` (64-bit on every target this crate builds for); `ulong` is not
-/// used for `u64` because its device fetch-add narrows to 32 bits.
-macro_rules! for_each_atomic_integer {
-    ($callback:ident $($args:tt)*) => {
-        $callback! {
-            $($args)*
-            i32 => int32,
-            i64 => long,
-            u32 => uint32,
-            u64 => uint64,
-            usize => size,
-        }
-    };
-}
-
-/// The types of the bitwise atomics (NVSHMEM: `NVSHMEMI_REPT_OPGROUP_FOR_BITWISE_AMO`).
-macro_rules! for_each_atomic_bitwise {
-    ($callback:ident $($args:tt)*) => {
-        $callback! {
-            $($args)*
-            i32 => int32,
-            i64 => int64,
-            u32 => uint32,
-            u64 => uint64,
-        }
-    };
-}
-
-/// The types of the arithmetic reductions `sum`, `prod`, `min`, `max` (NVSHMEM's standard reduce
-/// types without `half`/`bfloat16`). Exported for the host crate's on-stream reductions.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __for_each_arith_reduce_element {
-    ($callback:ident $($args:tt)*) => {
-        $callback! {
-            $($args)*
-            f32 => float,
-            f64 => double,
-            i8 => int8,
-            i16 => int16,
-            i32 => int32,
-            i64 => int64,
-            u8 => uint8,
-            u16 => uint16,
-            u32 => uint32,
-            u64 => uint64,
-            usize => size,
-        }
-    };
-}
-
-/// The types of the bitwise reductions `and`, `or`, `xor` (integers only).
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __for_each_bitwise_reduce_element {
-    ($callback:ident $($args:tt)*) => {
-        $callback! {
-            $($args)*
-            i8 => int8,
-            i16 => int16,
-            i32 => int32,
-            i64 => int64,
-            u8 => uint8,
-            u16 => uint16,
-            u32 => uint32,
-            u64 => uint64,
-            usize => size,
-        }
-    };
-}
-
-/// The arithmetic reduction operators: `C name => marker type in collective::op`.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __for_each_arith_reduce_op {
-    ($callback:ident $($args:tt)*) => {
-        $callback! { $($args)* sum => Sum, prod => Prod, min => Min, max => Max }
-    };
-}
-
-/// The bitwise reduction operators: `C name => marker type in collective::op`.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __for_each_bitwise_reduce_op {
-    ($callback:ident $($args:tt)*) => {
-        $callback! { $($args)* and => And, or => Or, xor => Xor }
-    };
-}
-
-/// Builds a table of NVSHMEM functions for one C type name, or the names of those functions, from a
-/// list of entries (each family writes its list once, in its `*_functions!` macro):
-///
-/// - `field: one(prefix, suffix)` is `ffi::<prefix><c><suffix>`;
-/// - `field: scoped(op)` is a [`Scoped`] of `nvshmem_<c>_<op>`, `nvshmemx_<c>_<op>_warp`,
-///   `nvshmemx_<c>_<op>_block`.
-macro_rules! c_table {
-    (@build $table:ident, $c:ident; $($field:ident : $kind:ident $args:tt),* $(,)?) => {
-        $table { $($field: c_table!(@fn $kind $c $args)),* }
-    };
-    (@fn one $c:ident ($pre:ident, $post:ident)) => {
-        paste::paste!(crate::ffi::[<$pre $c $post>])
-    };
-    (@fn scoped $c:ident ($op:ident)) => {
-        paste::paste!(crate::element::Scoped {
-            thread: crate::ffi::[<nvshmem_ $c _ $op>],
-            warp: crate::ffi::[<nvshmemx_ $c _ $op _warp>],
-            block: crate::ffi::[<nvshmemx_ $c _ $op _block>],
-        })
-    };
-    (@names $c:ident; $($field:ident : $kind:ident $args:tt),* $(,)?) => {
-        &[$(c_table!(@name $kind $c $args)),*]
-    };
-    (@name one $c:ident ($pre:ident, $post:ident)) => {
-        paste::paste!(&[stringify!([<$pre $c $post>])])
-    };
-    (@name scoped $c:ident ($op:ident)) => {
-        paste::paste!(&[
-            stringify!([<nvshmem_ $c _ $op>]),
-            stringify!([<nvshmemx_ $c _ $op _warp>]),
-            stringify!([<nvshmemx_ $c _ $op _block>]),
-        ])
-    };
-}
-pub(crate) use c_table;
+pub(crate) use c_functions;
 
 /// One function in its three scopes: thread (`nvshmem_*`), warp (`nvshmemx_*_warp`) and block
 /// (`nvshmemx_*_block`).
@@ -227,8 +55,9 @@ pub struct Scoped<F> {
     pub block: F,
 }
 
-/// Names of wrapped C functions, grouped by type and by function (flattened by [`crate::wrapped`]).
-pub(crate) type Names = &'static [&'static [&'static [&'static str]]];
+/// Names of wrapped C functions, one list per type and table (flattened by
+/// [`crate::wrapped_c_functions`]).
+pub(crate) type Names = &'static [&'static [&'static str]];
 
 mod sealed {
     pub trait Sealed {}
@@ -259,6 +88,12 @@ pub trait Element: Copy + sealed::Sealed + 'static {
     /// The collective functions for this type; use [`crate::collective`] instead.
     #[doc(hidden)]
     const COLLECTIVE: CollectiveOps<Self>;
+    /// The C names of [`Element::RMA`]'s functions.
+    #[doc(hidden)]
+    const RMA_NAMES: &'static [&'static str];
+    /// The C names of [`Element::COLLECTIVE`]'s functions.
+    #[doc(hidden)]
+    const COLLECTIVE_NAMES: &'static [&'static str];
 }
 
 /// NVSHMEM's transfer function shape: `(dest, source, nelems, pe)`.
@@ -296,52 +131,50 @@ pub struct CollectiveOps<T> {
     pub alltoall: Scoped<TeamCollectiveFn<T>>,
 }
 
-/// The functions of [`Element`], each written once.
-macro_rules! element_functions {
-    ($($how:tt)*) => {
-        c_table!($($how)*
-            p: one(nvshmem_, _p),
-            g: one(nvshmem_, _g),
-            put: scoped(put),
-            put_nbi: scoped(put_nbi),
-            get: scoped(get),
-            get_nbi: scoped(get_nbi),
-            iput: scoped(iput),
-            iget: scoped(iget),
-            put_signal: scoped(put_signal),
-            put_signal_nbi: scoped(put_signal_nbi),
-        )
-    };
-}
-
-/// The collective functions of [`Element`], each written once.
-macro_rules! collective_functions {
-    ($($how:tt)*) => {
-        c_table!($($how)*
-            broadcast: scoped(broadcast),
-            fcollect: scoped(fcollect),
-            alltoall: scoped(alltoall),
-        )
-    };
-}
-
+/// Implements [`Element`] for the table below it.
 macro_rules! implement_element {
-    ($($rust:ty => $c:ident),* $(,)?) => {
+    ($($rust:ty => $c:ident),* $(,)?) => { paste::paste! {
         $(
             impl sealed::Sealed for $rust {}
             impl Element for $rust {
                 const NVSHMEM_NAME: &'static str = stringify!($c);
-                const RMA: RmaOps<Self> = element_functions!(@build RmaOps, $c;);
-                const COLLECTIVE: CollectiveOps<Self> =
-                    collective_functions!(@build CollectiveOps, $c;);
+                c_functions!(const RMA: RmaOps<Self>, RMA_NAMES = {
+                    p: [<nvshmem_ $c _p>],
+                    g: [<nvshmem_ $c _g>],
+                    put: [<nvshmem_ $c _put>] | [<nvshmemx_ $c _put_warp>] | [<nvshmemx_ $c _put_block>],
+                    put_nbi: [<nvshmem_ $c _put_nbi>] | [<nvshmemx_ $c _put_nbi_warp>] | [<nvshmemx_ $c _put_nbi_block>],
+                    get: [<nvshmem_ $c _get>] | [<nvshmemx_ $c _get_warp>] | [<nvshmemx_ $c _get_block>],
+                    get_nbi: [<nvshmem_ $c _get_nbi>] | [<nvshmemx_ $c _get_nbi_warp>] | [<nvshmemx_ $c _get_nbi_block>],
+                    iput: [<nvshmem_ $c _iput>] | [<nvshmemx_ $c _iput_warp>] | [<nvshmemx_ $c _iput_block>],
+                    iget: [<nvshmem_ $c _iget>] | [<nvshmemx_ $c _iget_warp>] | [<nvshmemx_ $c _iget_block>],
+                    put_signal: [<nvshmem_ $c _put_signal>] | [<nvshmemx_ $c _put_signal_warp>] | [<nvshmemx_ $c _put_signal_block>],
+                    put_signal_nbi: [<nvshmem_ $c _put_signal_nbi>] | [<nvshmemx_ $c _put_signal_nbi_warp>] | [<nvshmemx_ $c _put_signal_nbi_block>],
+                });
+                c_functions!(const COLLECTIVE: CollectiveOps<Self>, COLLECTIVE_NAMES = {
+                    broadcast: [<nvshmem_ $c _broadcast>] | [<nvshmemx_ $c _broadcast_warp>] | [<nvshmemx_ $c _broadcast_block>],
+                    fcollect: [<nvshmem_ $c _fcollect>] | [<nvshmemx_ $c _fcollect_warp>] | [<nvshmemx_ $c _fcollect_block>],
+                    alltoall: [<nvshmem_ $c _alltoall>] | [<nvshmemx_ $c _alltoall_warp>] | [<nvshmemx_ $c _alltoall_block>],
+                });
             }
         )*
-        pub(crate) const ELEMENT_WRAPPED: Names = &[
-            $(element_functions!(@names $c;), collective_functions!(@names $c;)),*
-        ];
-    };
+        pub(crate) const ELEMENT_WRAPPED: Names =
+            &[$(<$rust as Element>::RMA_NAMES, <$rust as Element>::COLLECTIVE_NAMES),*];
+    } };
 }
-for_each_element!(implement_element);
+implement_element! {
+    f32 => float,
+    f64 => double,
+    i8 => int8,
+    i16 => int16,
+    i32 => int32,
+    i64 => int64,
+    u8 => uint8,
+    u16 => uint16,
+    u32 => uint32,
+    u64 => uint64,
+    isize => ptrdiff,
+    usize => size,
+}
 
 /// A type NVSHMEM can wait on and test (`wait_until`, `test` and their `_all`/`_any`/`_some`/
 /// `_vector` forms): `i16`, `i32`, `i64`, `u16`, `u32`, `u64`, `isize`, `usize`.
@@ -366,6 +199,9 @@ pub trait WaitElement: Element {
     /// The wait and test functions for this type; use [`crate::p2p`] instead.
     #[doc(hidden)]
     const WAIT: WaitOps<Self>;
+    /// The C names of the functions of `WAIT`.
+    #[doc(hidden)]
+    const WAIT_NAMES: &'static [&'static str];
     /// The value widened to `i64` (bits kept), for diagnostics.
     #[doc(hidden)]
     fn widen(self) -> i64;
@@ -394,42 +230,46 @@ pub struct WaitOps<T> {
         unsafe extern "C" fn(*mut T, usize, *mut usize, *const i32, i32, *mut T) -> usize,
 }
 
-macro_rules! wait_functions {
-    ($($how:tt)*) => {
-        c_table!($($how)*
-            wait_until: one(nvshmem_, _wait_until),
-            wait_until_all: one(nvshmem_, _wait_until_all),
-            wait_until_any: one(nvshmem_, _wait_until_any),
-            wait_until_some: one(nvshmem_, _wait_until_some),
-            wait_until_all_vector: one(nvshmem_, _wait_until_all_vector),
-            wait_until_any_vector: one(nvshmem_, _wait_until_any_vector),
-            wait_until_some_vector: one(nvshmem_, _wait_until_some_vector),
-            test: one(nvshmem_, _test),
-            test_all: one(nvshmem_, _test_all),
-            test_any: one(nvshmem_, _test_any),
-            test_some: one(nvshmem_, _test_some),
-            test_all_vector: one(nvshmem_, _test_all_vector),
-            test_any_vector: one(nvshmem_, _test_any_vector),
-            test_some_vector: one(nvshmem_, _test_some_vector),
-        )
-    };
-}
-
+/// Implements [`WaitElement`] for the table below it.
 macro_rules! implement_wait {
-    ($($rust:ty => $c:ident),* $(,)?) => {
+    ($($rust:ty => $c:ident),* $(,)?) => { paste::paste! {
         $(
             impl WaitElement for $rust {
-                const WAIT: WaitOps<Self> = wait_functions!(@build WaitOps, $c;);
+                c_functions!(const WAIT: WaitOps<Self>, WAIT_NAMES = {
+                    wait_until: [<nvshmem_ $c _wait_until>],
+                    wait_until_all: [<nvshmem_ $c _wait_until_all>],
+                    wait_until_any: [<nvshmem_ $c _wait_until_any>],
+                    wait_until_some: [<nvshmem_ $c _wait_until_some>],
+                    wait_until_all_vector: [<nvshmem_ $c _wait_until_all_vector>],
+                    wait_until_any_vector: [<nvshmem_ $c _wait_until_any_vector>],
+                    wait_until_some_vector: [<nvshmem_ $c _wait_until_some_vector>],
+                    test: [<nvshmem_ $c _test>],
+                    test_all: [<nvshmem_ $c _test_all>],
+                    test_any: [<nvshmem_ $c _test_any>],
+                    test_some: [<nvshmem_ $c _test_some>],
+                    test_all_vector: [<nvshmem_ $c _test_all_vector>],
+                    test_any_vector: [<nvshmem_ $c _test_any_vector>],
+                    test_some_vector: [<nvshmem_ $c _test_some_vector>],
+                });
                 #[inline]
                 fn widen(self) -> i64 {
                     self as i64
                 }
             }
         )*
-        pub(crate) const WAIT_WRAPPED: Names = &[$(wait_functions!(@names $c;)),*];
-    };
+        pub(crate) const WAIT_WRAPPED: Names = &[$(<$rust as WaitElement>::WAIT_NAMES),*];
+    } };
 }
-for_each_wait_element!(implement_wait);
+implement_wait! {
+    i16 => short,
+    i32 => int32,
+    i64 => int64,
+    u16 => ushort,
+    u32 => uint32,
+    u64 => uint64,
+    isize => ptrdiff,
+    usize => size,
+}
 
 /// A type of NVSHMEM's atomic fetch, set and swap: `f32`, `f64`, `i32`, `i64`, `u32`, `u64`,
 /// `isize`, `usize`.
@@ -441,6 +281,9 @@ pub trait AtomicElement: Element {
     /// The functions; use [`crate::atomic`] instead.
     #[doc(hidden)]
     const ATOMIC: AtomicOps<Self>;
+    /// The C names of the functions of `ATOMIC`.
+    #[doc(hidden)]
+    const ATOMIC_NAMES: &'static [&'static str];
 }
 
 /// Atomic fetch, set and swap for one type.
@@ -451,27 +294,31 @@ pub struct AtomicOps<T> {
     pub swap: unsafe extern "C" fn(*mut T, T, i32) -> T,
 }
 
-macro_rules! atomic_functions {
-    ($($how:tt)*) => {
-        c_table!($($how)*
-            fetch: one(nvshmem_, _atomic_fetch),
-            set: one(nvshmem_, _atomic_set),
-            swap: one(nvshmem_, _atomic_swap),
-        )
-    };
-}
-
+/// Implements [`AtomicElement`] for the table below it.
 macro_rules! implement_atomic {
-    ($($rust:ty => $c:ident),* $(,)?) => {
+    ($($rust:ty => $c:ident),* $(,)?) => { paste::paste! {
         $(
             impl AtomicElement for $rust {
-                const ATOMIC: AtomicOps<Self> = atomic_functions!(@build AtomicOps, $c;);
+                c_functions!(const ATOMIC: AtomicOps<Self>, ATOMIC_NAMES = {
+                    fetch: [<nvshmem_ $c _atomic_fetch>],
+                    set: [<nvshmem_ $c _atomic_set>],
+                    swap: [<nvshmem_ $c _atomic_swap>],
+                });
             }
         )*
-        pub(crate) const ATOMIC_WRAPPED: Names = &[$(atomic_functions!(@names $c;)),*];
-    };
+        pub(crate) const ATOMIC_WRAPPED: Names = &[$(<$rust as AtomicElement>::ATOMIC_NAMES),*];
+    } };
 }
-for_each_atomic_element!(implement_atomic);
+implement_atomic! {
+    f32 => float,
+    f64 => double,
+    i32 => int32,
+    i64 => int64,
+    u32 => uint32,
+    u64 => uint64,
+    isize => ptrdiff,
+    usize => size,
+}
 
 /// An integer type of NVSHMEM's atomic compare-swap: `i32`, `i64`, `u32`, `u64`, `isize`, `usize`.
 #[diagnostic::on_unimplemented(
@@ -482,6 +329,9 @@ pub trait AtomicCompareSwap: AtomicElement {
     /// The function; use [`crate::atomic::compare_swap`] instead.
     #[doc(hidden)]
     const COMPARE_SWAP: AtomicCompareSwapOps<Self>;
+    /// The C names of the functions of `COMPARE_SWAP`.
+    #[doc(hidden)]
+    const COMPARE_SWAP_NAMES: &'static [&'static str];
 }
 
 /// Compare-swap for one type.
@@ -490,27 +340,27 @@ pub struct AtomicCompareSwapOps<T> {
     pub compare_swap: unsafe extern "C" fn(*mut T, T, T, i32) -> T,
 }
 
-macro_rules! atomic_compare_swap_functions {
-    ($($how:tt)*) => {
-        c_table!($($how)*
-            compare_swap: one(nvshmem_, _atomic_compare_swap),
-        )
-    };
-}
-
+/// Implements [`AtomicCompareSwap`] for the table below it.
 macro_rules! implement_atomic_compare_swap {
-    ($($rust:ty => $c:ident),* $(,)?) => {
+    ($($rust:ty => $c:ident),* $(,)?) => { paste::paste! {
         $(
             impl AtomicCompareSwap for $rust {
-                const COMPARE_SWAP: AtomicCompareSwapOps<Self> =
-                    atomic_compare_swap_functions!(@build AtomicCompareSwapOps, $c;);
+                c_functions!(const COMPARE_SWAP: AtomicCompareSwapOps<Self>, COMPARE_SWAP_NAMES = {
+                    compare_swap: [<nvshmem_ $c _atomic_compare_swap>],
+                });
             }
         )*
-        pub(crate) const ATOMIC_COMPARE_SWAP_WRAPPED: Names =
-            &[$(atomic_compare_swap_functions!(@names $c;)),*];
-    };
+        pub(crate) const ATOMIC_COMPARE_SWAP_WRAPPED: Names = &[$(<$rust as AtomicCompareSwap>::COMPARE_SWAP_NAMES),*];
+    } };
 }
-for_each_atomic_compare_swap!(implement_atomic_compare_swap);
+implement_atomic_compare_swap! {
+    i32 => int32,
+    i64 => int64,
+    u32 => uint32,
+    u64 => uint64,
+    isize => ptrdiff,
+    usize => size,
+}
 
 /// An integer type of NVSHMEM's arithmetic atomics (fetch-add, add, fetch-inc, inc): `i32`, `i64`,
 /// `u32`, `u64`, `usize`.
@@ -535,6 +385,9 @@ pub trait AtomicInteger: AtomicCompareSwap {
     /// The functions; use [`crate::atomic`] instead.
     #[doc(hidden)]
     const ARITHMETIC: AtomicIntegerOps<Self>;
+    /// The C names of the functions of `ARITHMETIC`.
+    #[doc(hidden)]
+    const ARITHMETIC_NAMES: &'static [&'static str];
 }
 
 /// Fetch-add, add, fetch-inc and inc for one type.
@@ -546,30 +399,29 @@ pub struct AtomicIntegerOps<T> {
     pub inc: unsafe extern "C" fn(*mut T, i32),
 }
 
-macro_rules! atomic_integer_functions {
-    ($($how:tt)*) => {
-        c_table!($($how)*
-            fetch_add: one(nvshmem_, _atomic_fetch_add),
-            add: one(nvshmem_, _atomic_add),
-            fetch_inc: one(nvshmem_, _atomic_fetch_inc),
-            inc: one(nvshmem_, _atomic_inc),
-        )
-    };
-}
-
+/// Implements [`AtomicInteger`] for the table below it.
 macro_rules! implement_atomic_integer {
-    ($($rust:ty => $c:ident),* $(,)?) => {
+    ($($rust:ty => $c:ident),* $(,)?) => { paste::paste! {
         $(
             impl AtomicInteger for $rust {
-                const ARITHMETIC: AtomicIntegerOps<Self> =
-                    atomic_integer_functions!(@build AtomicIntegerOps, $c;);
+                c_functions!(const ARITHMETIC: AtomicIntegerOps<Self>, ARITHMETIC_NAMES = {
+                    fetch_add: [<nvshmem_ $c _atomic_fetch_add>],
+                    add: [<nvshmem_ $c _atomic_add>],
+                    fetch_inc: [<nvshmem_ $c _atomic_fetch_inc>],
+                    inc: [<nvshmem_ $c _atomic_inc>],
+                });
             }
         )*
-        pub(crate) const ATOMIC_INTEGER_WRAPPED: Names =
-            &[$(atomic_integer_functions!(@names $c;)),*];
-    };
+        pub(crate) const ATOMIC_INTEGER_WRAPPED: Names = &[$(<$rust as AtomicInteger>::ARITHMETIC_NAMES),*];
+    } };
 }
-for_each_atomic_integer!(implement_atomic_integer);
+implement_atomic_integer! {
+    i32 => int32,
+    i64 => long,
+    u32 => uint32,
+    u64 => uint64,
+    usize => size,
+}
 
 /// A type of NVSHMEM's atomic add and fetch-add: the [`AtomicInteger`] types, and `f32` and `f64`
 /// with NVSHMEM 3.7 and later (the crate's `nvshmem-3-7` feature, which nvshmem-builder turns on
@@ -630,6 +482,9 @@ pub trait AtomicBitwise: AtomicInteger {
     /// The functions; use [`crate::atomic`] instead.
     #[doc(hidden)]
     const BITWISE: AtomicBitwiseOps<Self>;
+    /// The C names of the functions of `BITWISE`.
+    #[doc(hidden)]
+    const BITWISE_NAMES: &'static [&'static str];
 }
 
 /// Fetch-and/or/xor and and/or/xor for one type.
@@ -643,75 +498,40 @@ pub struct AtomicBitwiseOps<T> {
     pub xor: unsafe extern "C" fn(*mut T, T, i32),
 }
 
-macro_rules! atomic_bitwise_functions {
-    ($($how:tt)*) => {
-        c_table!($($how)*
-            fetch_and: one(nvshmem_, _atomic_fetch_and),
-            fetch_or: one(nvshmem_, _atomic_fetch_or),
-            fetch_xor: one(nvshmem_, _atomic_fetch_xor),
-            and: one(nvshmem_, _atomic_and),
-            or: one(nvshmem_, _atomic_or),
-            xor: one(nvshmem_, _atomic_xor),
-        )
-    };
-}
-
+/// Implements [`AtomicBitwise`] for the table below it.
 macro_rules! implement_atomic_bitwise {
-    ($($rust:ty => $c:ident),* $(,)?) => {
+    ($($rust:ty => $c:ident),* $(,)?) => { paste::paste! {
         $(
             impl AtomicBitwise for $rust {
-                const BITWISE: AtomicBitwiseOps<Self> =
-                    atomic_bitwise_functions!(@build AtomicBitwiseOps, $c;);
+                c_functions!(const BITWISE: AtomicBitwiseOps<Self>, BITWISE_NAMES = {
+                    fetch_and: [<nvshmem_ $c _atomic_fetch_and>],
+                    fetch_or: [<nvshmem_ $c _atomic_fetch_or>],
+                    fetch_xor: [<nvshmem_ $c _atomic_fetch_xor>],
+                    and: [<nvshmem_ $c _atomic_and>],
+                    or: [<nvshmem_ $c _atomic_or>],
+                    xor: [<nvshmem_ $c _atomic_xor>],
+                });
             }
         )*
-        pub(crate) const ATOMIC_BITWISE_WRAPPED: Names =
-            &[$(atomic_bitwise_functions!(@names $c;)),*];
-    };
+        pub(crate) const ATOMIC_BITWISE_WRAPPED: Names = &[$(<$rust as AtomicBitwise>::BITWISE_NAMES),*];
+    } };
 }
-for_each_atomic_bitwise!(implement_atomic_bitwise);
+implement_atomic_bitwise! {
+    i32 => int32,
+    i64 => int64,
+    u32 => uint32,
+    u64 => uint64,
+}
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn size_of_c_name(name: &str) -> usize {
-        match name {
-            "float" | "int32" | "uint32" => 4,
-            "double" | "int64" | "uint64" | "ptrdiff" | "size" | "long" => 8,
-            "int8" | "uint8" => 1,
-            "int16" | "uint16" | "short" | "ushort" => 2,
-            other => panic!("no size known for NVSHMEM type {other}"),
-        }
-    }
-
-    macro_rules! check_sizes {
-        ($($rust:ty => $c:ident),* $(,)?) => { $(
-            assert_eq!(
-                core::mem::size_of::<$rust>(),
-                size_of_c_name(stringify!($c)),
-                "{} maps to {}", stringify!($rust), stringify!($c)
-            );
-        )* };
-    }
-
-    #[test]
-    fn every_table_maps_to_c_types_of_the_same_size() {
-        for_each_element!(check_sizes);
-        for_each_wait_element!(check_sizes);
-        for_each_atomic_element!(check_sizes);
-        for_each_atomic_compare_swap!(check_sizes);
-        for_each_atomic_integer!(check_sizes);
-        for_each_atomic_bitwise!(check_sizes);
-        crate::__for_each_arith_reduce_element!(check_sizes);
-        crate::__for_each_bitwise_reduce_element!(check_sizes);
-    }
-
     #[test]
     fn tables_name_the_scoped_c_functions() {
         let names: Vec<&str> = ELEMENT_WRAPPED
             .iter()
-            .flat_map(|t| t.iter())
-            .flat_map(|f| f.iter().copied())
+            .flat_map(|t| t.iter().copied())
             .collect();
         for expected in [
             "nvshmem_float_p",

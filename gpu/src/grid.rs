@@ -19,17 +19,17 @@
 //! The barrier exists only when compiling for `nvptx64`; its arithmetic (`arrival`, `released`)
 //! is checked on the CPU, against a model of blocks arriving in many orders.
 
-#[cfg(target_arch = "nvptx64")]
+#[cfg(any(target_arch = "nvptx64", doc))]
 use crate::{memory, thread};
 
 /// The counter's phase bit, which each complete barrier flips.
-#[cfg(any(test, target_arch = "nvptx64"))]
+#[cfg(any(test, target_arch = "nvptx64", doc))]
 const PHASE: u32 = 1 << 31;
 
 /// What a block of a grid of `blocks` blocks adds to the counter when it arrives: `2³¹ − (blocks −
 /// 1)` for the `first` block (block 0), 1 for the others, so that one barrier's arrivals add `2³¹`
 /// in all. `blocks` is 1 to 2³¹ (a grid has fewer than 2³¹ blocks).
-#[cfg(any(test, target_arch = "nvptx64"))]
+#[cfg(any(test, target_arch = "nvptx64", doc))]
 #[inline]
 const fn arrival(first: bool, blocks: u32) -> u32 {
     if first { PHASE - (blocks - 1) } else { 1 }
@@ -37,7 +37,7 @@ const fn arrival(first: bool, blocks: u32) -> u32 {
 
 /// Whether the barrier that a block entered when its addition returned `before` is complete, the
 /// counter now reading `now`: the phase bit has flipped since.
-#[cfg(any(test, target_arch = "nvptx64"))]
+#[cfg(any(test, target_arch = "nvptx64", doc))]
 #[inline]
 const fn released(before: u32, now: u32) -> bool {
     (before ^ now) & PHASE != 0
@@ -57,7 +57,7 @@ const fn released(before: u32, now: u32) -> bool {
 /// (every complete barrier leaves the low 31 bits zero), and several `GridBarrier`s in one launch
 /// may share it as long as all blocks take the same sequence of waits on it.
 ///
-/// ```text
+/// ```ignore
 /// # unsafe fn example(counter: *mut u32, iterations: u32) {
 /// // SAFETY: `counter` was zeroed before the first launch and serves only this grid's barriers.
 /// let barrier = unsafe { nvshmem_gpu::grid::GridBarrier::new(counter) };
@@ -68,13 +68,13 @@ const fn released(before: u32, now: u32) -> bool {
 /// }
 /// # }
 /// ```
-#[cfg(target_arch = "nvptx64")]
+#[cfg(any(target_arch = "nvptx64", doc))]
 #[derive(Debug)]
 pub struct GridBarrier {
     counter: *mut u32,
 }
 
-#[cfg(target_arch = "nvptx64")]
+#[cfg(any(target_arch = "nvptx64", doc))]
 impl GridBarrier {
     /// A barrier over `counter`, a device `u32` that was zeroed before the first launch that used
     /// it, and since then used only by complete barriers of `GridBarrier`s.

@@ -28,9 +28,9 @@
 //!
 //! | module | NVSHMEM section | contents |
 //! |---|---|---|
-//! | `thread` | (CUDA built-ins) | thread, block and grid indices, `__syncthreads` (GPU target only) |
+//! | [`thread`] | (CUDA built-ins) | thread, block and grid indices, `__syncthreads` (GPU target only) |
 //! | [`warp`] | (CUDA warp shuffles) | `warp::sum`, a warp's sum in every lane (GPU target only) |
-//! | `memory` | (PTX memory model) | atomics, relaxed loads and fences on this GPU's own memory, at GPU and system scope (GPU target only) |
+//! | [`memory`] | (PTX memory model) | atomics, relaxed loads and fences on this GPU's own memory, at GPU and system scope (GPU target only) |
 //! | [`grid`] | (cooperative launch) | `grid::GridBarrier`, a barrier for all blocks of a cooperatively launched grid (GPU target only) |
 //! | [`pe`] | Library setup, exit, and query | [`pe::my_pe`], [`pe::n_pes`], versions, [`pe::global_exit`] |
 //! | [`team`] | Team management | [`Team`] and its predefined teams, [`team::my_pe`], [`team::n_pes`], [`team::translate_pe`] |
@@ -42,13 +42,21 @@
 //! | [`collective`] | Collective communication | `reduce` with [`collective::op`], `reducescatter`, `broadcast`, `fcollect`, `alltoall`, byte forms; [`collective::warp`], [`collective::block`] |
 //! | [`ffi`] | all of the above | the C functions under their C names (`nvshmem_float_put`, …) |
 //!
+//! The GPU-only modules are documented on every target; their examples are marked `ignore`, as
+//! rustdoc builds them for the host, and `gpu/tests/device_examples.rs` compiles them for the GPU.
+//!
 //! The modules form layers, each importing only from those below it: [`ffi`] (NVSHMEM's C
-//! declarations, which use nothing of this crate), then `thread`, [`pe`], [`team`] and the element
-//! tables, then the device checks (`checks`, `debug`, and `deadline`, which puts the time limit of
+//! declarations, which use nothing of this crate), then `thread`, `group`, [`pe`], [`team`] and the
+//! element tables, then the device checks (`checks`, `debug`, and `deadline`, which puts the time limit of
 //! the "Checks" section below on blocking calls), then the load/store path (`peer`, below), then
 //! [`rma`], [`signal`], [`p2p`], [`atomic`] and [`collective`], and [`sync`] on top (its timeouts
 //! signal and test). `gpu/tests/layers.rs` reads the sources and fails on an import cycle or a
 //! typed import in `ffi`.
+//!
+//! Below them all is the crate `nvshmem-abi`: what kernels share with `nvshmem-host` and
+//! `nvshmem-builder` ([`SymmetricPtr`], [`Team`], [`Cmp`], [`SignalOp`], [`collective::op`], the
+//! reduction tables, and the names and layout of the module globals the host fills), defined there
+//! once and re-exported here.
 //!
 //! Typed calls are generic over sealed traits, one per family of NVSHMEM types, each implemented
 //! from one table of `(Rust type, C type name)` pairs (in `element.rs`): [`Element`] (RMA and
@@ -186,12 +194,11 @@
 //! kernel crate can also enable it for good: `nvshmem-gpu = { …, features = ["checks"] }`.
 #![cfg_attr(not(test), no_std)]
 #![cfg_attr(target_arch = "nvptx64", feature(stdarch_nvptx, asm_experimental_arch))]
+// The GPU-only modules appear in the host's documentation too, marked as such.
+#![cfg_attr(doc, feature(doc_cfg))]
 #![warn(missing_docs)]
 
 pub use nvshmem_macros::kernel;
-
-#[doc(hidden)]
-pub use paste as __paste;
 
 mod element;
 
@@ -201,7 +208,10 @@ pub mod collective;
 mod deadline;
 mod debug;
 pub mod ffi;
+#[cfg_attr(doc, doc(cfg(target_arch = "nvptx64")))]
 pub mod grid;
+mod group;
+#[cfg_attr(doc, doc(cfg(target_arch = "nvptx64")))]
 pub mod memory;
 pub mod p2p;
 #[cfg(all(target_arch = "nvptx64", feature = "panic-handler"))]
@@ -213,28 +223,23 @@ pub mod rma;
 mod scope;
 pub mod signal;
 mod slice;
-mod symmetric;
 pub mod sync;
 pub mod team;
+#[cfg_attr(doc, doc(cfg(target_arch = "nvptx64")))]
 pub mod thread;
+#[cfg_attr(doc, doc(cfg(target_arch = "nvptx64")))]
 pub mod warp;
 
-/// The device checks' settings, which `nvshmem-host` writes into a loaded module.
-#[doc(hidden)]
-pub use deadline::{DEFAULT_TIMEOUT_NS, DEVICE_CHECKS_SYMBOL, DeviceChecks};
 pub use element::{
     AtomicAdd, AtomicBitwise, AtomicCompareSwap, AtomicElement, AtomicInteger, Element, WaitElement,
 };
+pub use nvshmem_abi::SymmetricPtr;
 pub use p2p::Cmp;
 pub use params::{KernelDescriptor, KernelParam, SafeKernel, SingleParam};
 pub use pe::Pe;
-/// The load/store path's signal-addition switch, which `nvshmem-host` sets in a loaded module.
-#[doc(hidden)]
-pub use peer::MAPPED_SIGNAL_ADDS_SYMBOL;
 pub use scope::{Block, Pending, Thread, Warp};
 pub use signal::SignalOp;
 pub use slice::{Signal, SymmetricSlice};
-pub use symmetric::SymmetricPtr;
 pub use team::Team;
 
 /// The C functions the typed layer wraps, from the same tables the wrappers are built from (the
@@ -252,14 +257,12 @@ pub fn wrapped_c_functions() -> impl Iterator<Item = &'static str> {
     let typed = families
         .into_iter()
         .flatten()
-        .flat_map(|by_type| by_type.iter())
-        .flat_map(|by_function| by_function.iter().copied());
+        .flat_map(|by_table| by_table.iter().copied());
     let reductions = collective::REDUCE_WRAPPED
         .iter()
         .flat_map(|by_group| by_group.iter())
         .flat_map(|by_type| by_type.iter())
-        .flat_map(|by_op| by_op.iter())
-        .flat_map(|by_function| by_function.iter().copied());
+        .flat_map(|by_op| by_op.iter().copied());
     typed.chain(reductions)
 }
 

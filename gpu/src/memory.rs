@@ -13,13 +13,15 @@
 //!
 //! Everything here exists only when compiling for `nvptx64`.
 //!
-//! ```text
+//! ```ignore
+//! # fn example(flag: *const u32) {
 //! use nvshmem_gpu::memory;
 //! // SAFETY: `flag` is a device u32 that other blocks raise with a release.
 //! unsafe { while memory::load_relaxed_gpu(flag) == 0 {} }
 //! memory::fence_acq_rel_gpu(); // what the raising block wrote before is now visible here
+//! # }
 //! ```
-#![cfg(target_arch = "nvptx64")]
+#![cfg(any(target_arch = "nvptx64", doc))]
 
 use core::arch::asm;
 

@@ -40,59 +40,9 @@
 //! # }
 //! ```
 
+pub use nvshmem_abi::Cmp;
+
 use crate::{SymmetricPtr, WaitElement};
-
-/// A comparison of NVSHMEM's wait, test and signal-wait calls (`nvshmemx_cmp_type_t`); the
-/// condition is `*ivar <cmp> value`.
-///
-/// ```
-/// use nvshmem_gpu::Cmp;
-/// assert_eq!(Cmp::Eq as i32, 0); // NVSHMEM_CMP_EQ
-/// assert_eq!(Cmp::Ge as i32, 5); // NVSHMEM_CMP_GE
-/// assert!(Cmp::Lt.holds(1, 2));
-/// ```
-#[repr(i32)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Cmp {
-    /// Equal (`NVSHMEM_CMP_EQ`).
-    Eq = 0,
-    /// Not equal (`NVSHMEM_CMP_NE`).
-    Ne = 1,
-    /// Greater than (`NVSHMEM_CMP_GT`).
-    Gt = 2,
-    /// Less than or equal (`NVSHMEM_CMP_LE`).
-    Le = 3,
-    /// Less than (`NVSHMEM_CMP_LT`).
-    Lt = 4,
-    /// Greater than or equal (`NVSHMEM_CMP_GE`).
-    Ge = 5,
-}
-
-impl Cmp {
-    /// Whether `left <cmp> right`, as NVSHMEM evaluates it.
-    pub fn holds<T: PartialOrd>(self, left: T, right: T) -> bool {
-        match self {
-            Cmp::Eq => left == right,
-            Cmp::Ne => left != right,
-            Cmp::Gt => left > right,
-            Cmp::Le => left <= right,
-            Cmp::Lt => left < right,
-            Cmp::Ge => left >= right,
-        }
-    }
-
-    /// The operator as NUL-terminated C text (`"=="`, …), for device-side messages.
-    pub const fn c_symbol(self) -> &'static core::ffi::CStr {
-        match self {
-            Cmp::Eq => c"==",
-            Cmp::Ne => c"!=",
-            Cmp::Gt => c">",
-            Cmp::Le => c"<=",
-            Cmp::Lt => c"<",
-            Cmp::Ge => c">=",
-        }
-    }
-}
 
 fn skip_ptr(skip: Option<&[i32]>) -> *const i32 {
     skip.map_or(core::ptr::null(), <[i32]>::as_ptr)

@@ -84,7 +84,7 @@ macro_rules! load_store {
     ($scope:ident, $way:ident, $symmetric:expr, $local:expr, $bytes:expr, $pe:expr, $nvshmem:expr) => {
         paste::paste! {
             crate::peer::transfer(
-                crate::peer::Scope::[<$scope:camel>],
+                crate::group::Scope::[<$scope:camel>],
                 crate::peer::Way::$way,
                 $symmetric.cast(),
                 $local as *mut c_void,

@@ -20,23 +20,9 @@
 //! # }
 //! ```
 
-use crate::{Cmp, Element, SymmetricPtr, ffi};
+pub use nvshmem_abi::SignalOp;
 
-/// What a signal operation does to the signal word (`nvshmemx_signal_op_t`).
-///
-/// ```
-/// use nvshmem_gpu::SignalOp;
-/// assert_eq!(SignalOp::Set as i32, 9); // NVSHMEM_SIGNAL_SET
-/// assert_eq!(SignalOp::Add as i32, 10); // NVSHMEM_SIGNAL_ADD
-/// ```
-#[repr(i32)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum SignalOp {
-    /// Stores the value (`NVSHMEM_SIGNAL_SET`).
-    Set = ffi::NVSHMEM_SIGNAL_SET,
-    /// Adds the value atomically (`NVSHMEM_SIGNAL_ADD`).
-    Add = ffi::NVSHMEM_SIGNAL_ADD,
-}
+use crate::{Cmp, Element, SymmetricPtr, ffi};
 
 /// Applies `op` with `value` to the signal word `signal` on PE `pe` (`nvshmemx_signal_op`).
 ///
@@ -104,7 +90,7 @@ macro_rules! load_store_signal {
     ) => {
         paste::paste! {
             crate::peer::put_signal(
-                crate::peer::Scope::[<$scope:camel>],
+                crate::group::Scope::[<$scope:camel>],
                 $dest.as_ptr().cast(),
                 $source.cast(),
                 $bytes,

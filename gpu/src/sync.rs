@@ -30,7 +30,7 @@
 //! arrives.
 
 use crate::checks::wrapper_name;
-use crate::deadline::Scope;
+use crate::group::Scope;
 use crate::{Team, ffi};
 
 /// Completes every outstanding put, `_nbi` transfer and atomic this thread issued (`nvshmem_quiet`).

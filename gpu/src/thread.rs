@@ -1,16 +1,19 @@
 //! Thread, block and grid indices, and block-wide synchronisation (CUDA's built-in variables).
 //!
-//! These read PTX special registers and exist only when compiling for `nvptx64` (build the docs
-//! with `--target nvptx64-nvidia-cuda -Zbuild-std=core` to see them). Index arithmetic that should be unit-tested on the CPU belongs in plain functions
-//! that take these values as arguments.
+//! These read PTX special registers and exist only when compiling for `nvptx64`. Index arithmetic
+//! that should be unit-tested on the CPU belongs in plain functions that take these values as
+//! arguments.
 //!
-//! ```text
+//! ```ignore
+//! # fn example(n: usize) {
 //! use nvshmem_gpu::thread;
 //! let i = thread::global_index_x();
 //! if i < n { /* one element per thread */ }
+//! # }
 //! ```
-#![cfg(target_arch = "nvptx64")]
+#![cfg(any(target_arch = "nvptx64", doc))]
 
+#[cfg(target_arch = "nvptx64")]
 use core::arch::nvptx;
 
 macro_rules! special_registers {

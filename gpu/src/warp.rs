@@ -10,13 +10,16 @@
 //! The shuffles exist only when compiling for `nvptx64`; the butterfly's schedule is checked on the
 //! CPU.
 //!
-//! ```text
+//! ```ignore
+//! # fn example(partial: f32) -> f32 {
 //! // In a kernel, every lane of the warp with its own `partial`:
 //! let total = nvshmem_gpu::warp::sum(partial);
+//! # total
+//! # }
 //! ```
 
 /// The lane distances (`xor` masks) of the butterfly, in order.
-#[cfg(any(test, target_arch = "nvptx64"))]
+#[cfg(any(test, target_arch = "nvptx64", doc))]
 const BUTTERFLY: [u32; 5] = [16, 8, 4, 2, 1];
 
 /// The sum of `value` over the 32 lanes of the warp, in every lane (a butterfly of
@@ -26,7 +29,7 @@ const BUTTERFLY: [u32; 5] = [16, 8, 4, 2, 1];
 /// lane of its mask that has not exited (a lane that never comes is a hang), and the value read from
 /// a lane that has exited or does not exist (a block whose size is not a multiple of 32) is
 /// undefined: a wrong sum in a register, never a memory access.
-#[cfg(target_arch = "nvptx64")]
+#[cfg(any(target_arch = "nvptx64", doc))]
 #[inline]
 pub fn sum(mut value: f32) -> f32 {
     for lane_mask in BUTTERFLY {

@@ -6,7 +6,7 @@ use crate::result::Allocation;
 use crate::{Error, MemoryError, Nvshmem, result};
 use bytemuck::Pod;
 use cudarc::driver::sys::CUdeviceptr;
-use nvshmem_gpu::SymmetricPtr;
+use nvshmem_abi::SymmetricPtr;
 use std::marker::PhantomData;
 use std::sync::atomic::Ordering;
 

@@ -7,7 +7,7 @@ use crate::environment;
 use crate::error::CudaContext as _;
 use crate::{Error, ModuleError, Nvshmem, SymmetricBuffer};
 use cudarc::driver::sys::CUmodule;
-use nvshmem_gpu::{DEVICE_CHECKS_SYMBOL, DeviceChecks};
+use nvshmem_abi::{DEVICE_CHECKS_SYMBOL, DeviceChecks};
 use std::ffi::CString;
 
 /// Team handles with a handshake slot: NVSHMEM's default team limit (`NVSHMEM_MAX_TEAMS`); a team

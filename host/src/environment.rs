@@ -143,7 +143,7 @@ impl fmt::Display for EnvironmentError {
                 "{DEVICE_TIMEOUT}={value:?} is not a number of seconds above 0 and at most a year \
                  (e.g. 60 or 2.5), the time a blocking device call of a kernel built with device \
                  checks may take; set it to such a value, or unset it for the default of {} s",
-                nvshmem_gpu::DEFAULT_TIMEOUT_NS / 1_000_000_000
+                nvshmem_abi::DEFAULT_TIMEOUT_NS / 1_000_000_000
             ),
             EnvironmentError::HeapCapBelowGranule { cap, granule } => write!(
                 f,
@@ -193,7 +193,7 @@ pub fn device_timeout_ns(
     lookup: impl Fn(&str) -> Option<OsString>,
 ) -> Result<u64, EnvironmentError> {
     let Some(value) = lookup(DEVICE_TIMEOUT) else {
-        return Ok(nvshmem_gpu::DEFAULT_TIMEOUT_NS);
+        return Ok(nvshmem_abi::DEFAULT_TIMEOUT_NS);
     };
     let bad = || EnvironmentError::DeviceTimeout {
         value: value.to_string_lossy().into_owned(),
@@ -443,7 +443,7 @@ mod tests {
         let with = |value| device_timeout_ns(only(DEVICE_TIMEOUT, value));
         assert_eq!(
             device_timeout_ns(|_| None),
-            Ok(nvshmem_gpu::DEFAULT_TIMEOUT_NS)
+            Ok(nvshmem_abi::DEFAULT_TIMEOUT_NS)
         );
         assert_eq!(with("3"), Ok(3_000_000_000));
         assert_eq!(with("0.5"), Ok(500_000_000));

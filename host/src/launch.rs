@@ -5,7 +5,8 @@ use crate::error::CudaContext as _;
 use crate::{Error, Kernel, LaunchError, OnStream};
 use cudarc::driver::CudaFunction;
 use cudarc::driver::sys::CUdevice_attribute;
-use nvshmem_gpu::{SymmetricPtr, SymmetricSlice};
+use nvshmem_abi::SymmetricPtr;
+use nvshmem_gpu::SymmetricSlice;
 use std::ffi::c_void;
 
 /// cudarc's `launch_kernel` and `launch_cooperative_kernel`.

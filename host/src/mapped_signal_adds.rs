@@ -17,7 +17,7 @@
 use crate::error::CudaContext as _;
 use crate::{Error, ModuleError, Nvshmem};
 use cudarc::driver::sys::CUmodule;
-use nvshmem_gpu::MAPPED_SIGNAL_ADDS_SYMBOL;
+use nvshmem_abi::MAPPED_SIGNAL_ADDS_SYMBOL;
 use nvshmem_locate::Version;
 use std::ffi::CString;
 use std::fmt;

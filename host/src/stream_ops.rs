@@ -26,7 +26,7 @@ use crate::result::stream::Transfer;
 use crate::{Error, LocalMemory, MemoryError, Nvshmem, SymmetricBuffer, TeamError, result};
 use bytemuck::Pod;
 use cudarc::driver::CudaStream;
-use nvshmem_gpu::{Cmp, SignalOp, Team};
+use nvshmem_abi::{Cmp, SignalOp, Team};
 use nvshmem_sys::{NvshmemHost, cudaStream_t};
 use std::ffi::c_void;
 

@@ -26,7 +26,7 @@
 //! ```
 
 use crate::{Error, KernelArg, Nvshmem, TeamError, result};
-use nvshmem_gpu::Team;
+use nvshmem_abi::Team;
 
 // SAFETY: `Team` is `#[repr(transparent)]` over `i32`, NVSHMEM's `nvshmem_team_t`, the kernel
 // parameter type of the same `Team`.

@@ -42,7 +42,8 @@ pub struct double2 {
     pub y: f64,
 }
 
-/// `NVSHMEM_SIGNAL_SET`: a signal operation that stores the value.
-pub const NVSHMEM_SIGNAL_SET: core::ffi::c_int = 9;
+/// `NVSHMEM_SIGNAL_SET`: a signal operation that stores the value (its value is defined once, in
+/// `nvshmem-abi`, the crate below this one).
+pub const NVSHMEM_SIGNAL_SET: core::ffi::c_int = nvshmem_abi::SignalOp::Set as core::ffi::c_int;
 /// `NVSHMEM_SIGNAL_ADD`: a signal operation that adds the value atomically.
-pub const NVSHMEM_SIGNAL_ADD: core::ffi::c_int = 10;
+pub const NVSHMEM_SIGNAL_ADD: core::ffi::c_int = nvshmem_abi::SignalOp::Add as core::ffi::c_int;

@@ -7,7 +7,7 @@
 //! `NVSHMEMI_JOB_GPU_LDST`); otherwise every addition goes through its proxy or network transport.
 //! An addition through the mapping beside those would not be atomic with them, updates would be
 //! lost, and a wait for the sum would hang. So the path adds through the mapping only where the
-//! module's [`MAPPED_SIGNAL_ADDS_SYMBOL`] global says the host has established that NVSHMEM would
+//! module's [`nvshmem_abi::MAPPED_SIGNAL_ADDS_SYMBOL`] global says the host has established that NVSHMEM would
 //! too, and otherwise hands the addition to `nvshmemx_signal_op`, which is right in every job.
 //!
 //! The global starts at 0, "hand additions to NVSHMEM", so a module loaded by other code, or by a
@@ -18,12 +18,7 @@
 //! additions instead (its `mapped_signal_adds.rs` holds the rule and its tests).
 //! Signal sets always go through the mapping, as NVSHMEM's do: a store needs no atomicity.
 
-/// The name of the module global (a `u32`) that says whether signal additions may go through the
-/// peer mapping (non-zero) or go to NVSHMEM (0, its initial value). Only modules built with the
-/// load/store path define it; `nvshmem-builder` keeps it visible and `nvshmem-host` sets it.
-pub const MAPPED_SIGNAL_ADDS_SYMBOL: &str = "NVSHMEMRS_MAPPED_SIGNAL_ADDS";
-
-/// The global named by [`MAPPED_SIGNAL_ADDS_SYMBOL`].
+/// The global named by [`nvshmem_abi::MAPPED_SIGNAL_ADDS_SYMBOL`].
 #[cfg(all(target_arch = "nvptx64", not(feature = "nvshmem-only")))]
 #[unsafe(no_mangle)]
 static mut NVSHMEMRS_MAPPED_SIGNAL_ADDS: u32 = 0;

@@ -29,25 +29,14 @@
 #[cfg(any(test, not(feature = "nvshmem-only")))]
 mod collective;
 mod connectivity;
-pub use connectivity::MAPPED_SIGNAL_ADDS_SYMBOL;
 #[cfg(all(target_arch = "nvptx64", not(feature = "nvshmem-only")))]
 mod copy;
 #[cfg(any(test, not(feature = "nvshmem-only")))]
 mod striped;
 
 use crate::Team;
+use crate::group::Scope;
 use core::ffi::{c_int, c_void};
-
-/// The threads that share one transfer: NVSHMEM's thread, warp and block scopes.
-#[derive(Clone, Copy)]
-pub(crate) enum Scope {
-    /// The calling thread alone.
-    Thread,
-    /// The 32 threads of the calling warp.
-    Warp,
-    /// Every thread of the calling block.
-    Block,
-}
 
 /// Which way the bytes go: to the peer (`put`) or from it (`get`).
 #[derive(Clone, Copy)]

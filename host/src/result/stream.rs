@@ -7,8 +7,7 @@
 
 use super::{require, status};
 use crate::Error;
-use nvshmem_gpu::collective::op;
-use nvshmem_gpu::{__for_each_arith_reduce_op, __for_each_bitwise_reduce_op};
+use nvshmem_abi::{for_each_arith_reduce_op, for_each_bitwise_reduce_op, op};
 use nvshmem_sys::{NvshmemHost, cudaStream_t};
 use std::ffi::c_void;
 
@@ -308,7 +307,7 @@ pub trait StreamReduce<T>: sealed::Sealed<T> + Copy {
 }
 
 macro_rules! implement_stream_reduce_op {
-    ($rust:ty, $c:ident; $($op:ident => $Op:ident),* $(,)?) => { nvshmem_gpu::__paste::paste! { $(
+    ($rust:ty, $c:ident; $($op:ident => $Op:ident),* $(,)?) => { paste::paste! { $(
         impl sealed::Sealed<$rust> for op::$Op {}
         impl StreamReduce<$rust> for op::$Op {
             unsafe fn reduce(
@@ -355,8 +354,8 @@ macro_rules! implement_stream_reduce_type {
         $( $ops!(implement_stream_reduce_op $rust, $c;); )*
     };
 }
-nvshmem_gpu::__for_each_arith_reduce_element!(implement_stream_reduce_type __for_each_arith_reduce_op;);
-nvshmem_gpu::__for_each_bitwise_reduce_element!(implement_stream_reduce_type __for_each_bitwise_reduce_op;);
+nvshmem_abi::for_each_arith_reduce_element!(implement_stream_reduce_type for_each_arith_reduce_op;);
+nvshmem_abi::for_each_bitwise_reduce_element!(implement_stream_reduce_type for_each_bitwise_reduce_op;);
 
 #[cfg(test)]
 mod tests {

@@ -6,12 +6,12 @@ use core::fmt;
 ///
 /// NVSHMEM's remote calls name the remote object by its local symmetric address; a private device
 /// pointer or a host pointer there is undefined behaviour. This type marks the difference: the host
-/// crate creates it from `nvshmem_malloc`, kernels receive it as a parameter, and the `rma` functions
+/// crate creates it from `nvshmem_malloc`, kernels receive it as a parameter, and `nvshmem-gpu`'s `rma` functions
 /// take it where NVSHMEM needs a symmetric address. It is `#[repr(transparent)]` over `*mut T`, so a
 /// kernel parameter of this type is a plain pointer in PTX.
 ///
 /// ```
-/// use nvshmem_gpu::SymmetricPtr;
+/// use nvshmem_abi::SymmetricPtr;
 /// let mut storage = [0f32; 4];
 /// // SAFETY: for the example only; real ones come from the host crate's symmetric buffers.
 /// let ptr = unsafe { SymmetricPtr::from_raw(storage.as_mut_ptr()) };
