@@ -19,49 +19,49 @@ pub(crate) const STALE_ITERATION: u32 = 0;
 pub struct Options {
     /// The launcher's flags: `-n`, `--pes-per-gpu`, `--timeout`.
     #[command(flatten)]
-    pub job: JobArgs,
+    pub(crate) job: JobArgs,
     /// `--variant`, one of the runner's (set by `Options::with_variant`).
     #[arg(skip)]
     pub variant: String,
     /// Cells per row, the fixed edges included
     #[arg(allow_hyphen_values = true, long, value_name = "N", default_value_t = 16384, value_parser = side)]
-    pub nx: usize,
+    pub(crate) nx: usize,
     /// Rows, the fixed edges included
     #[arg(allow_hyphen_values = true, long, value_name = "N", default_value_t = 16384, value_parser = side)]
-    pub ny: usize,
+    pub(crate) ny: usize,
     /// Iterations
     #[arg(allow_hyphen_values = true, long, value_name = "K", default_value_t = 1000,
           value_parser = positive)]
-    pub iters: u32,
+    pub(crate) iters: u32,
     /// Compute the residual norm every M iterations (and after the last)
     #[arg(allow_hyphen_values = true, long, value_name = "M", default_value_t = 1,
           value_parser = positive)]
-    pub norm_every: u32,
+    pub(crate) norm_every: u32,
     /// Compare every cell with a single-GPU run (and a CPU run on small problems)
     #[arg(long)]
-    pub check: bool,
+    pub(crate) check: bool,
     /// Plant a defect for --check to find: a halo one iteration late (needs --check, -n 2 or more,
     /// --iters 2 or more, and a variant that launches each iteration)
     #[arg(long)]
-    pub stale_halo: bool,
+    pub(crate) stale_halo: bool,
     /// Capture K iterations into a CUDA graph (two graphs, for alternate chunks of K) and replay
     /// them; K divides --iters and is a multiple of --norm-every, for a variant that launches each
     /// iteration
     #[arg(allow_hyphen_values = true, long, value_name = "K", value_parser = positive)]
-    pub graph: Option<u32>,
+    pub(crate) graph: Option<u32>,
     /// Threads per block: a multiple of 32 up to 1024
     #[arg(allow_hyphen_values = true, long, value_name = "THREADS", default_value_t = 128, value_parser = block_x)]
-    pub block_x: u32,
+    pub(crate) block_x: u32,
     /// Rows each thread computes per band
     #[arg(allow_hyphen_values = true, long = "rows-per-thread", value_name = "R", default_value_t = 8,
           value_parser = positive)]
-    pub rows_per_band: u32,
+    pub(crate) rows_per_band: u32,
     /// Append the machine-readable `result:` line to FILE
     #[arg(allow_hyphen_values = true, long, value_name = "FILE")]
-    pub append_result: Option<String>,
+    pub(crate) append_result: Option<String>,
     /// `--grid PXxPY`, where the runner takes it (set by the runner).
     #[arg(skip)]
-    pub grid: Option<ProcessGrid>,
+    pub(crate) grid: Option<ProcessGrid>,
 }
 
 impl Options {
