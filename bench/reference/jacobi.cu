@@ -378,11 +378,11 @@ static void sum_norms(const Norms &norms, cudaStream_t stream) {
 
 // --graph K: the iterations as two CUDA graphs of K each, captured once on a stream of their own
 // and replayed in turn, the first for chunks 0, 2, 4... of the run, the second for 1, 3, 5...
-// (solver.rs's Graphs). Replays repeat their captured arguments, so each graph holds what its
-// chunks have in common: the arrays' parity (K iterations from the first graph's start, 2K back to
-// it) and the norm slots. The norms go to buffers of a two-chunk schedule (2K iterations, every
-// --norm-every), the first graph's into the first half, the second's into the other; the replays
-// leave the last chunk's norms there, the final norm is its last.
+// (examples/jacobi/src/graphs.rs). Replays repeat their captured arguments, so each graph holds
+// what its chunks have in common: the arrays' parity (K iterations from the first graph's start,
+// 2K back to it) and the norm slots. The norms go to buffers of a two-chunk schedule (2K
+// iterations, every --norm-every), the first graph's into the first half, the second's into the
+// other; the replays leave the last chunk's norms there, the final norm is its last.
 struct Graphs {
     cudaStream_t stream = nullptr;
     cudaGraphExec_t pair[2] = {};

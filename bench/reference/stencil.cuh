@@ -1,5 +1,5 @@
 // The stencil shared by the CUDA C++ Jacobi references (jacobi.cu on NVSHMEM, jacobi_nccl.cu on
-// NCCL), written to do what examples/jacobi does (its kernels, nvshmem_halo and solver.rs): the
+// NCCL), written to do what examples/jacobi does (its kernels, nvshmem_halo and its library): the
 // layout of a PE's rows, the tiling of blocks over them, the 5-point update walked down each
 // thread's 4 adjacent columns (16-byte loads and stores) in batches of rows, the residual-norm
 // slots, the initial state, the command line, the copy rate, the checks against a single-GPU and a
@@ -346,11 +346,11 @@ __global__ void jacobi_single(const float *a, float *a_new, Patch p, Tiling t, N
 }
 
 // ---------------------------------------------------------------------------------------------
-// Host (as examples/jacobi/solver.rs)
+// Host (as examples/jacobi/src/lib.rs)
 
 static const size_t COPY_BYTES = size_t(512) << 20;  // per copy of the copy-rate measurement
 static const uint64_t CPU_CHECK_LIMIT = uint64_t(1) << 28;  // largest nx * ny * iters also run on the CPU
-// Largest relative difference of the final norm (solver.rs says why): the cells, so the squared
+// Largest relative difference of the final norm (checks.rs says why): the cells, so the squared
 // changes, are equal bit for bit in every run; only their sums are grouped differently.
 static const double NORM_TOLERANCE = 1e-4;
 static const uint32_t STALE_ITERATION = 0;  // the iteration after which --stale-halo plants its defect
@@ -428,7 +428,7 @@ static Options parse(int argc, char **argv, std::vector<std::string> variants) {
         REF_DIE("--stale-halo spoils a halo after the first iteration for the next to read; use --iters 2 or more");
     if (o.stale_halo && (o.variant == "persistent" || o.variant == "single"))
         REF_DIE("--stale-halo cannot plant into --variant %s; use another --variant", o.variant.c_str());
-    // What --graph K needs (solver.rs's check_graph): a variant whose iterations repeat alike, whole
+    // What --graph K needs (flags.rs's check_graph): a variant whose iterations repeat alike, whole
     // graphs in the run, and the norm at the same iterations of every graph, its last among them.
     uint32_t k = o.graph;
     if (k != 0 && graph_refusal(o.variant) != nullptr)
@@ -679,7 +679,7 @@ static size_t differing_cells(const std::vector<float> &got, const std::vector<f
     return unequal + std::max(got.size(), expected.size()) - n;
 }
 
-// One PE's cells and final norm against a reference run's (solver.rs's Comparison); `checked` is
+// One PE's cells and final norm against a reference run's (checks.rs's Comparison); `checked` is
 // false where there was none.
 struct Comparison {
     bool checked = false;
@@ -767,7 +767,7 @@ static std::string rust_exp(double value, int digits) {
     return mantissa + "e" + (negative ? "-" : "") + exponent;
 }
 
-// A comparison as solver.rs's Comparison displays it, or `otherwise` where there was none.
+// A comparison as checks.rs's Comparison displays it, or `otherwise` where there was none.
 static std::string shown(const Comparison &c, const char *otherwise) {
     if (!c.checked) return otherwise;
     char text[256];

@@ -13,13 +13,16 @@ use std::os::unix::ffi::OsStringExt;
 mod faults;
 #[path = "../../examples/interop/src/args.rs"]
 mod interop;
-// The Jacobi runners' parsers, with the flags they share as `crate::flags`, as in their binaries.
+// The Jacobi runners' parsers, with the flags they share as `crate::flags`, as in their library.
+// Included, not a dependency: `jacobi`'s build script needs ptxas and the nvptx target.
 #[path = "../../examples/jacobi/src/flags.rs"]
 #[allow(dead_code)]
 mod flags;
-#[path = "../../examples/jacobi/src/args.rs"]
+// Included, not a dependency: `jacobi`'s build script needs ptxas and the nvptx target.
+#[path = "../../examples/jacobi/src/args/rows.rs"]
 mod jacobi;
-#[path = "../../examples/jacobi/src/grid_args.rs"]
+// Included, not a dependency: `jacobi`'s build script needs ptxas and the nvptx target.
+#[path = "../../examples/jacobi/src/args/grid.rs"]
 mod jacobi2d_grid;
 #[path = "../../bench/micro/src/options.rs"]
 #[allow(dead_code)]

@@ -4,5 +4,6 @@
 //! load/store path and NVSHMEM's leave the same results. Run as `gpu_device_api`'s tests are
 //! (`gpu-suite/cases/30-device-api.sh`); the test names carry the module prefix `gpu_device_api::`.
 
+// By path: a test target cannot depend on another; this one is that one's files, built again.
 #[path = "gpu_device_api/main.rs"]
 mod gpu_device_api;

@@ -1,5 +1,5 @@
-//! The flags both Jacobi runners share and the checks across them (each runner includes this file
-//! as its `flags` module, and `fuzz/` includes it to fuzz the parsers without the kernels).
+//! The flags both Jacobi runners share and the checks across them (`fuzz/` includes this file, with
+//! the runners' `args/`, to fuzz the parsers without the kernels).
 
 use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser, ValueEnum};
@@ -8,64 +8,65 @@ use nvshmem_launch::cli::JobArgs;
 use std::ffi::OsString;
 
 /// The iteration after whose exchange `--stale-halo` plants its defect.
-pub const STALE_ITERATION: u32 = 0;
+pub(crate) const STALE_ITERATION: u32 = 0;
 
 /// The flags both runners take; each runner flattens them into its own `clap::Parser`, beside its
-/// `--variant` (and `--grid`), and hands them back through [`Options::with_variant`].
+/// `--variant` (and `--grid`), and hands them back through `Options::with_variant`.
 ///
 /// Values may start with a hyphen (`--append-result -a`, `--nx -5`), so that a bad one is refused
 /// naming its flag instead of being read as a flag of its own.
 #[derive(clap::Args, Debug, Clone, PartialEq)]
 pub struct Options {
+    /// The launcher's flags: `-n`, `--pes-per-gpu`, `--timeout`.
     #[command(flatten)]
-    pub job: JobArgs,
-    /// `--variant`, one of the runner's (set by [`Options::with_variant`]).
+    pub(crate) job: JobArgs,
+    /// `--variant`, one of the runner's (set by `Options::with_variant`).
     #[arg(skip)]
     pub variant: String,
     /// Cells per row, the fixed edges included
     #[arg(allow_hyphen_values = true, long, value_name = "N", default_value_t = 16384, value_parser = side)]
-    pub nx: usize,
+    pub(crate) nx: usize,
     /// Rows, the fixed edges included
     #[arg(allow_hyphen_values = true, long, value_name = "N", default_value_t = 16384, value_parser = side)]
-    pub ny: usize,
+    pub(crate) ny: usize,
     /// Iterations
     #[arg(allow_hyphen_values = true, long, value_name = "K", default_value_t = 1000,
           value_parser = positive)]
-    pub iters: u32,
+    pub(crate) iters: u32,
     /// Compute the residual norm every M iterations (and after the last)
     #[arg(allow_hyphen_values = true, long, value_name = "M", default_value_t = 1,
           value_parser = positive)]
-    pub norm_every: u32,
+    pub(crate) norm_every: u32,
     /// Compare every cell with a single-GPU run (and a CPU run on small problems)
     #[arg(long)]
-    pub check: bool,
+    pub(crate) check: bool,
     /// Plant a defect for --check to find: a halo one iteration late (needs --check, -n 2 or more,
     /// --iters 2 or more, and a variant that launches each iteration)
     #[arg(long)]
-    pub stale_halo: bool,
+    pub(crate) stale_halo: bool,
     /// Capture K iterations into a CUDA graph (two graphs, for alternate chunks of K) and replay
     /// them; K divides --iters and is a multiple of --norm-every, for a variant that launches each
     /// iteration
     #[arg(allow_hyphen_values = true, long, value_name = "K", value_parser = positive)]
-    pub graph: Option<u32>,
+    pub(crate) graph: Option<u32>,
     /// Threads per block: a multiple of 32 up to 1024
     #[arg(allow_hyphen_values = true, long, value_name = "THREADS", default_value_t = 128, value_parser = block_x)]
-    pub block_x: u32,
+    pub(crate) block_x: u32,
     /// Rows each thread computes per band
     #[arg(allow_hyphen_values = true, long = "rows-per-thread", value_name = "R", default_value_t = 8,
           value_parser = positive)]
-    pub rows_per_band: u32,
+    pub(crate) rows_per_band: u32,
     /// Append the machine-readable `result:` line to FILE
     #[arg(allow_hyphen_values = true, long, value_name = "FILE")]
-    pub append_result: Option<String>,
+    pub(crate) append_result: Option<String>,
     /// `--grid PXxPY`, where the runner takes it (set by the runner).
     #[arg(skip)]
-    pub grid: Option<ProcessGrid>,
+    pub(crate) grid: Option<ProcessGrid>,
 }
 
 impl Options {
     /// These options with the runner's `--variant`.
-    pub fn with_variant(self, variant: impl ValueEnum) -> Options {
+    pub(crate) fn with_variant(self, variant: impl ValueEnum) -> Options {
         let name = variant.to_possible_value().expect("no variant is skipped");
         Options {
             variant: name.get_name().to_string(),
@@ -84,23 +85,23 @@ impl Options {
     }
 }
 
-/// What a runner's flags may be, beside the shared ones: what [`parse`] checks across flags.
+/// What a runner's flags may be, beside the shared ones: what `parse` checks across flags.
 pub struct Rules {
     /// Its variants that run every iteration in one launch, into which `--stale-halo` cannot plant.
-    pub single_launch: &'static [&'static str],
+    pub(crate) single_launch: &'static [&'static str],
     /// Its variants that `--graph` cannot capture, each with the reason.
-    pub no_graph: &'static [(&'static str, &'static str)],
+    pub(crate) no_graph: &'static [(&'static str, &'static str)],
     /// The variants `--graph` captures, as a refusal suggests them (`put-block or p`).
-    pub graphable: &'static str,
+    pub(crate) graphable: &'static str,
     /// Splits the interior over `n_pes` PEs.
-    pub decompose: fn(&Options, usize) -> Result<Decomposition2d, String>,
+    pub(crate) decompose: fn(&Options, usize) -> Result<Decomposition2d, String>,
 }
 
 /// The most PEs `-n` starts on this machine.
-pub const MAX_PES: usize = 1024;
+pub(crate) const MAX_PES: usize = 1024;
 /// The longest side `--nx` and `--ny` take; far beyond what fits a GPU, and small enough that no
 /// size computed from it overflows.
-pub const MAX_SIDE: usize = 1 << 31;
+const MAX_SIDE: usize = 1 << 31;
 
 /// A side of the grid: the fixed edges and at least one interior cell.
 fn side(text: &str) -> Result<usize, String> {
@@ -135,7 +136,7 @@ fn block_x(text: &str) -> Result<u32, String> {
 /// checks what clap cannot: the flags against each other. Every refusal is a clap usage error
 /// (exit status 2) that names the flag and the fix; `--help` and `--version` come back as errors
 /// of their kinds (exit status 0).
-pub fn parse<A: Parser + Into<Options>>(
+pub(crate) fn parse<A: Parser + Into<Options>>(
     rules: &Rules,
     args: impl IntoIterator<Item = impl Into<OsString> + Clone>,
 ) -> Result<Options, clap::Error> {
@@ -147,7 +148,7 @@ pub fn parse<A: Parser + Into<Options>>(
 }
 
 /// A usage error of `A`'s command line, printed in clap's style.
-pub fn usage_error<A: CommandFactory>(problem: String) -> clap::Error {
+pub(crate) fn usage_error<A: CommandFactory>(problem: String) -> clap::Error {
     A::command().error(ErrorKind::ValueValidation, problem)
 }
 
@@ -222,4 +223,5 @@ fn check_graph(rules: &Rules, options: &Options, k: u32) -> Result<(), String> {
 }
 
 /// Why `--stale-halo` on one PE is refused.
-pub const STALE_HALO_NEEDS_PES: &str = "needs a neighbour whose halo to spoil; use -n 2 or more";
+pub(crate) const STALE_HALO_NEEDS_PES: &str =
+    "needs a neighbour whose halo to spoil; use -n 2 or more";

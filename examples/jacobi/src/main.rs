@@ -44,32 +44,26 @@
 //! whose data landed after its signal would be read; the check must fail. `--graph K` (`put-block`
 //! and `p`) captures K iterations into two CUDA graphs, for even and odd chunks, and replays them
 //! in turn instead of launching each piece; K divides `--iters` and is a multiple of
-//! `--norm-every`. Started directly, it relaunches itself on `PES` processes through `nvshmem-launch`, as the ring
-//! example does. Shared with `jacobi2d-grid`: `solver.rs`.
+//! `--norm-every`. Started directly, it relaunches itself on `PES` processes through
+//! `nvshmem-launch`, as the ring example does. Shared with `jacobi2d-grid`: the `jacobi` library
+//! (`src/lib.rs`), of which this runner's command line is [`jacobi::args::rows`].
 
-mod args;
-mod flags;
-mod solver;
-
-use args::{Args, Variant};
 use clap::ValueEnum;
 use cudarc::driver::{CudaSlice, DevicePtr};
+use jacobi::args::rows::{Args, RULES, Variant};
+use jacobi::{CommonKernels, Iterations, Meeting, Options, Program, Verdict};
 use nvshmem_halo::host::{HaloGrids, HaloSignals, MeetingPlace, NormBuffers, resident_blocks};
 use nvshmem_halo::{Decomposition2d, Tiling};
 use nvshmem_host::{Kernel, LaunchConfig, Nvshmem, OnStream};
-use solver::{CommonKernels, Iterations, Meeting, Options, Program, Verdict};
 use std::error::Error;
 use std::process::ExitCode;
 
 const PTX: &str = include_str!(env!("JACOBI_KERNELS_PTX"));
 
-const PROGRAM: Program = Program {
-    rules: args::RULES,
-    run,
-};
+const PROGRAM: Program = Program { rules: RULES, run };
 
 fn main() -> ExitCode {
-    solver::main::<Args>(&PROGRAM)
+    jacobi::main::<Args>(&PROGRAM)
 }
 
 fn run(
@@ -82,24 +76,23 @@ fn run(
     let variant = Variant::from_str(&options.variant, false)?;
     let mut iterations = JacobiIterations {
         variant,
-        stencil: module.kernel(variant.kernel())?,
+        stencil: module.kernel(stencil_kernel(variant))?,
         tiling: options.tiling(),
         signals: HaloSignals::new(nvshmem)?,
         grid_counter: nvshmem.stream().alloc_zeros(1)?,
         meeting: MeetingPlace::new(nvshmem)?,
     };
-    solver::solve(nvshmem, &common, options, decomposition, &mut iterations)
+    jacobi::solve(nvshmem, &common, options, decomposition, &mut iterations)
 }
 
-impl Variant {
-    fn kernel(self) -> &'static str {
-        match self {
-            Variant::P => "jacobi_p",
-            Variant::PutBlock => "jacobi_put_block",
-            Variant::Signal => "jacobi_signal",
-            Variant::Overlap => "jacobi_overlap",
-            Variant::Persistent => "jacobi_persistent",
-        }
+/// The stencil kernel of `variant`.
+fn stencil_kernel(variant: Variant) -> &'static str {
+    match variant {
+        Variant::P => "jacobi_p",
+        Variant::PutBlock => "jacobi_put_block",
+        Variant::Signal => "jacobi_signal",
+        Variant::Overlap => "jacobi_overlap",
+        Variant::Persistent => "jacobi_persistent",
     }
 }
 
@@ -135,7 +128,7 @@ impl Iterations for JacobiIterations<'_, '_> {
         if self.variant != Variant::Persistent {
             let on = nvshmem.on(nvshmem.stream())?;
             let ks = 0..schedule.iterations;
-            return solver::each_iteration(self, on, common, grids, norms, ks);
+            return jacobi::each_iteration(self, on, common, grids, norms, ks);
         }
         let pes_per_gpu = std::env::var(nvshmem_launch::pe_env::PES_PER_GPU)
             .ok()
@@ -196,7 +189,7 @@ impl Iterations for JacobiIterations<'_, '_> {
         } else {
             tiling.grid(&patch)
         };
-        let config = solver::stencil_config(tiling, grid);
+        let config = jacobi::stencil_config(tiling, grid);
         let signalled = matches!(self.variant, Variant::Signal | Variant::Overlap);
         let meeting = if signalled {
             Meeting::Signals
@@ -251,50 +244,10 @@ impl Iterations for JacobiIterations<'_, '_> {
                 )?;
             }
         }
-        solver::end_iteration(on, common, grids, k, meeting, || Ok(()))
+        jacobi::end_iteration(on, common, grids, k, meeting, || Ok(()))
     }
 
     fn stencil(&self) -> &Kernel<'_> {
         &self.stencil
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use args::decompose;
-    use solver::tests::{args, names_the_flag_and_the_fix, parse_with, property};
-
-    solver::tests::shared_flag_tests!(Args, &PROGRAM);
-
-    #[test]
-    fn too_few_rows_and_the_grid_flag_are_refused() {
-        let error = parse_with::<Args>(&PROGRAM, &args("-n 5 --ny 6")).unwrap_err();
-        assert!(error.contains("5 PEs cannot split 4 cells"), "{error}");
-        let error = parse_with::<Args>(&PROGRAM, &args("--grid 2x2")).unwrap_err();
-        assert!(error.contains("unexpected argument '--grid'"), "{error}");
-    }
-
-    #[test]
-    fn more_pes_than_rows_are_refused() {
-        use proptest::prelude::*;
-        let too_many = (3usize..=1000, 3usize..=100)
-            .prop_flat_map(|(nx, ny)| (Just(nx), Just(ny), ny - 1..=flags::MAX_PES));
-        property(too_many, |(nx, ny, n)| {
-            let args = args(&format!("-n {n} --nx {nx} --ny {ny}"));
-            let message = parse_with::<Args>(&PROGRAM, &args).unwrap_err();
-            prop_assert!(names_the_flag_and_the_fix(&message, &args), "{message}");
-            prop_assert!(message.contains("as many PEs as rows"), "{message}");
-            Ok(())
-        });
-    }
-
-    #[test]
-    fn rows_are_split_over_the_pes() {
-        let options = parse_with::<Args>(&PROGRAM, &args("--nx 66 --ny 12")).unwrap();
-        let split = decompose(&options, 3).unwrap();
-        assert_eq!((split.grid().px, split.grid().py), (1, 3));
-        let patch = split.patch(1);
-        assert_eq!((patch.nx, patch.ny, patch.y0, patch.pitch), (64, 3, 4, 96));
     }
 }

@@ -12,6 +12,7 @@
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
 
+// By path: the device-API kernel crate is a `cdylib` of its own kernels, no library to depend on.
 #[path = "../../../device-api/kernels/src/layout.rs"]
 pub mod layout;
 

@@ -19,6 +19,7 @@
 //! [`atomics`], [`world`] (barriers and queries over all PEs), [`collectives`] (teams),
 //! [`on_stream`] and [`traps`]; what they share is in [`support`].
 
+// By path: the kernel crate is a GPU `cdylib` that nvshmem-builder builds, no library to depend on.
 #[path = "../../kernels/src/layout.rs"]
 #[allow(dead_code)]
 mod layout;

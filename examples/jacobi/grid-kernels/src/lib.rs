@@ -15,8 +15,10 @@
 // go the uses of most imports.
 #![cfg_attr(not(target_arch = "nvptx64"), allow(unused_imports, dead_code))]
 
+// By path: `jacobi`'s kernel crate is a `cdylib` of its own kernels, no library to depend on.
 #[path = "../../kernels/src/problem.rs"]
 mod problem;
+// By path: `jacobi`'s kernel crate is a `cdylib` of its own kernels, no library to depend on.
 #[path = "../../kernels/src/stencil.rs"]
 mod stencil;
 

@@ -1,6 +1,6 @@
 //! The initial interior of the Jacobi problem, shared by the kernels' `initialize` and (included by
-//! path) the runners' CPU reference in `examples/jacobi/solver.rs`; `bench/reference/stencil.cuh`
-//! computes the same values.
+//! path in `examples/jacobi/src/initial.rs`) the runners' CPU reference;
+//! `bench/reference/stencil.cuh` computes the same values.
 //!
 //! NVIDIA's problem starts from an all-zero interior; values then spread from the fixed columns one
 //! column per iteration, so the halos between PEs carry zeros for many iterations and a dropped,
