@@ -9,6 +9,8 @@ use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt;
 
 // Each program's parser, from the file its binary compiles (kept free of kernels for this).
+// Included, not a dependency: each program's build script needs ptxas and the nvptx target, which
+// a fuzz build has no use for.
 #[path = "../../examples/faults/src/args.rs"]
 mod faults;
 #[path = "../../examples/interop/src/args.rs"]
