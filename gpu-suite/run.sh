@@ -112,6 +112,37 @@ run_test() {
     record "$name" "$pes" "$(seconds "$ms")" "$verdict" "$log"
 }
 
+# first_load NAME PES LIMIT COMMAND...: a program's first run on this machine against its warm run. The
+# first runs with an empty JIT cache of its own (CUDA_CACHE_PATH), the second on what the first left
+# there, both with the host's debug log. It passes when both succeed, the first says that it loaded
+# machine code compiled ahead of time, and it took at most 1.0 s longer than the second; the row
+# gives both times.
+first_load() {
+    local name=$1 pes=$2 limit=$3 log status ms cold_ms cold_log verdict cache; shift 3
+    cache=$(mktemp -d)
+    execute "$name" "$pes" "$limit" env CUDA_CACHE_PATH="$cache" RUST_LOG=nvshmem_host=debug "$@" || return 0
+    cold_ms=$ms cold_log=$log
+    if [[ $status != 0 ]]; then
+        record "$name" "$pes" "$(seconds "$cold_ms")" "FAIL (first run: exit $status)" "$cold_log"
+        rm -rf "$cache"
+        return
+    fi
+    cp "$cold_log" "$cold_log.first"
+    execute "$name" "$pes" "$limit" env CUDA_CACHE_PATH="$cache" RUST_LOG=nvshmem_host=debug "$@" || return 0
+    rm -rf "$cache"
+    if [[ $status != 0 ]]; then
+        verdict="FAIL (warm run: exit $status)"
+    elif ! grep -q "loaded the kernels' machine code" "$cold_log.first"; then
+        verdict="FAIL (the first run loaded no machine code: the driver compiled the PTX)"
+    elif ((cold_ms - ms > 1000)); then
+        verdict="FAIL (first run $(seconds "$cold_ms") s, warm $(seconds "$ms") s: more than 1.0 s longer)"
+    else
+        verdict="PASS (first run $(seconds "$cold_ms") s, warm $(seconds "$ms") s)"
+    fi
+    cat "$cold_log.first" "$log" >"$log.both"
+    record "$name" "$pes" "$(seconds "$cold_ms")" "$verdict" "$log.both"
+}
+
 # skip NAME PES REASON: records a case that cannot run here, with the reason (what to install or
 # carry to run it).
 skip() {

@@ -88,6 +88,27 @@ pub enum BuildError {
         /// What `ptxas` printed.
         output: String,
     },
+    /// SASS was asked for an architecture older than the PTX's, which it cannot be compiled for.
+    SassBelowPtx {
+        /// The architecture asked for.
+        arch: String,
+        /// The PTX's architecture.
+        ptx_arch: String,
+    },
+    /// `NVSHMEM_RS_SASS` is not a list of architectures.
+    SassVariable {
+        /// Its value.
+        value: String,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// `fatbinary` could not bundle the machine code.
+    FatbinaryFailed {
+        /// The fat binary it was to write.
+        out: PathBuf,
+        /// What `fatbinary` printed.
+        output: String,
+    },
     /// A file could not be read or written.
     Io {
         /// The file.
@@ -134,6 +155,26 @@ impl fmt::Display for BuildError {
                 "no GPU architecture was given to build for; name at least one, e.g. `sm_90`"
             ),
             BuildError::NvshmemVersion(error) => write!(f, "{error}"),
+            BuildError::SassBelowPtx { arch, ptx_arch } => write!(
+                f,
+                "machine code (SASS) was asked for {arch}, but the PTX is for {ptx_arch}, which \
+                 only GPUs of that architecture or newer can run; drop {arch} from the list \
+                 (`.sass(..)` or {var}) or build the PTX for it with `.arch(\"{arch}\")`",
+                var = crate::sass::SASS_VAR
+            ),
+            BuildError::SassVariable { value, problem } => write!(
+                f,
+                "{var}={value}: {problem}; set it to architectures separated by commas, e.g. \
+                 `sm_90,sm_100`, or to `none` for PTX only",
+                var = crate::sass::SASS_VAR
+            ),
+            BuildError::FatbinaryFailed { out, output } => write!(
+                f,
+                "fatbinary could not write {}:\n{output}\nbuild without machine code with \
+                 {var}=none to get going (the driver then compiles the PTX at the first load)",
+                out.display(),
+                var = crate::sass::SASS_VAR
+            ),
             BuildError::ToolMissing {
                 tool,
                 looked_in,

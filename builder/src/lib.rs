@@ -29,9 +29,14 @@
 //!    `nvshmemi_device_lib_version_d`; applies the register limits of
 //!    [`PtxBuilder::max_registers`]; where `ptxas` is found, assembles it for the architecture and
 //!    fails the build on an error.
-//! 5. Exports `cargo::rustc-env=<NAME>_PTX=<path>` and `<NAME>_NVSHMEM_VERSION=<x.y.z>` (`<NAME>` is
-//!    the kernel crate's package name, upper-case, `-` as `_`, followed by `_NVSHMEM_ONLY` when the
-//!    load/store path is off, so that one crate can be built both ways).
+//! 5. In a release build, compiles machine code (SASS) for the build machine's GPUs, or for the
+//!    PTX's architecture, with `ptxas -O3` and bundles it with `fatbinary` into `<name>.fatbin`
+//!    beside the PTX, so that modules load without the driver's JIT (see [`PtxBuilder::sass`]).
+//! 6. Exports `cargo::rustc-env=<NAME>_PTX=<path>`, `<NAME>_NVSHMEM_VERSION=<x.y.z>`,
+//!    `<NAME>_SASS=<path>` (the fat binary, empty without SASS) and `<NAME>_SASS_ARCHS` (its
+//!    architectures, comma-separated); `<NAME>` is the kernel crate's package name, upper-case,
+//!    `-` as `_`, followed by `_NVSHMEM_ONLY` when the load/store path is off, so that one crate
+//!    can be built both ways. `nvshmem_host::module_image!("<NAME>")` takes them all.
 //!
 //! Needs the nightly toolchain with `rust-src` and `llvm-tools` (the project's `rust-toolchain.toml`
 //! names both).
@@ -63,9 +68,11 @@ pub mod fuzzing;
 mod linker;
 mod nested_cargo;
 mod ptxas;
+mod sass;
 
 pub use error::BuildError;
 pub use linker::{NVSHMEM_STATE_SYMBOLS, run_if_invoked_as_linker};
+pub use sass::SASS_VAR;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -83,6 +90,7 @@ pub struct PtxBuilder {
     register_limits: Vec<(String, u32)>,
     nvshmem_root: Option<PathBuf>,
     out_dir: Option<PathBuf>,
+    sass: Option<Vec<String>>,
 }
 
 /// The result of [`PtxBuilder::build`].
@@ -105,6 +113,11 @@ pub struct BuiltPtx {
     pub ptx_isa: u32,
     /// Whether `ptxas` assembled the PTX (false when no `ptxas` was found).
     pub assembled: bool,
+    /// The fat binary of machine code compiled ahead of time, beside the PTX; empty when no
+    /// architecture was given SASS (see [`PtxBuilder::sass`]).
+    pub sass: PathBuf,
+    /// The architectures in [`BuiltPtx::sass`].
+    pub sass_archs: Vec<String>,
     /// The kernel crate's source files, which the PTX depends on (from the nested build's dep-info).
     pub sources: Vec<PathBuf>,
     /// The device bitcode file that was linked.
@@ -116,7 +129,13 @@ pub struct BuiltPtx {
 impl BuiltPtx {
     /// The name of the environment variable that holds [`BuiltPtx::path`] in the calling crate.
     pub fn env_var(&self) -> String {
-        format!("{}_PTX", self.name.to_uppercase().replace('-', "_"))
+        format!("{}_PTX", self.prefix())
+    }
+
+    /// The prefix of the variables this build exports to the calling crate (`<PREFIX>_PTX`,
+    /// `<PREFIX>_SASS`, …), which `nvshmem_host::module_image!` takes.
+    pub fn prefix(&self) -> String {
+        self.name.to_uppercase().replace('-', "_")
     }
 }
 
@@ -141,6 +160,7 @@ impl PtxBuilder {
             register_limits: Vec::new(),
             nvshmem_root: None,
             out_dir: None,
+            sass: None,
         }
     }
 
@@ -199,6 +219,23 @@ impl PtxBuilder {
         self
     }
 
+    /// The architectures to compile machine code (SASS) for ahead of time, bundled into a fat
+    /// binary beside the PTX, so that the module loads on those GPUs without the driver's JIT
+    /// compile; each must be the PTX's architecture ([`PtxBuilder::arch`]) or newer. By default a
+    /// release build compiles it for the build machine's GPUs (as `nvidia-smi` reports them), or for
+    /// the PTX's architecture on a machine without one, and other builds keep PTX only, which builds
+    /// faster. The variable `NVSHMEM_RS_SASS` ([`SASS_VAR`]: `sm_90,sm_100`, or `none`) overrides
+    /// both, without editing `build.rs`. An empty list means PTX only.
+    ///
+    /// ```no_run
+    /// // Hopper and Blackwell machine code from Hopper PTX; other GPUs compile the PTX at load.
+    /// let builder = nvshmem_builder::PtxBuilder::new("kernels").sass(&["sm_90", "sm_100"]);
+    /// ```
+    pub fn sass(mut self, archs: &[&str]) -> PtxBuilder {
+        self.sass = Some(archs.iter().map(|arch| arch.to_string()).collect());
+        self
+    }
+
     /// The NVSHMEM installation to link, the folder holding `lib/` and `include/` (default: the one
     /// `nvshmem-locate` finds, starting with `NVSHMEM_HOME`). For tools that build one crate against
     /// several releases; a `build.rs` leaves it to `NVSHMEM_HOME`, which the host library's loader
@@ -233,6 +270,7 @@ impl PtxBuilder {
             nvshmem_locate::HOME_VAR,
             nvshmem_locate::HPC_SDK_VAR,
             "PTXAS",
+            SASS_VAR,
         ] {
             println!("cargo::rerun-if-env-changed={variable}");
         }
@@ -253,12 +291,16 @@ impl PtxBuilder {
             println!("cargo::rerun-if-changed={}", source.display());
         }
         println!("cargo::rerun-if-changed={}", built.device_bitcode.display());
-        let env_var = built.env_var();
-        println!("cargo::rustc-env={env_var}={}", built.path.display());
+        let prefix = built.prefix();
+        println!("cargo::rustc-env={prefix}_PTX={}", built.path.display());
         println!(
-            "cargo::rustc-env={}_NVSHMEM_VERSION={}",
-            env_var.trim_end_matches("_PTX"),
+            "cargo::rustc-env={prefix}_NVSHMEM_VERSION={}",
             built.nvshmem_version
+        );
+        println!("cargo::rustc-env={prefix}_SASS={}", built.sass.display());
+        println!(
+            "cargo::rustc-env={prefix}_SASS_ARCHS={}",
+            built.sass_archs.join(",")
         );
         Ok(built)
     }
@@ -388,21 +430,38 @@ impl PtxBuilder {
         })?;
         let modules = split_modules(&linked);
         let ptxas = ptxas::find(&caller_dir).ok();
+        let profile = sass::Profile::of_build_script();
+        let sass_archs = targets
+            .iter()
+            .map(|target| {
+                let archs = sass::archs(
+                    &target.arch,
+                    self.sass.as_deref(),
+                    profile,
+                    sass::build_machine_gpus,
+                )?;
+                // Machine code needs ptxas, whose absence the build reports already.
+                Ok(if ptxas.is_some() { archs } else { Vec::new() })
+            })
+            .collect::<Result<Vec<_>, BuildError>>()?;
         // Each architecture's PTX is checked and assembled on its own thread: ptxas takes the
         // longest, and one process uses one core.
         let built: Vec<Result<BuiltPtx, BuildError>> = std::thread::scope(|scope| {
             let jobs: Vec<_> = targets
                 .iter()
-                .map(|target| {
+                .zip(&sass_archs)
+                .map(|(target, sass_archs)| {
                     let module = modules
                         .iter()
                         .find(|(arch, _)| *arch == target.arch)
                         .map(|(_, module)| *module);
-                    let path = if name_by_arch {
-                        out_dir.join(format!("{name}.{}.ptx", target.arch))
+                    let stem = if name_by_arch {
+                        format!("{name}.{}", target.arch)
                     } else {
-                        out_dir.join(format!("{name}.ptx"))
+                        name.clone()
                     };
+                    let path = out_dir.join(format!("{stem}.ptx"));
+                    let sass = out_dir.join(format!("{stem}.fatbin"));
                     let (ptxas, kernel_dir, register_limits) =
                         (&ptxas, &kernel_dir, &self.register_limits);
                     let (package, name, sources, nested_ptx) =
@@ -421,7 +480,13 @@ impl PtxBuilder {
                         let (text, kernels, nvshmem_version, ptx_isa) =
                             finish_ptx(nested_ptx, module, &path, register_limits)?;
                         if let Some(ptxas) = ptxas {
-                            ptxas::check_once(ptxas, &path, &text, &target.arch, kernel_dir)?;
+                            // Compiling SASS for the PTX's own architecture checks it as well.
+                            if !sass_archs.contains(&target.arch) {
+                                ptxas::check_once(ptxas, &path, &text, &target.arch, kernel_dir)?;
+                            }
+                            sass::build(ptxas, &path, &text, sass_archs, kernel_dir, &sass)?;
+                        } else {
+                            sass::build(Path::new("ptxas"), &path, &text, &[], kernel_dir, &sass)?;
                         }
                         Ok(BuiltPtx {
                             path,
@@ -432,6 +497,8 @@ impl PtxBuilder {
                             arch: target.arch.clone(),
                             ptx_isa,
                             assembled: ptxas.is_some(),
+                            sass,
+                            sass_archs: sass_archs.clone(),
                             sources: sources.clone(),
                             device_bitcode: target.device_bitcode.clone(),
                             warnings,

@@ -182,6 +182,7 @@ const DIGESTED_SOURCES: (u64, &[&str]) = digest_of_sources!(
     "arch.rs",
     "nested_cargo.rs",
     "ptxas.rs",
+    "sass.rs",
     "error.rs",
 );
 

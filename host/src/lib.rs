@@ -3,9 +3,10 @@
 //!
 //! ```no_run
 //! use nvshmem_host::{LaunchConfig, Nvshmem};
-//! # const PTX: &str = "";
+//! # const KERNELS: &str = "";
 //! let nvshmem = Nvshmem::init()?; // bootstraps from nvshmemrun, mpirun or srun
-//! let module = nvshmem.load_module(PTX)?; // PTX = include_str!(env!("RING_KERNELS_PTX"))
+//! // KERNELS = nvshmem_host::module_image!("RING_KERNELS"): the PTX, and machine code for the GPU
+//! let module = nvshmem.load_module(KERNELS)?;
 //! let source = nvshmem.alloc::<f32>(1024)?;
 //! let received = nvshmem.alloc_zeroed::<f32>(1024)?;
 //! let returned = nvshmem.alloc_zeroed::<f32>(1024)?;
@@ -54,6 +55,7 @@ pub mod environment;
 mod error;
 mod exit_guard;
 mod graph;
+mod image;
 mod launch;
 mod mapped_signal_adds;
 mod module;
@@ -76,6 +78,7 @@ pub use error::{
     ModuleError, TeamError,
 };
 pub use graph::Graph;
+pub use image::ModuleImage;
 pub use launch::{KernelArg, LaunchConfig};
 pub use mapped_signal_adds::SignalAdds;
 pub use module::{Kernel, Module};

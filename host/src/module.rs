@@ -2,7 +2,7 @@
 
 use crate::error::CudaContext as _;
 use crate::mapped_signal_adds::SignalAdds;
-use crate::{Error, ModuleError, Nvshmem, SymmetricBuffer, result};
+use crate::{Error, ModuleError, ModuleImage, Nvshmem, SymmetricBuffer, result};
 use cudarc::driver::sys::{CUfunction_attribute, CUmodule};
 use cudarc::driver::{CudaFunction, CudaModule};
 use std::ffi::CString;
@@ -22,7 +22,9 @@ fn slow_load_note(elapsed: std::time::Duration, ptx_bytes: usize) -> Option<Stri
             "loading the kernels took {:.1} s: the driver compiled their {:.1} MB of PTX for this \
              GPU. It caches the result (in ~/.nv/ComputeCache, up to CUDA_CACHE_MAXSIZE bytes), so \
              later loads on this machine are quick, unless CUDA_CACHE_DISABLE=1 or the cache is \
-             too small to hold it",
+             too small to hold it. Machine code built ahead of time for this GPU loads without \
+             that: load the kernels with nvshmem_host::module_image! and build them in release \
+             mode or with NVSHMEM_RS_SASS naming this GPU's architecture",
             elapsed.as_secs_f64(),
             ptx_bytes as f64 / 1e6
         )
@@ -91,10 +93,13 @@ impl Nvshmem {
     /// in the same order relative to other symmetric allocations. Other modules load on one PE
     /// alone.
     ///
-    /// The driver compiles the PTX for the GPU at the first load on a machine and caches the
-    /// result. For large modules that first load can take minutes (NVSHMEM 3.8's device library
-    /// makes modules using put-with-signal or fetching atomics several MB); a load that takes
-    /// 10 s or more logs a warning saying so.
+    /// An image with machine code for this GPU's architecture ([`ModuleImage`], from
+    /// [`module_image!`](crate::module_image); the builder compiles it in release builds) loads it
+    /// as it is. Otherwise, or given PTX alone, the driver compiles the PTX for the GPU at the
+    /// first load on a machine and caches the result; for large modules that first load can take
+    /// minutes (NVSHMEM 3.8's device library makes modules using put-with-signal or fetching
+    /// atomics several MB), and a load that takes 10 s or more logs a warning saying so. Which of
+    /// the two was loaded is logged at `debug`.
     ///
     /// ```no_run
     /// # let nvshmem = nvshmem_host::Nvshmem::init()?;
@@ -102,7 +107,9 @@ impl Nvshmem {
     /// let module = nvshmem.load_module(PTX)?;
     /// # Ok::<(), nvshmem_host::Error>(())
     /// ```
-    pub fn load_module(&self, ptx: &str) -> Result<Module<'_>, Error> {
+    pub fn load_module<'a>(&self, image: impl Into<ModuleImage<'a>>) -> Result<Module<'_>, Error> {
+        let image = image.into();
+        let ptx = image.ptx();
         if !ptx.contains(DEVICE_VERSION_SYMBOL) {
             return Err(ModuleError::NotAnNvshmemModule.into());
         }
@@ -117,14 +124,7 @@ impl Nvshmem {
             }
             .into());
         };
-        let started = std::time::Instant::now();
-        let cuda_module = self
-            .context()
-            .load_module(cudarc::nvrtc::Ptx::from_src(ptx))
-            .doing("loading the PTX module (JIT-compiling it for this GPU)")?;
-        if let Some(note) = slow_load_note(started.elapsed(), ptx.len()) {
-            log::warn!("PE {}: {note}", self.my_pe());
-        }
+        let cuda_module = self.load_image(&image)?;
         let function = cuda_module
             .load_function(first)
             .doing(format!("finding kernel `{first}` in the module"))?;
@@ -148,6 +148,54 @@ impl Nvshmem {
         // Once `module` exists, so that an error here still finalises it (on drop).
         module._check_scratch = crate::device_checks::set_up(self, module.module, ptx)?;
         module.signal_adds = crate::mapped_signal_adds::set_up(self, module.module, ptx)?;
+        Ok(module)
+    }
+}
+
+impl Nvshmem {
+    /// Loads the machine code of `image` that this GPU can run, or else its PTX, saying which at
+    /// `debug`; machine code the driver refuses falls back to the PTX, with a warning.
+    fn load_image(&self, image: &ModuleImage<'_>) -> Result<Arc<CudaModule>, Error> {
+        let context = self.context();
+        let (major, minor) = context
+            .compute_capability()
+            .doing("reading the GPU's compute capability")?;
+        let gpu_arch = format!("sm_{major}{minor}");
+        let pe = self.my_pe();
+        match image.sass_arch_for(major as u32, minor as u32) {
+            Some(arch) => {
+                match context.load_module(cudarc::nvrtc::Ptx::from_binary(image.sass().to_vec())) {
+                    Ok(module) => {
+                        log::debug!(
+                            "PE {pe}: loaded the kernels' machine code for {arch}, compiled ahead \
+                             of time, on this {gpu_arch} GPU"
+                        );
+                        return Ok(module);
+                    }
+                    Err(error) => log::warn!(
+                        "PE {pe}: the driver refused the kernels' machine code for {arch} on this \
+                         {gpu_arch} GPU ({error}); loading their PTX instead"
+                    ),
+                }
+            }
+            None => log::debug!(
+                "PE {pe}: the kernels have no machine code for this {gpu_arch} GPU (they have: \
+                 {}), so the driver compiles their PTX; build them with NVSHMEM_RS_SASS={gpu_arch} \
+                 to add it",
+                if image.sass().is_empty() || image.sass_archs().is_empty() {
+                    "none"
+                } else {
+                    image.sass_archs()
+                }
+            ),
+        }
+        let started = std::time::Instant::now();
+        let module = context
+            .load_module(cudarc::nvrtc::Ptx::from_src(image.ptx()))
+            .doing("loading the PTX module (JIT-compiling it for this GPU)")?;
+        if let Some(note) = slow_load_note(started.elapsed(), image.ptx().len()) {
+            log::warn!("PE {pe}: {note}");
+        }
         Ok(module)
     }
 }

@@ -19,8 +19,8 @@ use std::process::ExitCode;
 // the host's check.
 use nvshmem_starter_kernels::{SendToNext, pattern};
 
-/// The kernels, compiled by build.rs.
-const PTX: &str = include_str!(env!("NVSHMEM_STARTER_KERNELS_PTX"));
+/// The kernels as build.rs compiled them: PTX, and machine code for the GPU in release builds.
+const KERNELS: nvshmem_host::ModuleImage = nvshmem_host::module_image!("NVSHMEM_STARTER_KERNELS");
 
 /// How many wrong values are printed, at most, per PE.
 const SHOWN_MISMATCHES: usize = 5;
@@ -70,7 +70,7 @@ fn run_pe(bootstrap: Bootstrap, count: usize) -> Result<(), Box<dyn std::error::
     let nvshmem = Nvshmem::init_with(bootstrap)?;
     let (me, n_pes) = (nvshmem.my_pe(), nvshmem.n_pes());
     let received = {
-        let module = nvshmem.load_module(PTX)?;
+        let module = nvshmem.load_module(KERNELS)?;
         let kernel = module.typed_kernel::<SendToNext>()?;
         let source = nvshmem.alloc::<u64>(count)?;
         let received = nvshmem.alloc_zeroed::<u64>(count)?;

@@ -60,7 +60,7 @@ use options::{Bench, Grid, Options, Scope};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-const PTX: &str = include_str!(env!("MICRO_KERNELS_PTX"));
+const KERNELS: nvshmem_host::ModuleImage = nvshmem_host::module_image!("MICRO_KERNELS");
 
 /// How long the spinning kernel before each timed launch runs.
 const DELAY_NS: u64 = 50_000;
@@ -169,7 +169,7 @@ type Failure = Box<dyn std::error::Error>;
 /// One PE's run: every selected benchmark in the fixed order; returns the number of failed cases.
 fn run_pe(bootstrap: Bootstrap, options: &Options) -> Result<usize, Failure> {
     let nvshmem = Nvshmem::init_with(bootstrap)?;
-    let module = nvshmem.load_module(PTX)?;
+    let module = nvshmem.load_module(KERNELS)?;
     let failed = {
         let mut runner = Runner::new(&nvshmem, &module, options)?;
         for &bench in Bench::value_variants() {

@@ -23,7 +23,7 @@ use clap::Parser;
 use nvshmem_host::{LaunchConfig, Module, Nvshmem, SymmetricBuffer, SymmetricSlice};
 use std::process::ExitCode;
 
-const PTX: &str = include_str!(env!("FAULTS_KERNELS_PTX"));
+const KERNELS: nvshmem_host::ModuleImage = nvshmem_host::module_image!("FAULTS_KERNELS");
 /// The exit status of a victim whose kernel trapped (`--fault bad-pe`).
 const TRAPPED: i32 = 4;
 /// Elements the bad-pe victim puts.
@@ -43,7 +43,7 @@ fn main() -> ExitCode {
 
 fn run(fault: Fault, victim: i32) -> Result<(), nvshmem_host::Error> {
     let nvshmem = Nvshmem::init()?;
-    let module = nvshmem.load_module(PTX)?;
+    let module = nvshmem.load_module(KERNELS)?;
     let kernel = module.kernel("wait_in_barrier")?;
     // The bad-pe victim's buffer: symmetric allocation is collective, so every PE makes it.
     let buffer = nvshmem.alloc::<f32>(BAD_PE_COUNT)?;

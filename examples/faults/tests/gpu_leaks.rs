@@ -16,7 +16,7 @@
 use nvshmem_host::{Error, Nvshmem, Team};
 use std::time::Instant;
 
-const PTX: &str = include_str!(env!("FAULTS_KERNELS_PTX"));
+const KERNELS: nvshmem_host::ModuleImage = nvshmem_host::module_image!("FAULTS_KERNELS");
 const ALLOCATION_CYCLES: usize = 1000;
 const MODULE_LOADS: usize = 100;
 const TEAM_SPLITS: usize = 100;
@@ -47,7 +47,7 @@ fn allocate_and_free(nvshmem: &Nvshmem, cycles: usize) -> Result<(), Error> {
 /// `loads` loads of the faults kernels' module, each looked into and unloaded.
 fn load_and_unload(nvshmem: &Nvshmem, loads: usize) -> Result<(), Error> {
     for _ in 0..loads {
-        let module = nvshmem.load_module(PTX)?;
+        let module = nvshmem.load_module(KERNELS)?;
         module.kernel("wait_in_barrier")?;
         if planted("module") {
             std::mem::forget(module);

@@ -7,7 +7,7 @@ use std::error::Error;
 use std::sync::Arc;
 
 /// The kernels (`examples/interop/kernels`).
-pub const PTX: &str = include_str!(env!("INTEROP_KERNELS_PTX"));
+pub const KERNELS: nvshmem_host::ModuleImage = nvshmem_host::module_image!("INTEROP_KERNELS");
 
 /// Threads per block of both kernels.
 const THREADS: u32 = 256;

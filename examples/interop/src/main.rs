@@ -21,7 +21,7 @@ mod args;
 
 use args::Options;
 use clap::Parser;
-use interop::{PTX, cudarc_launch_reads_a_put, peer_pointers, registered_allocation_is_put};
+use interop::{KERNELS, cudarc_launch_reads_a_put, peer_pointers, registered_allocation_is_put};
 use nvshmem_host::{Bootstrap, Nvshmem, UNIQUE_ID_TIMEOUT, UniqueId};
 use nvshmem_pe_env::rendezvous;
 use std::error::Error;
@@ -79,7 +79,7 @@ fn init_through_file(
 fn run_pe(nvshmem: Nvshmem, count: usize) -> Result<(), Box<dyn Error>> {
     let (me, n) = (nvshmem.my_pe(), nvshmem.n_pes());
     let previous = (me + n - 1) % n;
-    let module = nvshmem.load_module(PTX)?;
+    let module = nvshmem.load_module(KERNELS)?;
     let stream = nvshmem.context().new_stream()?;
     let mut failures = 0;
     let wrong = cudarc_launch_reads_a_put(&nvshmem, &module, &stream, count)?;

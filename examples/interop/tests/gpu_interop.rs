@@ -3,7 +3,7 @@
 //! initialised once per process), under `nvshmemrun -n 2`.
 
 use cudarc::driver::CudaContext;
-use interop::{PTX, cudarc_launch_reads_a_put, peer_pointers, registered_allocation_is_put};
+use interop::{KERNELS, cudarc_launch_reads_a_put, peer_pointers, registered_allocation_is_put};
 use nvshmem_host::{Bootstrap, Error, Nvshmem, TeamError};
 use nvshmem_pe_env::PeIdentity;
 use std::sync::Arc;
@@ -14,7 +14,7 @@ const COUNT: usize = 10_000;
 #[ignore = "needs a GPU and NVSHMEM: gpu-suite/run.sh runs it on the GPU machine"]
 fn cudarc_launch_reads_what_another_pe_put() {
     let nvshmem = Nvshmem::init().expect("init");
-    let module = nvshmem.load_module(PTX).expect("load");
+    let module = nvshmem.load_module(KERNELS).expect("load");
     let stream = nvshmem.context().new_stream().expect("a stream");
     let wrong = cudarc_launch_reads_a_put(&nvshmem, &module, &stream, COUNT).expect("ran");
     assert_eq!(
@@ -66,7 +66,7 @@ fn nvshmem_runs_on_the_callers_context_and_refuses_foreign_streams() {
     let context = CudaContext::new(identity.gpu_ordinal()).expect("the PE's GPU");
     let nvshmem = Nvshmem::init_on(context.clone(), Bootstrap::detect().unwrap()).expect("init");
     assert!(Arc::ptr_eq(nvshmem.context(), &context));
-    let module = nvshmem.load_module(PTX).expect("load");
+    let module = nvshmem.load_module(KERNELS).expect("load");
     let stream = context.new_stream().expect("a stream");
     let wrong = cudarc_launch_reads_a_put(&nvshmem, &module, &stream, COUNT).expect("ran");
     assert_eq!(wrong, 0);

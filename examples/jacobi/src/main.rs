@@ -58,7 +58,7 @@ use nvshmem_host::{Kernel, LaunchConfig, Nvshmem, OnStream};
 use std::error::Error;
 use std::process::ExitCode;
 
-const PTX: &str = include_str!(env!("JACOBI_KERNELS_PTX"));
+const KERNELS: nvshmem_host::ModuleImage = nvshmem_host::module_image!("JACOBI_KERNELS");
 
 const PROGRAM: Program = Program { rules: RULES, run };
 
@@ -71,7 +71,7 @@ fn run(
     options: &Options,
     decomposition: &Decomposition2d,
 ) -> Result<Verdict, Box<dyn Error>> {
-    let module = nvshmem.load_module(PTX)?;
+    let module = nvshmem.load_module(KERNELS)?;
     let common = CommonKernels::load(&module, options)?;
     let variant = Variant::from_str(&options.variant, false)?;
     let mut iterations = JacobiIterations {

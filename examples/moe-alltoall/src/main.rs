@@ -36,7 +36,7 @@ use routing::{Shape, problem, reference, wrong_tokens};
 use std::ffi::OsString;
 use std::process::ExitCode;
 
-const PTX: &str = include_str!(env!("MOE_ALLTOALL_KERNELS_PTX"));
+const KERNELS: nvshmem_host::ModuleImage = nvshmem_host::module_image!("MOE_ALLTOALL_KERNELS");
 
 /// The most experts in a job: a larger scale would make the results inexact in `f32`.
 const MAX_EXPERTS: u32 = 128;
@@ -180,7 +180,7 @@ fn run_pe(bootstrap: Bootstrap, options: &Args) -> Result<(), Box<dyn std::error
         )
         .into());
     }
-    let module = nvshmem.load_module(PTX)?;
+    let module = nvshmem.load_module(KERNELS)?;
     let dispatch = module.typed_kernel::<Dispatch>()?;
     let combine = module.typed_kernel::<Combine>()?;
     // One block per multiprocessor, as many as a cooperative launch of both kernels allows.

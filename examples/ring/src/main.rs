@@ -22,7 +22,7 @@ use ring_kernels::{RingBlock, RingElementwise};
 use std::ffi::OsString;
 use std::process::ExitCode;
 
-const PTX: &str = include_str!(env!("RING_KERNELS_PTX"));
+const KERNELS: nvshmem_host::ModuleImage = nvshmem_host::module_image!("RING_KERNELS");
 fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
@@ -55,7 +55,7 @@ fn run_pe(bootstrap: Bootstrap, count: usize) -> Result<(), Box<dyn std::error::
     // ANCHOR: ring_host_alloc
     let nvshmem = Nvshmem::init_with(bootstrap)?;
     let (me, n_pes) = (nvshmem.my_pe(), nvshmem.n_pes());
-    let module = nvshmem.load_module(PTX)?;
+    let module = nvshmem.load_module(KERNELS)?;
     let mut source = nvshmem.alloc::<f32>(count)?;
     let mut received = nvshmem.alloc::<f32>(count)?;
     let mut returned = nvshmem.alloc::<f32>(count)?;

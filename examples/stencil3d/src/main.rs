@@ -36,7 +36,7 @@ use stencil3d_kernels::{
     Real, boundary, initial, owned_cell, owned_cells, shifted, update7, update27,
 };
 
-const PTX: &str = include_str!(env!("STENCIL3D_KERNELS_PTX"));
+const KERNELS: nvshmem_host::ModuleImage = nvshmem_host::module_image!("STENCIL3D_KERNELS");
 const OPEN: [Boundary; 3] = [Boundary::Open; 3];
 
 fn main() -> ExitCode {
@@ -153,7 +153,7 @@ fn run_pe(bootstrap: Bootstrap, args: &Args) -> Result<(), Box<dyn std::error::E
     let nvshmem = Nvshmem::init_with(bootstrap)?;
     let (me, n_pes) = (nvshmem.my_pe() as usize, nvshmem.n_pes() as usize);
     let decomposition = decompose(args, n_pes)?;
-    let module = nvshmem.load_module(PTX)?;
+    let module = nvshmem.load_module(KERNELS)?;
     let mut failures = 0;
     let points: &[u32] = match args.points {
         Points::Seven => &[7],

@@ -1,7 +1,7 @@
 //! Atomics: every operation on every element type, each applied exactly once per PE.
 
 use super::layout::{self, MAX_PES};
-use super::support::{PTX, check, init, launch, zeroed};
+use super::support::{IMAGE, check, init, launch, zeroed};
 
 #[test]
 #[ignore = "needs a GPU and NVSHMEM: gpu-suite/run.sh runs it on the GPU machine"]
@@ -9,7 +9,7 @@ fn atomics_apply_exactly_once_per_pe() {
     use layout::atomic::{ticket::*, *};
     let nvshmem = init();
     let (me, n) = (nvshmem.my_pe(), nvshmem.n_pes());
-    let module = nvshmem.load_module(PTX).expect("load");
+    let module = nvshmem.load_module(IMAGE).expect("load");
     let ints = zeroed!(nvshmem, i32, INTS);
     let longs = zeroed!(nvshmem, i64, LONGS);
     let uints = zeroed!(nvshmem, u32, UINTS);

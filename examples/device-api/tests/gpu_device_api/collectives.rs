@@ -2,7 +2,7 @@
 //! all-to-alls over the world team and over teams split from it (full multi-PE-per-GPU mode).
 
 use super::layout;
-use super::support::{TEAMS_PTX, check, elapsed_ms, init, launch, require_full_mpg, zeroed};
+use super::support::{TEAMS_IMAGE, check, elapsed_ms, init, launch, require_full_mpg, zeroed};
 use nvshmem_host::{Module, Nvshmem, SymmetricBuffer, Team};
 use std::time::Instant;
 
@@ -265,7 +265,7 @@ fn full_mpg_team_splits_barriers_and_collectives() {
     let nvshmem = init();
     require_full_mpg(&nvshmem);
     let (me, n) = (nvshmem.my_pe(), nvshmem.n_pes());
-    let module = nvshmem.load_module(TEAMS_PTX).expect("load");
+    let module = nvshmem.load_module(TEAMS_IMAGE).expect("load");
     let mut run = TeamRun::new(&nvshmem, &module);
 
     let world: Vec<i32> = (0..n).collect();

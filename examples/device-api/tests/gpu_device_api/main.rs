@@ -37,7 +37,7 @@ mod traps;
 mod world;
 
 use collectives::TEAM_KERNELS;
-use support::{PTX, TEAMS_PTX};
+use support::{IMAGE, TEAMS_IMAGE};
 
 /// Runs on the CPU, in CI: the builder produced both modules (it has assembled them with `ptxas`
 /// already) with every kernel the families' tests launch.
@@ -50,7 +50,7 @@ fn both_modules_export_the_kernels_the_tests_launch() {
             .map(str::to_string)
             .collect()
     };
-    let light = entries(PTX);
+    let light = entries(IMAGE.ptx());
     for kernel in [
         "rma_families",
         "signal_families",
@@ -67,14 +67,14 @@ fn both_modules_export_the_kernels_the_tests_launch() {
             "no {kernel} in {light:?}"
         );
     }
-    let teams = entries(TEAMS_PTX);
+    let teams = entries(TEAMS_IMAGE.ptx());
     for kernel in TEAM_KERNELS {
         assert!(
             teams.iter().any(|entry| entry == kernel),
             "no {kernel} in {teams:?}"
         );
     }
-    for ptx in [PTX, TEAMS_PTX] {
-        assert!(ptx.contains("nvshmemi_device_lib_version_d"));
+    for image in [IMAGE, TEAMS_IMAGE] {
+        assert!(image.ptx().contains("nvshmemi_device_lib_version_d"));
     }
 }

@@ -1,14 +1,14 @@
 //! Point-to-point synchronisation: every form of wait and test on 64-, 32- and 16-bit flags.
 
 use super::layout::{self, MAX_PES};
-use super::support::{PTX, check, init, launch, zeroed};
+use super::support::{IMAGE, check, init, launch, zeroed};
 
 #[test]
 #[ignore = "needs a GPU and NVSHMEM: gpu-suite/run.sh runs it on the GPU machine"]
 fn waits_and_tests_of_every_form_see_every_pes_flag() {
     let nvshmem = init();
     let (me, n) = (nvshmem.my_pe(), nvshmem.n_pes());
-    let module = nvshmem.load_module(PTX).expect("load");
+    let module = nvshmem.load_module(IMAGE).expect("load");
     let flags = zeroed!(nvshmem, u64, MAX_PES);
     let flags32 = zeroed!(nvshmem, i32, MAX_PES);
     let flags16 = zeroed!(nvshmem, i16, MAX_PES);

@@ -1,7 +1,7 @@
 //! Remote memory access: put, get, p, g, strided, byte and `f64` transfers, and `rma::ptr`.
 
 use super::layout::{self, N};
-use super::support::{PTX, check, filled, init, launch, zeroed};
+use super::support::{IMAGE, check, filled, init, launch, zeroed};
 
 #[test]
 #[ignore = "needs a GPU and NVSHMEM: gpu-suite/run.sh runs it on the GPU machine"]
@@ -9,7 +9,7 @@ fn rma_put_get_p_g_strided_bytes_and_ptr_move_the_right_values() {
     use layout::rma::*;
     let nvshmem = init();
     let (me, n) = (nvshmem.my_pe(), nvshmem.n_pes());
-    let module = nvshmem.load_module(PTX).expect("load");
+    let module = nvshmem.load_module(IMAGE).expect("load");
     let sent = filled!(nvshmem, N, |i| source(me, i));
     let out = zeroed!(nvshmem, i32, OUT_REGIONS * N);
     let strided = zeroed!(nvshmem, i32, STRIDED_REGIONS * N);

@@ -2,7 +2,7 @@
 //! as it runs, and the same check failing where the signal is sent first (the planted defect).
 
 use super::layout::{self, prev};
-use super::support::{PTX, elapsed_ms, init, launch, zeroed};
+use super::support::{IMAGE, elapsed_ms, init, launch, zeroed};
 use std::time::Instant;
 
 /// What the threads of `signal_order` found in one variant, summed over the block.
@@ -21,7 +21,7 @@ fn signal_order_checks(signal_first: bool, rounds: u32) -> (i32, i32, Vec<OrderC
     use layout::signal_order::*;
     let nvshmem = init();
     let (me, n) = (nvshmem.my_pe(), nvshmem.n_pes());
-    let module = nvshmem.load_module(PTX).expect("load");
+    let module = nvshmem.load_module(IMAGE).expect("load");
     let source = zeroed!(nvshmem, u64, ELEMENTS);
     let data = zeroed!(nvshmem, u64, SLOTS * ELEMENTS);
     let words = zeroed!(nvshmem, u64, VARIANTS * WORDS);

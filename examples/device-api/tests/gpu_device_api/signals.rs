@@ -2,7 +2,7 @@
 //! reach PEs that share a GPU.
 
 use super::layout::{self, N, prev};
-use super::support::{NVSHMEM_ONLY, NVSHMEM_VERSION, PTX, check, filled, init, launch, zeroed};
+use super::support::{IMAGE, NVSHMEM_ONLY, NVSHMEM_VERSION, check, filled, init, launch, zeroed};
 use nvshmem_host::SignalAdds;
 
 #[test]
@@ -11,7 +11,7 @@ fn signal_families_deliver_data_and_count_every_pe() {
     use layout::signal::*;
     let nvshmem = init();
     let (me, n) = (nvshmem.my_pe(), nvshmem.n_pes());
-    let module = nvshmem.load_module(PTX).expect("load");
+    let module = nvshmem.load_module(IMAGE).expect("load");
     let sent = filled!(nvshmem, N, |i| source(me, i));
     let data = zeroed!(nvshmem, u64, DATA_REGIONS * N);
     let signals = zeroed!(nvshmem, u64, SIGNALS);
@@ -51,7 +51,7 @@ fn signal_families_deliver_data_and_count_every_pe() {
 fn load_store_kernels_add_signals_through_the_mapping_where_nvshmem_does() {
     let nvshmem = init();
     let me = nvshmem.my_pe();
-    let module = nvshmem.load_module(PTX).expect("load");
+    let module = nvshmem.load_module(IMAGE).expect("load");
     let expected = if NVSHMEM_ONLY {
         SignalAdds::NoLoadStorePath
     } else {

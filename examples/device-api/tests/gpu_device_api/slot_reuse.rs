@@ -2,7 +2,7 @@
 //! what the L1 cache kept (the defect planted by setting `DEVICE_API_PLANT_MISSING_ACQUIRE`).
 
 use super::layout::{self, THREADS, prev};
-use super::support::{PTX, elapsed_ms, init, zeroed};
+use super::support::{IMAGE, elapsed_ms, init, zeroed};
 use nvshmem_host::LaunchConfig;
 use std::time::Instant;
 
@@ -21,7 +21,7 @@ fn signal_wait_until_acquires_before_plain_loads() {
     let planted = std::env::var_os(PLANT_MISSING_ACQUIRE).is_some();
     let nvshmem = init();
     let (me, n) = (nvshmem.my_pe(), nvshmem.n_pes());
-    let module = nvshmem.load_module(PTX).expect("load");
+    let module = nvshmem.load_module(IMAGE).expect("load");
     let source = zeroed!(nvshmem, u64, LANES * ELEMENTS);
     let data = zeroed!(nvshmem, u64, LANES * SLOTS * ELEMENTS);
     let words = zeroed!(nvshmem, u64, LANES * WORDS);

@@ -2,7 +2,7 @@
 //! carries), initialisation, launching, symmetric buffers and the check of a buffer's values.
 
 use super::layout::{MAX_PES, THREADS};
-use nvshmem_host::{KernelArg, LaunchConfig, Module, Nvshmem};
+use nvshmem_host::{KernelArg, LaunchConfig, Module, ModuleImage, Nvshmem, module_image};
 use std::fmt::Debug;
 use std::time::Instant;
 
@@ -12,15 +12,17 @@ pub(crate) const NVSHMEM_ONLY: bool = matches!(
     env!("CARGO_CRATE_NAME").as_bytes(),
     b"gpu_device_api_nvshmem_only"
 );
-pub(crate) const PTX: &str = if NVSHMEM_ONLY {
-    include_str!(env!("DEVICE_API_KERNELS_NVSHMEM_ONLY_PTX"))
+/// The device-API kernels, from the build this binary carries.
+pub(crate) const IMAGE: ModuleImage<'static> = if NVSHMEM_ONLY {
+    module_image!("DEVICE_API_KERNELS_NVSHMEM_ONLY")
 } else {
-    include_str!(env!("DEVICE_API_KERNELS_PTX"))
+    module_image!("DEVICE_API_KERNELS")
 };
-pub(crate) const TEAMS_PTX: &str = if NVSHMEM_ONLY {
-    include_str!(env!("DEVICE_API_TEAMS_KERNELS_NVSHMEM_ONLY_PTX"))
+/// The team kernels, from the build this binary carries.
+pub(crate) const TEAMS_IMAGE: ModuleImage<'static> = if NVSHMEM_ONLY {
+    module_image!("DEVICE_API_TEAMS_KERNELS_NVSHMEM_ONLY")
 } else {
-    include_str!(env!("DEVICE_API_TEAMS_KERNELS_PTX"))
+    module_image!("DEVICE_API_TEAMS_KERNELS")
 };
 pub(crate) const NVSHMEM_VERSION: &str = env!("DEVICE_API_KERNELS_NVSHMEM_VERSION");
 
@@ -88,6 +90,10 @@ pub(crate) use {filled, zeroed};
 
 /// NVSHMEM, initialised as the launcher started this process, for at most `MAX_PES` PEs.
 pub(crate) fn init() -> Nvshmem {
+    // The host's diagnostics (a slow module load, which image was loaded) reach the suite's logs;
+    // tests that run in one process share the logger that the first one set up.
+    let _ = env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
+        .try_init();
     let nvshmem = Nvshmem::init().expect("NVSHMEM initialises");
     assert!(
         nvshmem.n_pes() as usize <= MAX_PES,

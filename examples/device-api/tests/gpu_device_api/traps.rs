@@ -2,7 +2,7 @@
 //! promptly with the device's message.
 
 use super::layout::{MAX_PES, THREADS};
-use super::support::{PTX, zeroed};
+use super::support::{IMAGE, zeroed};
 use nvshmem_host::{Bootstrap, LaunchConfig, Nvshmem};
 use std::time::Duration;
 
@@ -61,7 +61,7 @@ fn expect_trap(test: &str, kernel: &str, message: &str) {
         bootstrap => {
             let nvshmem = Nvshmem::init_with(bootstrap).expect("init");
             let me = nvshmem.my_pe();
-            let module = nvshmem.load_module(PTX).expect("load");
+            let module = nvshmem.load_module(IMAGE).expect("load");
             let words = zeroed!(nvshmem, u64, MAX_PES + 1);
             nvshmem.barrier_all();
             let kernel = module.kernel(kernel).expect("the kernel exists");

@@ -1,7 +1,7 @@
 //! Barriers and synchronisation over all PEs, and the queries that need no team.
 
 use super::layout::{self, MAX_PES};
-use super::support::{NVSHMEM_VERSION, PTX, check, init, launch, zeroed};
+use super::support::{IMAGE, NVSHMEM_VERSION, check, init, launch, zeroed};
 
 #[test]
 #[ignore = "needs a GPU and NVSHMEM: gpu-suite/run.sh runs it on the GPU machine"]
@@ -9,7 +9,7 @@ fn barriers_over_all_pes_and_queries_without_teams() {
     use layout::world::*;
     let nvshmem = init();
     let (me, n) = (nvshmem.my_pe(), nvshmem.n_pes());
-    let module = nvshmem.load_module(PTX).expect("load");
+    let module = nvshmem.load_module(IMAGE).expect("load");
     let counters = zeroed!(nvshmem, u64, VARIANTS);
     let workspace = zeroed!(nvshmem, u64, MAX_PES + 1);
     let results = zeroed!(nvshmem, i64, RESULTS);

@@ -31,7 +31,7 @@ use nvshmem_host::{Kernel, KernelArg, LaunchConfig, Nvshmem, OnStream, Symmetric
 use std::error::Error;
 use std::process::ExitCode;
 
-const PTX: &str = include_str!(env!("JACOBI2D_GRID_KERNELS_PTX"));
+const KERNELS: nvshmem_host::ModuleImage = nvshmem_host::module_image!("JACOBI2D_GRID_KERNELS");
 
 const PROGRAM: Program = Program { rules: RULES, run };
 
@@ -44,7 +44,7 @@ fn run(
     options: &Options,
     decomposition: &Decomposition2d,
 ) -> Result<Verdict, Box<dyn Error>> {
-    let module = nvshmem.load_module(PTX)?;
+    let module = nvshmem.load_module(KERNELS)?;
     let common = CommonKernels::load(&module, options)?;
     let patch = decomposition.patch(nvshmem.my_pe() as usize);
     let pack = Variant::from_str(&options.variant, false)? == Variant::GridPack;

@@ -1,0 +1,339 @@
+//! Machine code compiled ahead of time: `ptxas` turns the PTX into SASS for chosen architectures and
+//! `fatbinary` bundles them, so that a module loads on those GPUs without the driver's JIT (which
+//! takes minutes for NVSHMEM 3.8's large device functions and is paid again on every new machine).
+
+use crate::BuildError;
+use crate::arch::compute_capability;
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The environment variable that chooses the architectures given SASS, over the builder's setting
+/// and the profile's default: a comma-separated list (`sm_90,sm_100`), or `none`.
+pub const SASS_VAR: &str = "NVSHMEM_RS_SASS";
+
+/// Where the architectures come from when neither [`SASS_VAR`] nor the builder names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Profile {
+    /// A release build: SASS for the build machine's GPUs, or for the PTX's architecture.
+    Release,
+    /// Any other build: PTX only, which builds faster; the driver compiles it at the first load.
+    Other,
+}
+
+impl Profile {
+    /// The profile of the build script's crate, as cargo tells build scripts (`PROFILE`); a tool
+    /// that is not a build script counts as [`Profile::Other`].
+    pub fn of_build_script() -> Profile {
+        if std::env::var("PROFILE").is_ok_and(|profile| profile == "release") {
+            Profile::Release
+        } else {
+            Profile::Other
+        }
+    }
+}
+
+/// The architectures to compile SASS for, for PTX of `ptx_arch`: [`SASS_VAR`] if set, else
+/// `chosen` (the builder's setting) if any, else in a release build the build machine's GPUs that
+/// can run the PTX (`gpus`), or `ptx_arch` when it has none of those.
+pub fn archs(
+    ptx_arch: &str,
+    chosen: Option<&[String]>,
+    profile: Profile,
+    gpus: impl FnOnce() -> Vec<String>,
+) -> Result<Vec<String>, BuildError> {
+    let listed = match std::env::var(SASS_VAR) {
+        Ok(value) => Some(parse_list(&value)?),
+        Err(_) => chosen.map(<[String]>::to_vec),
+    };
+    let ptx_capability = compute_capability(ptx_arch)?;
+    let archs = match listed {
+        Some(archs) => archs,
+        None if profile == Profile::Release => {
+            let runnable: Vec<String> = gpus()
+                .into_iter()
+                .filter(|arch| compute_capability(arch).is_ok_and(|cc| cc >= ptx_capability))
+                .collect();
+            if runnable.is_empty() {
+                vec![ptx_arch.to_string()]
+            } else {
+                runnable
+            }
+        }
+        None => Vec::new(),
+    };
+    for arch in &archs {
+        if compute_capability(arch)? < ptx_capability {
+            return Err(BuildError::SassBelowPtx {
+                arch: arch.clone(),
+                ptx_arch: ptx_arch.to_string(),
+            });
+        }
+    }
+    Ok(archs)
+}
+
+/// The architectures of a [`SASS_VAR`] value, checked; `none` (or nothing) is none.
+fn parse_list(value: &str) -> Result<Vec<String>, BuildError> {
+    let value = value.trim();
+    if value.is_empty() || value.eq_ignore_ascii_case("none") {
+        return Ok(Vec::new());
+    }
+    let mut archs: Vec<String> = Vec::new();
+    for arch in value.split(',').map(str::trim) {
+        compute_capability(arch).map_err(|_| BuildError::SassVariable {
+            value: value.to_string(),
+            problem: format!("`{arch}` is not an architecture name"),
+        })?;
+        if !archs.iter().any(|seen| seen == arch) {
+            archs.push(arch.to_string());
+        }
+    }
+    Ok(archs)
+}
+
+/// The architectures of this machine's GPUs, as `nvidia-smi` reports their compute capabilities;
+/// none where it is missing or fails (a build machine without a GPU).
+pub fn build_machine_gpus() -> Vec<String> {
+    let Ok(output) = Command::new("nvidia-smi")
+        .args(["--query-gpu=compute_cap", "--format=csv,noheader"])
+        .output()
+    else {
+        return Vec::new();
+    };
+    if !output.status.success() {
+        return Vec::new();
+    }
+    let mut archs: Vec<String> = Vec::new();
+    for line in String::from_utf8_lossy(&output.stdout).lines() {
+        if let Some((major, minor)) = line.trim().split_once('.') {
+            let arch = format!("sm_{major}{minor}");
+            if compute_capability(&arch).is_ok() && !archs.contains(&arch) {
+                archs.push(arch);
+            }
+        }
+    }
+    archs
+}
+
+/// Compiles the PTX `text` (written at `ptx`) for each of `archs` with `ptxas -O3`, as the driver
+/// would, and bundles the results into the fat binary `out`. Each architecture's machine code is
+/// kept in `cache` under a digest of the text, the architecture and the `ptxas` file, so that an
+/// unchanged kernel crate is not compiled again. With no architectures, `out` is written empty:
+/// the host then loads the PTX.
+pub fn build(
+    ptxas: &Path,
+    ptx: &Path,
+    text: &str,
+    archs: &[String],
+    cache: &Path,
+    out: &Path,
+) -> Result<(), BuildError> {
+    if archs.is_empty() {
+        return write(out, &[]);
+    }
+    let fatbinary = fatbinary_beside(ptxas)?;
+    let mut command = Command::new(&fatbinary);
+    command
+        .arg("--64")
+        .arg(format!("--create={}", out.display()));
+    for arch in archs {
+        let cubin = compile(ptxas, ptx, text, arch, cache)?;
+        let sm = arch.trim_start_matches("sm_");
+        command.arg(format!(
+            "--image3=kind=elf,sm={sm},file={}",
+            cubin.display()
+        ));
+    }
+    let output = command.output().map_err(|error| BuildError::Spawn {
+        program: fatbinary.display().to_string(),
+        error,
+    })?;
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(BuildError::FatbinaryFailed {
+            out: out.to_path_buf(),
+            output: String::from_utf8_lossy(&output.stderr).into_owned(),
+        })
+    }
+}
+
+/// The machine code of `text` for `arch`, from `cache` or compiled into it.
+fn compile(
+    ptxas: &Path,
+    ptx: &Path,
+    text: &str,
+    arch: &str,
+    cache: &Path,
+) -> Result<PathBuf, BuildError> {
+    let mut hasher = DefaultHasher::new();
+    (text, arch, ptxas).hash(&mut hasher);
+    if let Ok(file) = std::fs::metadata(ptxas) {
+        (file.len(), file.modified().ok()).hash(&mut hasher);
+    }
+    let cubin = cache.join(format!("sass-{:016x}.{arch}.cubin", hasher.finish()));
+    if cubin.is_file() {
+        return Ok(cubin);
+    }
+    std::fs::create_dir_all(cache).map_err(|error| BuildError::Io {
+        path: cache.to_path_buf(),
+        error,
+    })?;
+    // Written beside its final name and renamed, so that an interrupted compile leaves no
+    // truncated file for the next build to take.
+    let partial = cubin.with_extension("cubin.partial");
+    let output = Command::new(ptxas)
+        .args(["-O3", &format!("-arch={arch}")])
+        .arg(ptx)
+        .arg("-o")
+        .arg(&partial)
+        .output()
+        .map_err(|error| BuildError::Spawn {
+            program: ptxas.display().to_string(),
+            error,
+        })?;
+    if !output.status.success() {
+        return Err(BuildError::PtxasRejected {
+            ptx: ptx.to_path_buf(),
+            arch: arch.to_string(),
+            output: String::from_utf8_lossy(&output.stderr).into_owned(),
+        });
+    }
+    std::fs::rename(&partial, &cubin).map_err(|error| BuildError::Io {
+        path: cubin.clone(),
+        error,
+    })?;
+    Ok(cubin)
+}
+
+/// `fatbinary`, which CUDA and the `nvidia-cuda-nvcc` wheel keep beside `ptxas`.
+fn fatbinary_beside(ptxas: &Path) -> Result<PathBuf, BuildError> {
+    let dir = ptxas.parent().unwrap_or(Path::new("."));
+    let fatbinary = dir.join("fatbinary");
+    if fatbinary.is_file() {
+        Ok(fatbinary)
+    } else {
+        Err(BuildError::ToolMissing {
+            tool: "fatbinary".to_string(),
+            looked_in: dir.to_path_buf(),
+            fix: "use a ptxas from a full CUDA toolkit or the nvidia-cuda-nvcc wheel, which keep \
+                  fatbinary beside it, or build without machine code: NVSHMEM_RS_SASS=none",
+        })
+    }
+}
+
+fn write(path: &Path, bytes: &[u8]) -> Result<(), BuildError> {
+    std::fs::write(path, bytes).map_err(|error| BuildError::Io {
+        path: path.to_path_buf(),
+        error,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(archs: &[&str]) -> Vec<String> {
+        archs.iter().map(|arch| arch.to_string()).collect()
+    }
+
+    // The variable is read by `archs`; these tests run where it is unset (CI's environment), and
+    // the parsing it goes through is tested on its own below.
+    fn without_variable() -> bool {
+        std::env::var_os(SASS_VAR).is_none()
+    }
+
+    #[test]
+    fn a_release_build_takes_the_gpus_that_can_run_the_ptx_or_the_ptx_arch() {
+        if !without_variable() {
+            return;
+        }
+        let gpus = || strings(&["sm_80", "sm_90", "sm_100"]);
+        assert_eq!(
+            archs("sm_90", None, Profile::Release, gpus).unwrap(),
+            strings(&["sm_90", "sm_100"])
+        );
+        let older = || strings(&["sm_80"]);
+        assert_eq!(
+            archs("sm_90", None, Profile::Release, older).unwrap(),
+            strings(&["sm_90"])
+        );
+        assert_eq!(
+            archs("sm_90", None, Profile::Release, Vec::new).unwrap(),
+            strings(&["sm_90"])
+        );
+    }
+
+    #[test]
+    fn other_builds_keep_ptx_only_unless_the_builder_names_architectures() {
+        if !without_variable() {
+            return;
+        }
+        let no_gpu_query = || -> Vec<String> { panic!("only release builds ask for the GPUs") };
+        assert!(
+            archs("sm_90", None, Profile::Other, no_gpu_query)
+                .unwrap()
+                .is_empty()
+        );
+        let chosen = strings(&["sm_100"]);
+        assert_eq!(
+            archs("sm_90", Some(&chosen), Profile::Other, Vec::new).unwrap(),
+            chosen
+        );
+        assert!(
+            archs("sm_90", Some(&[]), Profile::Release, Vec::new)
+                .unwrap()
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn sass_older_than_the_ptx_is_refused_with_both_architectures_named() {
+        if !without_variable() {
+            return;
+        }
+        let chosen = strings(&["sm_80"]);
+        let message = archs("sm_90", Some(&chosen), Profile::Release, Vec::new)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            message.contains("sm_80") && message.contains("sm_90"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn the_variable_takes_a_list_or_none_and_names_a_bad_entry() {
+        assert_eq!(
+            parse_list(" sm_90, sm_100 ,sm_90").unwrap(),
+            strings(&["sm_90", "sm_100"])
+        );
+        assert!(parse_list("none").unwrap().is_empty());
+        assert!(parse_list("").unwrap().is_empty());
+        let message = parse_list("sm_90,hopper").unwrap_err().to_string();
+        assert!(
+            message.contains("`hopper`") && message.contains(SASS_VAR),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn no_architectures_write_an_empty_image_without_running_anything() {
+        let dir = std::env::temp_dir().join(format!("nvshmem-builder-sass-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let out = dir.join("k.fatbin");
+        std::fs::write(&out, b"stale").unwrap();
+        build(
+            Path::new("/nonexistent/ptxas"),
+            &dir.join("k.ptx"),
+            "",
+            &[],
+            &dir,
+            &out,
+        )
+        .unwrap();
+        assert_eq!(std::fs::read(&out).unwrap(), b"");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
