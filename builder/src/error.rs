@@ -102,6 +102,13 @@ pub enum BuildError {
         /// What is wrong with it.
         problem: String,
     },
+    /// `nvlink` could not link relocatable machine code.
+    NvlinkFailed {
+        /// The object it was given.
+        object: PathBuf,
+        /// What `nvlink` printed.
+        output: String,
+    },
     /// `fatbinary` could not bundle the machine code.
     FatbinaryFailed {
         /// The fat binary it was to write.
@@ -166,6 +173,13 @@ impl fmt::Display for BuildError {
                 f,
                 "{var}={value}: {problem}; set it to architectures separated by commas, e.g. \
                  `sm_90,sm_100`, or to `none` for PTX only",
+                var = crate::sass::SASS_VAR
+            ),
+            BuildError::NvlinkFailed { object, output } => write!(
+                f,
+                "nvlink could not link {}:\n{output}\nbuild without machine code with {var}=none \
+                 to get going (the driver then compiles the PTX at the first load)",
+                object.display(),
                 var = crate::sass::SASS_VAR
             ),
             BuildError::FatbinaryFailed { out, output } => write!(

@@ -12,6 +12,13 @@ use std::process::Command;
 /// and the profile's default: a comma-separated list (`sm_90,sm_100`), or `none`.
 pub const SASS_VAR: &str = "NVSHMEM_RS_SASS";
 
+/// PTX at least this large is compiled as relocatable code and linked by `nvlink`. NVSHMEM 3.8
+/// inlines its transport dispatch at every call, which makes modules of many megabytes, and
+/// whole-program `ptxas` then takes minutes per architecture; relocatable code takes about a tenth of
+/// that (figures in bench/results/README.md). Smaller modules get the whole-program compile the
+/// driver's JIT would do, so their machine code is what they ran before.
+const RELOCATABLE_FROM_BYTES: usize = 4 << 20;
+
 /// Where the architectures come from when neither [`SASS_VAR`] nor the builder names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Profile {
@@ -117,7 +124,7 @@ pub fn build_machine_gpus() -> Vec<String> {
 }
 
 /// Compiles the PTX `text` (written at `ptx`) for each of `archs` with `ptxas -O3`, as the driver
-/// would, and bundles the results into the fat binary `out`. Each architecture's machine code is
+/// would (as relocatable code linked by `nvlink` for large modules), and bundles the results into the fat binary `out`. Each architecture's machine code is
 /// kept in `cache` under a digest of the text, the architecture and the `ptxas` file, so that an
 /// unchanged kernel crate is not compiled again. With no architectures, `out` is written empty:
 /// the host then loads the PTX.
@@ -132,7 +139,7 @@ pub fn build(
     if archs.is_empty() {
         return write(out, &[]);
     }
-    let fatbinary = fatbinary_beside(ptxas)?;
+    let fatbinary = tool_beside(ptxas, "fatbinary")?;
     let mut command = Command::new(&fatbinary);
     command
         .arg("--64")
@@ -145,18 +152,10 @@ pub fn build(
             cubin.display()
         ));
     }
-    let output = command.output().map_err(|error| BuildError::Spawn {
-        program: fatbinary.display().to_string(),
-        error,
-    })?;
-    if output.status.success() {
-        Ok(())
-    } else {
-        Err(BuildError::FatbinaryFailed {
-            out: out.to_path_buf(),
-            output: String::from_utf8_lossy(&output.stderr).into_owned(),
-        })
-    }
+    run(command, &fatbinary, |output| BuildError::FatbinaryFailed {
+        out: out.to_path_buf(),
+        output,
+    })
 }
 
 /// The machine code of `text` for `arch`, from `cache` or compiled into it.
@@ -183,22 +182,41 @@ fn compile(
     // Written beside its final name and renamed, so that an interrupted compile leaves no
     // truncated file for the next build to take.
     let partial = cubin.with_extension("cubin.partial");
-    let output = Command::new(ptxas)
-        .args(["-O3", &format!("-arch={arch}")])
-        .arg(ptx)
-        .arg("-o")
-        .arg(&partial)
-        .output()
-        .map_err(|error| BuildError::Spawn {
-            program: ptxas.display().to_string(),
-            error,
-        })?;
-    if !output.status.success() {
-        return Err(BuildError::PtxasRejected {
+    let arch_flag = format!("-arch={arch}");
+    if text.len() >= RELOCATABLE_FROM_BYTES {
+        let object = cubin.with_extension("o.partial");
+        let mut assemble = Command::new(ptxas);
+        assemble
+            .args(["-c", "-O3", &arch_flag])
+            .arg(ptx)
+            .arg("-o")
+            .arg(&object);
+        run(assemble, ptxas, |output| BuildError::PtxasRejected {
             ptx: ptx.to_path_buf(),
             arch: arch.to_string(),
-            output: String::from_utf8_lossy(&output.stderr).into_owned(),
-        });
+            output,
+        })?;
+        let nvlink = tool_beside(ptxas, "nvlink")?;
+        let mut link = Command::new(&nvlink);
+        link.arg(&arch_flag).arg(&object).arg("-o").arg(&partial);
+        run(link, &nvlink, |output| BuildError::NvlinkFailed {
+            object: object.clone(),
+            output,
+        })?;
+        // Only the linked machine code is kept.
+        let _ = std::fs::remove_file(&object);
+    } else {
+        let mut assemble = Command::new(ptxas);
+        assemble
+            .args(["-O3", &arch_flag])
+            .arg(ptx)
+            .arg("-o")
+            .arg(&partial);
+        run(assemble, ptxas, |output| BuildError::PtxasRejected {
+            ptx: ptx.to_path_buf(),
+            arch: arch.to_string(),
+            output,
+        })?;
     }
     std::fs::rename(&partial, &cubin).map_err(|error| BuildError::Io {
         path: cubin.clone(),
@@ -207,18 +225,36 @@ fn compile(
     Ok(cubin)
 }
 
-/// `fatbinary`, which CUDA and the `nvidia-cuda-nvcc` wheel keep beside `ptxas`.
-fn fatbinary_beside(ptxas: &Path) -> Result<PathBuf, BuildError> {
+/// Runs `command` (the program `program`), turning a failure into `failed(what it printed)`.
+fn run(
+    mut command: Command,
+    program: &Path,
+    failed: impl FnOnce(String) -> BuildError,
+) -> Result<(), BuildError> {
+    let output = command.output().map_err(|error| BuildError::Spawn {
+        program: program.display().to_string(),
+        error,
+    })?;
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(failed(String::from_utf8_lossy(&output.stderr).into_owned()))
+    }
+}
+
+/// `tool` (`fatbinary`, `nvlink`), which CUDA and the `nvidia-cuda-nvcc` wheel keep beside `ptxas`.
+fn tool_beside(ptxas: &Path, tool: &str) -> Result<PathBuf, BuildError> {
     let dir = ptxas.parent().unwrap_or(Path::new("."));
-    let fatbinary = dir.join("fatbinary");
-    if fatbinary.is_file() {
-        Ok(fatbinary)
+    let path = dir.join(tool);
+    if path.is_file() {
+        Ok(path)
     } else {
         Err(BuildError::ToolMissing {
-            tool: "fatbinary".to_string(),
+            tool: tool.to_string(),
             looked_in: dir.to_path_buf(),
             fix: "use a ptxas from a full CUDA toolkit or the nvidia-cuda-nvcc wheel, which keep \
-                  fatbinary beside it, or build without machine code: NVSHMEM_RS_SASS=none",
+                  fatbinary and nvlink beside it, or build without machine code: \
+                  NVSHMEM_RS_SASS=none",
         })
     }
 }
