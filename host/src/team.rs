@@ -20,7 +20,7 @@
 //! // The even PEs: 0, 2, 4, …
 //! if let Some(even) = nvshmem.split_strided(Team::WORLD, 0, 2, (n + 1) / 2)? {
 //!     assert_eq!(even.my_pe(), nvshmem.my_pe() / 2);
-//!     // Pass `even.team()` to kernels as a `Team` argument.
+//!     // Pass `&even` to a safe kernel's `Team` parameter (`even.team()` to an unsafe launch).
 //! }
 //! # Ok::<(), nvshmem_host::Error>(())
 //! ```

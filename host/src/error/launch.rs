@@ -37,6 +37,11 @@ pub enum LaunchError {
         /// The buffer's size in bytes.
         bytes: usize,
     },
+    /// A split team was passed to a safe kernel as a `Team` value, which may outlive the team.
+    SplitTeamByValue {
+        /// NVSHMEM's number of the team.
+        team: i32,
+    },
 }
 
 impl fmt::Display for LaunchError {
@@ -72,6 +77,12 @@ impl fmt::Display for LaunchError {
                  allocation check off, so its size on the other PEs is unknown and a transfer could \
                  reach past their buffers; allocate it with the check on (the default; do not set \
                  NVSHMEMRS_CHECK_ALLOCATIONS=0 or call set_allocation_check(false) before it)"
+            ),
+            LaunchError::SplitTeamByValue { team } => write!(
+                f,
+                "team {team} was passed to a safe kernel by value, but only NVSHMEM's predefined \
+                 teams can be: a split team's value outlives its handle, and a kernel given a \
+                 destroyed team faults; pass the handle instead (`&handle`, not `handle.team()`)"
             ),
         }
     }
