@@ -222,6 +222,15 @@ impl Nvshmem {
             .doing("waiting for the GPU's kernels and copies")
     }
 
+    /// Waits until the work of every stream of NVSHMEM's context has finished: what releasing a
+    /// buffer or a team waits for, as safe calls (on-stream operations through [`Nvshmem::on`],
+    /// cudarc's copies) may have left work using it on any of them.
+    pub(crate) fn synchronize_context(&self) -> Result<(), Error> {
+        self.context
+            .synchronize()
+            .doing("waiting for the kernels and copies of every stream")
+    }
+
     /// Completes this PE's outstanding NVSHMEM operations and waits for every PE
     /// (`nvshmem_barrier_all`). Every PE must call it.
     pub fn barrier_all(&self) {

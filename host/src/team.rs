@@ -78,7 +78,8 @@ impl InitStatus {
 ///
 /// Destroying a team is collective: every member must drop its handle (or call
 /// [`TeamHandle::destroy`]) in the same order relative to other team creations and destructions,
-/// after the kernels that use the team have finished (the drop waits for the handle's stream).
+/// after the kernels that use the team have finished (the drop waits for every stream of NVSHMEM's
+/// context).
 /// The handle borrows [`Nvshmem`], so it cannot outlive NVSHMEM.
 pub struct TeamHandle<'nv> {
     nvshmem: &'nv Nvshmem,
@@ -114,9 +115,9 @@ impl TeamHandle<'_> {
     }
 
     /// Destroys the team now (`nvshmem_team_destroy`); as dropping it, but returns the error of
-    /// waiting for the stream instead of keeping it in the [`Nvshmem`] handle.
+    /// waiting for the streams instead of keeping it in the [`Nvshmem`] handle.
     pub fn destroy(self) -> Result<(), Error> {
-        let waited = self.nvshmem.synchronize();
+        let waited = self.nvshmem.synchronize_context();
         let this = std::mem::ManuallyDrop::new(self);
         // SAFETY: the team was created by a split on this PE and is destroyed once (the handle is
         // not dropped again); its kernels have finished (above).
@@ -127,7 +128,8 @@ impl TeamHandle<'_> {
 
 impl Drop for TeamHandle<'_> {
     fn drop(&mut self) {
-        if let Err(error) = self.nvshmem.synchronize() {
+        // Every stream: an on-stream team operation on another stream may still use it.
+        if let Err(error) = self.nvshmem.synchronize_context() {
             self.nvshmem.defer_error(error);
         }
         // SAFETY: the team was created by a split on this PE and is destroyed once; its kernels have
