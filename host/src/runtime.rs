@@ -10,7 +10,7 @@ use cudarc::driver::{CudaContext, CudaStream};
 use nvshmem_pe_env::rendezvous;
 use nvshmem_sys::NvshmemHost;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 /// How long PEs other than 0 wait for PE 0's unique id before giving up.
@@ -39,6 +39,9 @@ pub struct Nvshmem {
     /// Bytes held by this handle's live symmetric buffers, so that a request the heap's cap cannot
     /// hold beside them is refused before NVSHMEM crashes on it.
     heap_in_use: AtomicUsize,
+    /// NVSHMEM's numbers of the split teams this PE holds a [`crate::TeamHandle`] of
+    /// (`team.rs`).
+    split_teams: RwLock<Vec<i32>>,
 }
 
 impl std::fmt::Debug for Nvshmem {
@@ -184,6 +187,7 @@ impl Nvshmem {
             ledger,
             check_allocations,
             heap_in_use: AtomicUsize::new(0),
+            split_teams: RwLock::new(Vec::new()),
         })
     }
 
@@ -267,6 +271,11 @@ impl Nvshmem {
     /// Bytes held by this handle's live symmetric buffers.
     pub(crate) fn heap_in_use(&self) -> &AtomicUsize {
         &self.heap_in_use
+    }
+
+    /// The split teams this PE holds a handle of.
+    pub(crate) fn split_teams(&self) -> &RwLock<Vec<i32>> {
+        &self.split_teams
     }
 
     /// Errors raised while dropping resources tied to this handle (module finalisation and unload),

@@ -118,16 +118,13 @@ as_themselves!(
     f32, f64, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, bool
 );
 
-/// NVSHMEM's predefined teams, which exist on every PE from initialisation to finalisation.
-const PREDEFINED_TEAMS: [Team; 4] = [Team::WORLD, Team::SHARED, Team::NODE, Team::SAME_MYPE_NODE];
-
 /// A team by value: only a predefined one. A split team's `Team` is a copy that outlives its
 /// [`TeamHandle`], and a kernel's team queries on a destroyed team read NVSHMEM's emptied slot for
 /// it (a null pointer), so a split team is passed as the borrowed handle instead.
 // SAFETY: the predefined teams exist for as long as NVSHMEM does, which outlives every launch.
 unsafe impl IntoParam<Team> for Team {
     fn into_param(self) -> Result<Team, Error> {
-        if PREDEFINED_TEAMS.contains(&self) {
+        if crate::team::PREDEFINED_TEAMS.contains(&self) {
             Ok(self)
         } else {
             Err(LaunchError::SplitTeamByValue { team: self.raw() }.into())
