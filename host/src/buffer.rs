@@ -102,7 +102,11 @@ impl Nvshmem {
             return Err(MemoryError::EmptyAllocation.into());
         }
         let bytes = len.saturating_mul(std::mem::size_of::<T>());
-        let checked = self.check_allocation(bytes)?;
+        let alignment = match how {
+            Allocation::Aligned(alignment) => alignment,
+            Allocation::Uninitialized | Allocation::Zeroed => 0,
+        };
+        let checked = self.check_allocation(bytes, alignment)?;
         // NVSHMEM crashes the process when it cannot place a request in the heap or back it with
         // device memory, so a request the heap's cap cannot hold beside the live buffers, or one
         // beyond the GPU's free memory, is refused here, while the heap is still intact. NVSHMEM

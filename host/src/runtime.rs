@@ -254,8 +254,9 @@ impl Nvshmem {
         self.check_allocations.store(on, Ordering::SeqCst);
     }
 
-    /// Runs the allocation check for a request of `bytes`, when it is on; returns whether it ran.
-    pub(crate) fn check_allocation(&self, bytes: usize) -> Result<bool, Error> {
+    /// Runs the allocation check for a request of `bytes` aligned to `alignment` (0: NVSHMEM's
+    /// default), when it is on; returns whether it ran.
+    pub(crate) fn check_allocation(&self, bytes: usize, alignment: usize) -> Result<bool, Error> {
         if !self.check_allocations.load(Ordering::SeqCst) {
             return Ok(false);
         }
@@ -265,7 +266,7 @@ impl Nvshmem {
             // Every PE makes the same choice at the same point, so every PE allocates it here.
             empty => empty.insert(Ledger::allocate(self.lib, self.n_pes)?),
         };
-        ledger.check(&self.stream, bytes).map(|()| true)
+        ledger.check(&self.stream, bytes, alignment).map(|()| true)
     }
 
     /// Bytes held by this handle's live symmetric buffers.
