@@ -1,7 +1,8 @@
 //! The collective check of symmetric allocations: every PE must request the same sizes in the same
 //! order, or NVSHMEM's heap goes out of step across PEs and the job deadlocks or corrupts memory.
 //!
-//! Before each allocation, every PE writes `(sequence number, bytes)` into its slot of a small
+//! Before each allocation, every PE writes `(sequence number, bytes, alignment)` into its slot of a
+//! small
 //! symmetric ledger, all PEs meet in a barrier, each gathers every PE's record
 //! (`nvshmemx_getmem_on_stream`), and all meet again. A mismatch is the same error on every PE,
 //! listing each PE's request, and no PE calls `nvshmem_malloc`. The cost is two barriers and one
@@ -26,8 +27,10 @@ use std::ffi::c_void;
 /// The environment variable that switches the check on (`1`) or off (`0`).
 pub const CHECK_VARIABLE: &str = "NVSHMEMRS_CHECK_ALLOCATIONS";
 
-/// Words of one PE's record: sequence number and bytes.
-const RECORD: usize = 2;
+/// Words of one PE's record: sequence number, bytes and alignment (0: NVSHMEM's default). The
+/// alignment too, because requests of one size but different alignments can land at different
+/// heap offsets on different PEs.
+const RECORD: usize = 3;
 
 /// The ledger: `RECORD` words for this PE's own request, then `RECORD` words per PE gathered.
 pub(crate) struct Ledger {
@@ -61,11 +64,16 @@ impl Ledger {
         self.address + (index * std::mem::size_of::<u64>()) as u64
     }
 
-    /// Runs the check for a request of `bytes`, gathering the records on `stream`; `Ok` when every
-    /// PE asked for the same.
-    pub(crate) fn check(&mut self, stream: &CudaStream, bytes: usize) -> Result<(), Error> {
+    /// Runs the check for a request of `bytes` aligned to `alignment` (0: NVSHMEM's default),
+    /// gathering the records on `stream`; `Ok` when every PE asked for the same.
+    pub(crate) fn check(
+        &mut self,
+        stream: &CudaStream,
+        bytes: usize,
+        alignment: usize,
+    ) -> Result<(), Error> {
         self.sequence += 1;
-        let own = [self.sequence, bytes as u64];
+        let own = [self.sequence, bytes as u64, alignment as u64];
         // SAFETY: the ledger holds at least `RECORD` words of device memory.
         unsafe { cudarc::driver::result::memcpy_htod_sync(self.address, &own) }
             .doing("writing this PE's allocation record")?;
@@ -97,22 +105,42 @@ impl Ledger {
         unsafe { cudarc::driver::result::memcpy_dtoh_sync(&mut gathered, self.word(RECORD)) }
             .doing("reading the gathered allocation records")?;
         result::barrier_all(self.lib);
-        let requests: Vec<AllocationRequest> = gathered
-            .chunks_exact(RECORD)
-            .enumerate()
-            .map(|(pe, record)| AllocationRequest {
-                pe: pe as i32,
-                sequence: record[0],
-                bytes: record[1],
-            })
-            .collect();
-        if requests
-            .iter()
-            .all(|request| [request.sequence, request.bytes] == own)
-        {
-            Ok(())
-        } else {
-            Err(MemoryError::AllocationMismatch { requests }.into())
-        }
+        agree(own, &gathered)
+    }
+}
+
+/// `Ok` when every PE's record in `gathered` is `own`; otherwise the mismatch, listing them all.
+fn agree(own: [u64; RECORD], gathered: &[u64]) -> Result<(), Error> {
+    if gathered.chunks_exact(RECORD).all(|record| record == own) {
+        return Ok(());
+    }
+    let requests = gathered
+        .chunks_exact(RECORD)
+        .enumerate()
+        .map(|(pe, record)| AllocationRequest {
+            pe: pe as i32,
+            sequence: record[0],
+            bytes: record[1],
+            alignment: record[2],
+        })
+        .collect();
+    Err(MemoryError::AllocationMismatch { requests }.into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::agree;
+
+    #[test]
+    fn the_same_size_with_another_alignment_is_a_mismatch() {
+        assert!(agree([3, 4096, 0], &[3, 4096, 0, 3, 4096, 0]).is_ok());
+        let mismatch = agree([3, 4096, 4096], &[3, 4096, 4096, 3, 4096, 16])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            mismatch.contains("PE 1 asked for 4096 bytes aligned to 16 bytes (its allocation #3)"),
+            "{mismatch}"
+        );
+        assert!(agree([3, 64, 0], &[3, 64, 0, 2, 64, 0]).is_err());
     }
 }

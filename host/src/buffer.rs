@@ -11,8 +11,8 @@ use std::marker::PhantomData;
 use std::sync::atomic::Ordering;
 
 /// `len` values of `T` in the symmetric heap: the same offset on every PE, reachable by the others'
-/// puts and gets. Freed (collectively) on drop; it borrows the [`Nvshmem`] handle, so it cannot
-/// outlive NVSHMEM.
+/// puts and gets. Freed (collectively) on drop, once the work of every stream of NVSHMEM's context
+/// has finished; it borrows the [`Nvshmem`] handle, so it cannot outlive NVSHMEM.
 ///
 /// Allocation and freeing are collective: every PE must allocate the same sizes in the same order,
 /// and drop its buffers in the same order.
@@ -102,7 +102,11 @@ impl Nvshmem {
             return Err(MemoryError::EmptyAllocation.into());
         }
         let bytes = len.saturating_mul(std::mem::size_of::<T>());
-        let checked = self.check_allocation(bytes)?;
+        let alignment = match how {
+            Allocation::Aligned(alignment) => alignment,
+            Allocation::Uninitialized | Allocation::Zeroed => 0,
+        };
+        let checked = self.check_allocation(bytes, alignment)?;
         // NVSHMEM crashes the process when it cannot place a request in the heap or back it with
         // device memory, so a request the heap's cap cannot hold beside the live buffers, or one
         // beyond the GPU's free memory, is refused here, while the heap is still intact. NVSHMEM
@@ -245,7 +249,8 @@ impl<T: Pod> Drop for SymmetricBuffer<'_, T> {
             // waiting forever while this PE unwinds.
             return;
         }
-        if let Err(error) = self.nvshmem.synchronize() {
+        // Every stream: an on-stream transfer or a cudarc copy on another stream may still use it.
+        if let Err(error) = self.nvshmem.synchronize_context() {
             self.nvshmem.defer_error(error);
         }
         // SAFETY: `address` came from `result::malloc` and nothing uses it after this; every PE drops

@@ -17,6 +17,8 @@
 //!   stream, or `stream.join(nvshmem.stream())`).
 //! - NVSHMEM's later work is not ordered after cudarc's: enqueue it on the same stream
 //!   (`nvshmem.on(&stream)`), or synchronise that stream first.
+//! - Dropping the buffer waits for every stream of NVSHMEM's context before it frees the memory,
+//!   so a copy still queued on another stream never writes into a freed (or reallocated) buffer.
 //!
 //! ```no_run
 //! use cudarc::driver::PushKernelArg;

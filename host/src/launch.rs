@@ -307,6 +307,18 @@ impl OnStream<'_> {
         for arg in args {
             arg.push_params(&mut params);
         }
+        // The driver reads as many parameters as the entry declares: fewer arguments would have it
+        // read past `params`, and a count that differs at all means host and device disagree.
+        if let Some(declared) = kernel.param_count
+            && declared != params.len()
+        {
+            return Err(LaunchError::ParameterCount {
+                kernel: kernel.name.clone(),
+                declared,
+                passed: params.len(),
+            }
+            .into());
+        }
         let (grid, block, shared) = (config.grid, config.block, config.shared_mem_bytes);
         let (function, stream) = (kernel.function.cu_function(), self.stream.cu_stream());
         // SAFETY: the function belongs to a loaded module of NVSHMEM's context, as the stream does

@@ -50,6 +50,8 @@ pub struct Module<'nv> {
     /// The raw handle of `cuda_module`, which NVSHMEM's module calls take.
     module: CUmodule,
     kernels: Vec<String>,
+    /// The number of parameters of each of `kernels` in the PTX, where it could be read.
+    param_counts: Vec<Option<usize>>,
     /// The handshake scratch of the device checks' settings (`device_checks.rs`), if the module
     /// has them; freed after the module is finalised.
     _check_scratch: Option<SymmetricBuffer<'nv, u64>>,
@@ -67,6 +69,8 @@ pub struct Kernel<'m> {
     pub(crate) max_threads_per_block: u32,
     /// Registers per thread, as `ptxas` allocated them.
     pub(crate) registers: u32,
+    /// The PTX parameters the kernel declares, which a launch must fill exactly.
+    pub(crate) param_count: Option<usize>,
 }
 
 impl std::fmt::Debug for Module<'_> {
@@ -116,7 +120,8 @@ impl Nvshmem {
         if ptx.contains('\0') {
             return Err(ModuleError::PtxContainsNul.into());
         }
-        let kernels = entry_names(ptx);
+        let (kernels, param_counts) = entries(ptx).into_iter().unzip();
+        let kernels: Vec<String> = kernels;
         let Some(first) = kernels.first() else {
             return Err(ModuleError::KernelNotFound {
                 name: "(any kernel)".to_string(),
@@ -142,6 +147,7 @@ impl Nvshmem {
             cuda_module,
             module,
             kernels,
+            param_counts,
             _check_scratch: None,
             signal_adds: SignalAdds::NoLoadStorePath,
         };
@@ -255,6 +261,11 @@ impl<'nv> Module<'nv> {
                 CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
             )?,
             registers: attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_NUM_REGS)?,
+            param_count: self
+                .kernels
+                .iter()
+                .position(|kernel| kernel == name)
+                .and_then(|index| self.param_counts[index]),
         })
     }
 
@@ -321,13 +332,30 @@ fn same_release(
     }
 }
 
-/// The `.entry` names of a PTX text.
-fn entry_names(ptx: &str) -> Vec<String> {
-    ptx.lines()
-        .filter_map(|line| line.trim_start().strip_prefix(".visible .entry "))
-        .filter_map(|rest| rest.split('(').next())
-        .map(|name| name.trim().to_string())
-        .collect()
+/// The `.entry` names of a PTX text, each with its number of parameters (`None` where the
+/// declaration is not laid out as the compiler writes it, `name(` then the list up to `)`).
+fn entries(ptx: &str) -> Vec<(String, Option<usize>)> {
+    let mut entries = Vec::new();
+    let mut lines = ptx.lines();
+    while let Some(line) = lines.next() {
+        let Some(rest) = line.trim_start().strip_prefix(".visible .entry ") else {
+            continue;
+        };
+        let Some((name, list)) = rest.split_once('(') else {
+            entries.push((rest.trim().to_string(), None));
+            continue;
+        };
+        let mut list = list.to_string();
+        while !list.contains(')') {
+            let Some(next) = lines.next() else { break };
+            list.push_str(next);
+        }
+        let params = list
+            .split_once(')')
+            .map(|(params, _)| params.matches(".param").count());
+        entries.push((name.trim().to_string(), params));
+    }
+    entries
 }
 
 #[cfg(test)]
@@ -370,8 +398,21 @@ mod tests {
     }
 
     #[test]
-    fn entry_names_are_read_from_ptx() {
-        let ptx = ".visible .entry ring_block(\n\t.param .u64 a\n)\n.visible .func helper(\n.visible .entry other(\n";
-        assert_eq!(super::entry_names(ptx), ["ring_block", "other"]);
+    fn entries_and_their_parameter_counts_are_read_from_ptx() {
+        let ptx = ".visible .entry ring_block(\n\t.param .u64 .ptr .align 1 ring_block_param_0,\n\
+                   \t.param .u64 ring_block_param_1,\n\t.param .u32 ring_block_param_2\n)\n{\n}\n\
+                   .visible .func helper(\n\t.param .b64 param0\n)\n\
+                   .visible .entry empty()\n{\n}\n\
+                   .visible .entry other(\n\t.param .align 4 .b8 other_param_0[12]\n)\n\
+                   .visible .entry cut(\n\t.param .u64 cut_param_0,";
+        assert_eq!(
+            super::entries(ptx),
+            [
+                ("ring_block".to_string(), Some(3)),
+                ("empty".to_string(), Some(0)),
+                ("other".to_string(), Some(1)),
+                ("cut".to_string(), None),
+            ]
+        );
     }
 }

@@ -36,9 +36,11 @@ impl<T: Pod> SymmetricBuffer<'_, T> {
     /// library predates the call.
     pub fn multicast_ptr(&self, team: Team) -> Result<Option<*mut T>, Error> {
         let address = self.as_symmetric_ptr().as_ptr().cast_const().cast();
-        // SAFETY: the buffer lies in the symmetric heap; a `Team` value names an existing team (see
-        // `Team`), and NVSHMEM answers null for a team without this PE.
-        let ptr = unsafe { result::multicast_ptr(self.nvshmem.lib(), team.raw(), address) }?;
+        let live = self.nvshmem.live_teams();
+        let team = live.raw(team)?;
+        // SAFETY: the buffer lies in the symmetric heap; the team exists (and stays so while `live`
+        // lives), and NVSHMEM answers null for a team without this PE.
+        let ptr = unsafe { result::multicast_ptr(self.nvshmem.lib(), team, address) }?;
         Ok(ptr.map(|ptr| ptr.cast()))
     }
 }

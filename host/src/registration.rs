@@ -2,7 +2,6 @@
 //! (`nvshmemx_buffer_register`), so that it can be the local side of puts and gets, and the
 //! [`LocalMemory`] trait that names what can be.
 
-use crate::error::CudaContext as _;
 use crate::{Error, MemoryError, Nvshmem, SymmetricBuffer, result};
 use bytemuck::Pod;
 use cudarc::driver::{CudaSlice, DevicePtr};
@@ -127,18 +126,13 @@ impl<T: Pod> LocalMemory<T> for RegisteredBuffer<'_, T> {
 
 impl<T: Pod> Drop for RegisteredBuffer<'_, T> {
     fn drop(&mut self) {
-        // NVSHMEM's operations on the memory may still be queued on the handle's stream.
-        let waited = self
-            .nvshmem
-            .stream()
-            .synchronize()
-            .doing("waiting for NVSHMEM's operations on a registered allocation");
-        if let Err(error) = waited {
+        // NVSHMEM's operations on the memory may still be queued, on any stream of the context.
+        if let Err(error) = self.nvshmem.synchronize_context() {
             self.nvshmem.defer_error(error);
         }
         let address: *mut c_void = self.address.cast();
         // SAFETY: registered in `Nvshmem::register`, unregistered once here; the operations on it
-        // have finished (the type's contract, and the wait above for the handle's stream).
+        // have finished (the wait above for every stream).
         if let Err(error) = unsafe { result::buffer_unregister(self.nvshmem.lib(), address) } {
             self.nvshmem.defer_error(error);
         }

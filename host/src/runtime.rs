@@ -10,7 +10,7 @@ use cudarc::driver::{CudaContext, CudaStream};
 use nvshmem_pe_env::rendezvous;
 use nvshmem_sys::NvshmemHost;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 /// How long PEs other than 0 wait for PE 0's unique id before giving up.
@@ -39,6 +39,9 @@ pub struct Nvshmem {
     /// Bytes held by this handle's live symmetric buffers, so that a request the heap's cap cannot
     /// hold beside them is refused before NVSHMEM crashes on it.
     heap_in_use: AtomicUsize,
+    /// NVSHMEM's numbers of the split teams this PE holds a [`crate::TeamHandle`] of
+    /// (`team.rs`).
+    split_teams: RwLock<Vec<i32>>,
 }
 
 impl std::fmt::Debug for Nvshmem {
@@ -184,6 +187,7 @@ impl Nvshmem {
             ledger,
             check_allocations,
             heap_in_use: AtomicUsize::new(0),
+            split_teams: RwLock::new(Vec::new()),
         })
     }
 
@@ -222,6 +226,15 @@ impl Nvshmem {
             .doing("waiting for the GPU's kernels and copies")
     }
 
+    /// Waits until the work of every stream of NVSHMEM's context has finished: what releasing a
+    /// buffer or a team waits for, as safe calls (on-stream operations through [`Nvshmem::on`],
+    /// cudarc's copies) may have left work using it on any of them.
+    pub(crate) fn synchronize_context(&self) -> Result<(), Error> {
+        self.context
+            .synchronize()
+            .doing("waiting for the kernels and copies of every stream")
+    }
+
     /// Completes this PE's outstanding NVSHMEM operations and waits for every PE
     /// (`nvshmem_barrier_all`). Every PE must call it.
     pub fn barrier_all(&self) {
@@ -241,8 +254,9 @@ impl Nvshmem {
         self.check_allocations.store(on, Ordering::SeqCst);
     }
 
-    /// Runs the allocation check for a request of `bytes`, when it is on; returns whether it ran.
-    pub(crate) fn check_allocation(&self, bytes: usize) -> Result<bool, Error> {
+    /// Runs the allocation check for a request of `bytes` aligned to `alignment` (0: NVSHMEM's
+    /// default), when it is on; returns whether it ran.
+    pub(crate) fn check_allocation(&self, bytes: usize, alignment: usize) -> Result<bool, Error> {
         if !self.check_allocations.load(Ordering::SeqCst) {
             return Ok(false);
         }
@@ -252,12 +266,17 @@ impl Nvshmem {
             // Every PE makes the same choice at the same point, so every PE allocates it here.
             empty => empty.insert(Ledger::allocate(self.lib, self.n_pes)?),
         };
-        ledger.check(&self.stream, bytes).map(|()| true)
+        ledger.check(&self.stream, bytes, alignment).map(|()| true)
     }
 
     /// Bytes held by this handle's live symmetric buffers.
     pub(crate) fn heap_in_use(&self) -> &AtomicUsize {
         &self.heap_in_use
+    }
+
+    /// The split teams this PE holds a handle of.
+    pub(crate) fn split_teams(&self) -> &RwLock<Vec<i32>> {
+        &self.split_teams
     }
 
     /// Errors raised while dropping resources tied to this handle (module finalisation and unload),

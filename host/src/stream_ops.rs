@@ -148,15 +148,20 @@ pub trait StreamOperations: sealed::Target {
     /// it.
     fn team_barrier_on_stream(&self, team: Team) -> Result<(), Error> {
         let on = self.target();
-        // SAFETY: as for `barrier_all_on_stream`; `team` exists and this PE is in it (see `Team`).
-        unsafe { result::stream::barrier(on.lib(), team.raw(), on.cu_stream()) }
+        let live = on.nvshmem.live_teams();
+        let team = live.raw(team)?;
+        // SAFETY: as for `barrier_all_on_stream`; `team` exists and this PE is in it (a predefined
+        // team or a handle's, whose destruction waits for this stream).
+        unsafe { result::stream::barrier(on.lib(), team, on.cu_stream()) }
     }
 
     /// Enqueues a sync over `team` (`nvshmemx_team_sync_on_stream`). Every PE of the team calls it.
     fn team_sync_on_stream(&self, team: Team) -> Result<(), Error> {
         let on = self.target();
+        let live = on.nvshmem.live_teams();
+        let team = live.raw(team)?;
         // SAFETY: as for `team_barrier_on_stream`.
-        unsafe { result::stream::team_sync(on.lib(), team.raw(), on.cu_stream()) }
+        unsafe { result::stream::team_sync(on.lib(), team, on.cu_stream()) }
     }
 
     /// Enqueues the completion of this PE's outstanding operations (`nvshmemx_quiet_on_stream`).
@@ -313,12 +318,14 @@ pub trait StreamOperations: sealed::Target {
         need("dest", dest.len(), count)?;
         need("source", source.len(), count)?;
         let on = self.target();
+        let live = on.nvshmem.live_teams();
+        let team = live.raw(team)?;
         let (to, from) = (
             dest.as_symmetric_ptr().as_ptr(),
             source.as_symmetric_ptr().as_ptr(),
         );
         // SAFETY: `team` exists with this PE in it; both buffers are symmetric and long enough.
-        unsafe { O::reduce(on.lib(), team.raw(), to, from, count, on.cu_stream()) }
+        unsafe { O::reduce(on.lib(), team, to, from, count, on.cu_stream()) }
     }
 
     /// Enqueues a reduce-scatter over `team`: `count × n` elements of `source` of every PE (`n` the
@@ -333,16 +340,18 @@ pub trait StreamOperations: sealed::Target {
         count: usize,
     ) -> Result<(), Error> {
         let _ = op;
-        let n = self.target().nvshmem.team_n_pes(team).max(0) as usize;
+        let on = self.target();
+        let live = on.nvshmem.live_teams();
+        let n = live.n_pes(on.nvshmem, team)?.max(0) as usize;
+        let team = live.raw(team)?;
         need("dest", dest.len(), count)?;
         need("source", source.len(), count * n)?;
-        let on = self.target();
         let (to, from) = (
             dest.as_symmetric_ptr().as_ptr(),
             source.as_symmetric_ptr().as_ptr(),
         );
         // SAFETY: as for `reduce_on_stream`, with the lengths of a reduce-scatter.
-        unsafe { O::reducescatter(on.lib(), team.raw(), to, from, count, on.cu_stream()) }
+        unsafe { O::reducescatter(on.lib(), team, to, from, count, on.cu_stream()) }
     }
 
     /// Enqueues a broadcast over `team`: `count` elements of `source` on the team's PE `root` into
@@ -356,22 +365,16 @@ pub trait StreamOperations: sealed::Target {
         count: usize,
         root: i32,
     ) -> Result<(), Error> {
-        check_pe(root, self.target().nvshmem.team_n_pes(team))?;
+        let on = self.target();
+        let live = on.nvshmem.live_teams();
+        check_pe(root, live.n_pes(on.nvshmem, team)?)?;
+        let team = live.raw(team)?;
         need("dest", dest.len(), count)?;
         need("source", source.len(), count)?;
-        let on = self.target();
         let (to, from, length) = (cast_mut(dest), cast(source), bytes::<T>(count));
         // SAFETY: `team` exists with this PE in it, `root` is in it, the buffers are long enough.
         unsafe {
-            result::stream::broadcastmem(
-                on.lib(),
-                team.raw(),
-                to,
-                from,
-                length,
-                root,
-                on.cu_stream(),
-            )
+            result::stream::broadcastmem(on.lib(), team, to, from, length, root, on.cu_stream())
         }
     }
 
@@ -385,15 +388,15 @@ pub trait StreamOperations: sealed::Target {
         source: &SymmetricBuffer<'_, T>,
         count: usize,
     ) -> Result<(), Error> {
-        let n = self.target().nvshmem.team_n_pes(team).max(0) as usize;
+        let on = self.target();
+        let live = on.nvshmem.live_teams();
+        let n = live.n_pes(on.nvshmem, team)?.max(0) as usize;
+        let team = live.raw(team)?;
         need("dest", dest.len(), count * n)?;
         need("source", source.len(), count)?;
-        let on = self.target();
         let (to, from, length) = (cast_mut(dest), cast(source), bytes::<T>(count));
         // SAFETY: `team` exists with this PE in it, the buffers are long enough.
-        unsafe {
-            result::stream::fcollectmem(on.lib(), team.raw(), to, from, length, on.cu_stream())
-        }
+        unsafe { result::stream::fcollectmem(on.lib(), team, to, from, length, on.cu_stream()) }
     }
 
     /// Enqueues an alltoall over `team`: block `j` (`count` elements) of `source` goes to the
@@ -406,15 +409,15 @@ pub trait StreamOperations: sealed::Target {
         source: &SymmetricBuffer<'_, T>,
         count: usize,
     ) -> Result<(), Error> {
-        let n = self.target().nvshmem.team_n_pes(team).max(0) as usize;
+        let on = self.target();
+        let live = on.nvshmem.live_teams();
+        let n = live.n_pes(on.nvshmem, team)?.max(0) as usize;
+        let team = live.raw(team)?;
         need("dest", dest.len(), count * n)?;
         need("source", source.len(), count * n)?;
-        let on = self.target();
         let (to, from, length) = (cast_mut(dest), cast(source), bytes::<T>(count));
         // SAFETY: `team` exists with this PE in it, the buffers are long enough.
-        unsafe {
-            result::stream::alltoallmem(on.lib(), team.raw(), to, from, length, on.cu_stream())
-        }
+        unsafe { result::stream::alltoallmem(on.lib(), team, to, from, length, on.cu_stream()) }
     }
 }
 

@@ -6,7 +6,9 @@
 //! [`Team::SHARED`], [`Team::NODE`] and [`Team::SAME_MYPE_NODE`]. A split ([`Nvshmem::split_strided`],
 //! [`Nvshmem::split_2d`]) gives each PE either a [`TeamHandle`], when it is a member of the new team,
 //! or `None`: a PE left out of a team has no value to pass to a team operation, which is the wrong
-//! use the type system can rule out.
+//! use the type system can rule out. A split team's `Team` value names the team while its handle
+//! lives; given it afterwards, the calls here refuse it ([`TeamError::Destroyed`]; `team_n_pes`
+//! answers -1, `team_my_pe` `None`), since NVSHMEM would read the destroyed team's freed state.
 //!
 //! With several PEs per GPU, creating teams (and team barriers and collectives) needs NVSHMEM's
 //! full multi-process-per-GPU mode: MPS running, and `CUDA_MPS_ACTIVE_THREAD_PERCENTAGE` at most
@@ -20,13 +22,45 @@
 //! // The even PEs: 0, 2, 4, …
 //! if let Some(even) = nvshmem.split_strided(Team::WORLD, 0, 2, (n + 1) / 2)? {
 //!     assert_eq!(even.my_pe(), nvshmem.my_pe() / 2);
-//!     // Pass `even.team()` to kernels as a `Team` argument.
+//!     // Pass `&even` to a safe kernel's `Team` parameter (`even.team()` to an unsafe launch).
 //! }
 //! # Ok::<(), nvshmem_host::Error>(())
 //! ```
 
 use crate::{Error, KernelArg, Nvshmem, TeamError, result};
 use nvshmem_abi::Team;
+use std::sync::RwLockReadGuard;
+
+/// NVSHMEM's predefined teams, which exist on every PE from initialisation to finalisation.
+pub(crate) const PREDEFINED_TEAMS: [Team; 4] =
+    [Team::WORLD, Team::SHARED, Team::NODE, Team::SAME_MYPE_NODE];
+
+/// The split teams this PE holds a handle of, read-locked: none of them is destroyed while this
+/// lives ([`Nvshmem::live_teams`]).
+///
+/// A `Team` is a `Copy` that outlives its [`TeamHandle`], and NVSHMEM, given a destroyed team,
+/// reads the team's freed state (its slot in the team pool is then a null pointer): every call
+/// that takes a `Team` first finds its number here.
+pub(crate) struct LiveTeams<'a>(RwLockReadGuard<'a, Vec<i32>>);
+
+impl LiveTeams<'_> {
+    /// NVSHMEM's number of `team` if the team exists on this PE: a predefined team, or a split
+    /// whose handle is alive.
+    pub(crate) fn raw(&self, team: Team) -> Result<i32, Error> {
+        if PREDEFINED_TEAMS.contains(&team) || self.0.contains(&team.raw()) {
+            Ok(team.raw())
+        } else {
+            Err(TeamError::Destroyed { team: team.raw() }.into())
+        }
+    }
+
+    /// The number of PEs in `team`, if it exists on this PE (`nvshmem_team_n_pes`).
+    pub(crate) fn n_pes(&self, nvshmem: &Nvshmem, team: Team) -> Result<i32, Error> {
+        let raw = self.raw(team)?;
+        // SAFETY: the team exists (above) and stays so while `self` lives.
+        Ok(unsafe { result::team::n_pes(nvshmem.lib(), raw) })
+    }
+}
 
 // SAFETY: `Team` is `#[repr(transparent)]` over `i32`, NVSHMEM's `nvshmem_team_t`, the kernel
 // parameter type of the same `Team`.
@@ -78,7 +112,8 @@ impl InitStatus {
 ///
 /// Destroying a team is collective: every member must drop its handle (or call
 /// [`TeamHandle::destroy`]) in the same order relative to other team creations and destructions,
-/// after the kernels that use the team have finished (the drop waits for the handle's stream).
+/// after the kernels that use the team have finished (the drop waits for every stream of NVSHMEM's
+/// context).
 /// The handle borrows [`Nvshmem`], so it cannot outlive NVSHMEM.
 pub struct TeamHandle<'nv> {
     nvshmem: &'nv Nvshmem,
@@ -114,25 +149,35 @@ impl TeamHandle<'_> {
     }
 
     /// Destroys the team now (`nvshmem_team_destroy`); as dropping it, but returns the error of
-    /// waiting for the stream instead of keeping it in the [`Nvshmem`] handle.
+    /// waiting for the streams instead of keeping it in the [`Nvshmem`] handle.
     pub fn destroy(self) -> Result<(), Error> {
-        let waited = self.nvshmem.synchronize();
-        let this = std::mem::ManuallyDrop::new(self);
-        // SAFETY: the team was created by a split on this PE and is destroyed once (the handle is
-        // not dropped again); its kernels have finished (above).
-        unsafe { result::team::destroy(this.nvshmem.lib(), this.team.raw()) };
+        std::mem::ManuallyDrop::new(self).release()
+    }
+
+    /// Takes the team out of this PE's live teams, so that no call uses it any more, waits for
+    /// every stream (an on-stream team operation on any of them may still use it), and destroys
+    /// it; returns the error of the wait. Called once, by `destroy` or the drop.
+    fn release(&self) -> Result<(), Error> {
+        let mut live = self
+            .nvshmem
+            .split_teams()
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        live.retain(|&raw| raw != self.team.raw());
+        let waited = self.nvshmem.synchronize_context();
+        // SAFETY: the team was created by a split on this PE and is destroyed once; no call can
+        // reach it any more (the lock above) and its work has finished (the wait); every member
+        // destroys it in the same order (the type's contract).
+        unsafe { result::team::destroy(self.nvshmem.lib(), self.team.raw()) };
         waited
     }
 }
 
 impl Drop for TeamHandle<'_> {
     fn drop(&mut self) {
-        if let Err(error) = self.nvshmem.synchronize() {
+        if let Err(error) = self.release() {
             self.nvshmem.defer_error(error);
         }
-        // SAFETY: the team was created by a split on this PE and is destroyed once; its kernels have
-        // finished (above); every member destroys it in the same order (the type's contract).
-        unsafe { result::team::destroy(self.nvshmem.lib(), self.team.raw()) }
     }
 }
 
@@ -143,17 +188,29 @@ impl Nvshmem {
         InitStatus::from_raw(result::init_status(self.lib()))
     }
 
-    /// This PE's number in `team`, `None` if it is not a member (`nvshmem_team_my_pe`).
+    /// The split teams this PE holds a handle of, which stay alive while the result lives.
+    pub(crate) fn live_teams(&self) -> LiveTeams<'_> {
+        LiveTeams(
+            self.split_teams()
+                .read()
+                .unwrap_or_else(|poisoned| poisoned.into_inner()),
+        )
+    }
+
+    /// This PE's number in `team`, `None` if it is not a member or the team no longer exists (a
+    /// split team whose handle was dropped) (`nvshmem_team_my_pe`).
     pub fn team_my_pe(&self, team: Team) -> Option<i32> {
-        // SAFETY: `team` names an existing team (predefined, or held by a live `TeamHandle`).
-        let pe = unsafe { result::team::my_pe(self.lib(), team.raw()) };
+        let live = self.live_teams();
+        let raw = live.raw(team).ok()?;
+        // SAFETY: the team exists on this PE, and `live` keeps it so during the call.
+        let pe = unsafe { result::team::my_pe(self.lib(), raw) };
         (pe >= 0).then_some(pe)
     }
 
-    /// The number of PEs in `team` (`nvshmem_team_n_pes`).
+    /// The number of PEs in `team` (`nvshmem_team_n_pes`); -1, as NVSHMEM answers for its invalid
+    /// team, for a team that no longer exists (a split team whose handle was dropped).
     pub fn team_n_pes(&self, team: Team) -> i32 {
-        // SAFETY: as for `team_my_pe`.
-        unsafe { result::team::n_pes(self.lib(), team.raw()) }
+        self.live_teams().n_pes(self, team).unwrap_or(-1)
     }
 
     /// The number in `dest_team` of the PE that is `pe` in `src_team`; `None` if that PE is not in
@@ -164,13 +221,14 @@ impl Nvshmem {
         pe: i32,
         dest_team: Team,
     ) -> Result<Option<i32>, Error> {
-        let n_pes = self.team_n_pes(src_team);
+        let live = self.live_teams();
+        let (src, dest) = (live.raw(src_team)?, live.raw(dest_team)?);
+        let n_pes = live.n_pes(self, src_team)?;
         if !(0..n_pes).contains(&pe) {
             return Err(TeamError::InvalidPe { pe, n_pes }.into());
         }
-        // SAFETY: both teams exist, `pe` is in range (checked above).
-        let translated =
-            unsafe { result::team::translate_pe(self.lib(), src_team.raw(), pe, dest_team.raw()) };
+        // SAFETY: both teams exist (and stay so while `live` lives), `pe` is in range (above).
+        let translated = unsafe { result::team::translate_pe(self.lib(), src, pe, dest) };
         Ok((translated >= 0).then_some(translated))
     }
 
@@ -187,19 +245,22 @@ impl Nvshmem {
         stride: i32,
         size: i32,
     ) -> Result<Option<TeamHandle<'_>>, Error> {
-        let parent_size = self.team_n_pes(parent);
-        let last = i64::from(start) + i64::from(stride) * (i64::from(size) - 1);
-        if start < 0 || stride < 1 || size < 1 || last >= i64::from(parent_size) {
-            return Err(TeamError::InvalidSplit {
-                request: format!("start {start}, stride {stride}, size {size}"),
-                parent_size,
+        let new_team = {
+            let live = self.live_teams();
+            let parent_size = live.n_pes(self, parent)?;
+            let last = i64::from(start) + i64::from(stride) * (i64::from(size) - 1);
+            if start < 0 || stride < 1 || size < 1 || last >= i64::from(parent_size) {
+                return Err(TeamError::InvalidSplit {
+                    request: format!("start {start}, stride {stride}, size {size}"),
+                    parent_size,
+                }
+                .into());
             }
-            .into());
-        }
-        // SAFETY: `parent` exists and this PE is in it (callers hold it as a predefined team or a
-        // handle); every PE of it calls this (the method's contract).
-        let new_team =
-            unsafe { result::team::split_strided(self.lib(), parent.raw(), start, stride, size) }?;
+            let parent = live.raw(parent)?;
+            // SAFETY: `parent` exists (and stays so while `live` lives) and this PE is in it (a
+            // predefined team or a handle's); every PE of it calls this (the method's contract).
+            unsafe { result::team::split_strided(self.lib(), parent, start, stride, size) }?
+        };
         Ok(self.adopt(new_team))
     }
 
@@ -215,38 +276,53 @@ impl Nvshmem {
         parent: Team,
         x_range: i32,
     ) -> Result<(Option<TeamHandle<'_>>, Option<TeamHandle<'_>>), Error> {
-        let parent_size = self.team_n_pes(parent);
-        if x_range < 1 {
-            return Err(TeamError::InvalidSplit {
-                request: format!("rows of {x_range} PE(s)"),
-                parent_size,
+        let (x_team, y_team) = {
+            let live = self.live_teams();
+            let parent_size = live.n_pes(self, parent)?;
+            if x_range < 1 {
+                return Err(TeamError::InvalidSplit {
+                    request: format!("rows of {x_range} PE(s)"),
+                    parent_size,
+                }
+                .into());
             }
-            .into());
-        }
-        // SAFETY: `parent` exists and this PE is in it; every PE of it calls this (the method's
-        // contract).
-        let (x_team, y_team) =
-            unsafe { result::team::split_2d(self.lib(), parent.raw(), x_range) }?;
+            let parent = live.raw(parent)?;
+            // SAFETY: `parent` exists (and stays so while `live` lives) and this PE is in it; every
+            // PE of it calls this (the method's contract).
+            unsafe { result::team::split_2d(self.lib(), parent, x_range) }?
+        };
         Ok((self.adopt(x_team), self.adopt(y_team)))
     }
 
     /// Completes this PE's outstanding operations and waits until every PE of `team` arrives
     /// (`nvshmem_barrier` from the host). Every PE of the team calls it.
     pub fn team_barrier(&self, team: Team) -> Result<(), Error> {
-        // SAFETY: `team` exists and this PE is in it (see `Team`); NVSHMEM is initialised.
-        unsafe { result::team::barrier(self.lib(), team.raw()) }
+        let live = self.live_teams();
+        let team = live.raw(team)?;
+        // SAFETY: `team` exists (and stays so while `live` lives) and this PE is in it (a
+        // predefined team or a handle's); NVSHMEM is initialised.
+        unsafe { result::team::barrier(self.lib(), team) }
     }
 
     /// Waits until every PE of `team` arrives, without completing operations (`nvshmem_team_sync`
     /// from the host). Every PE of the team calls it.
     pub fn team_sync(&self, team: Team) -> Result<(), Error> {
+        let live = self.live_teams();
+        let team = live.raw(team)?;
         // SAFETY: as for `team_barrier`.
-        unsafe { result::team::sync(self.lib(), team.raw()) }
+        unsafe { result::team::sync(self.lib(), team) }
     }
 
     /// A handle for a team a split returned, `None` for NVSHMEM's invalid team.
     fn adopt(&self, raw: i32) -> Option<TeamHandle<'_>> {
-        (raw >= 0).then(|| TeamHandle {
+        if raw < 0 {
+            return None;
+        }
+        self.split_teams()
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .push(raw);
+        Some(TeamHandle {
             nvshmem: self,
             // SAFETY: NVSHMEM just created this team, and the handle destroys it before NVSHMEM is
             // finalised (it borrows the `Nvshmem` handle).
@@ -257,7 +333,27 @@ impl Nvshmem {
 
 #[cfg(test)]
 mod tests {
-    use super::InitStatus;
+    use super::{InitStatus, LiveTeams, PREDEFINED_TEAMS};
+    use crate::{Error, Team, TeamError};
+    use std::sync::RwLock;
+
+    #[test]
+    fn only_predefined_teams_and_held_splits_are_live() {
+        let held = RwLock::new(vec![5]);
+        let live = LiveTeams(held.read().unwrap());
+        for team in PREDEFINED_TEAMS {
+            assert_eq!(live.raw(team).unwrap(), team.raw());
+        }
+        // SAFETY: team numbers for the test only; nothing passes them to NVSHMEM.
+        let (held, dropped) = unsafe { (Team::from_raw(5), Team::from_raw(6)) };
+        assert_eq!(live.raw(held).unwrap(), 5);
+        let refused = live.raw(dropped).unwrap_err();
+        assert!(matches!(
+            refused,
+            Error::Team(TeamError::Destroyed { team: 6 })
+        ));
+        assert!(refused.to_string().contains("its TeamHandle was dropped"));
+    }
 
     #[test]
     fn init_status_follows_nvshmems_numbering() {

@@ -22,12 +22,15 @@
 //! [`TypedKernel::run_cooperative`] establishes what the kernel's safe code relies on: the arguments
 //! have the kernel's parameter types (the descriptor's `Params`); each `SymmetricSlice` comes from a
 //! live [`SymmetricBuffer`] that the allocation check found allocated with the same size on every
-//! PE; and the buffers outlive the kernel, because the call borrows them and returns only once the
+//! PE; each `Team` is a predefined team or comes from a borrowed [`TeamHandle`]; and the buffers
+//! and handles outlive the kernel, because the call borrows them and returns only once the
 //! kernel has finished (the stream is synchronised), while a buffer on another PE is freed only by a
 //! collective free that this PE reaches after its kernel has finished. A kernel that other PEs do
 //! not launch hangs in its barriers; that is not a memory error.
 
-use crate::{Error, Kernel, KernelArg, LaunchConfig, LaunchError, Module, SymmetricBuffer};
+use crate::{
+    Error, Kernel, KernelArg, LaunchConfig, LaunchError, Module, SymmetricBuffer, TeamHandle,
+};
 use bytemuck::Pod;
 use nvshmem_gpu::{KernelDescriptor, KernelParam, SafeKernel, SymmetricSlice, Team};
 use std::marker::PhantomData;
@@ -76,8 +79,9 @@ impl<'m, K: KernelDescriptor> TypedKernel<'m, K> {
     }
 }
 
-/// A host value passed for a kernel parameter of type `P`: `P` itself for numbers, `bool` and
-/// [`Team`], a borrowed [`SymmetricBuffer<T>`] for a `SymmetricSlice<T>`.
+/// A host value passed for a kernel parameter of type `P`: `P` itself for numbers, `bool` and the
+/// predefined [`Team`]s, a borrowed [`TeamHandle`] for a split team, a borrowed
+/// [`SymmetricBuffer<T>`] for a `SymmetricSlice<T>`.
 ///
 /// # Safety
 /// A safe kernel trusts its parameters: what `into_param` returns must be valid for the kernel's
@@ -102,7 +106,7 @@ pub unsafe trait IntoParam<P> {
 
 macro_rules! as_themselves {
     ($($ty:ty),*) => { $(
-        // SAFETY: a number, `bool` or `Team` is valid by itself.
+        // SAFETY: a number or `bool` is valid by itself.
         unsafe impl IntoParam<$ty> for $ty {
             fn into_param(self) -> Result<$ty, Error> {
                 Ok(self)
@@ -111,8 +115,30 @@ macro_rules! as_themselves {
     )* };
 }
 as_themselves!(
-    f32, f64, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, bool, Team
+    f32, f64, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, bool
 );
+
+/// A team by value: only a predefined one. A split team's `Team` is a copy that outlives its
+/// [`TeamHandle`], and a kernel's team queries on a destroyed team read NVSHMEM's emptied slot for
+/// it (a null pointer), so a split team is passed as the borrowed handle instead.
+// SAFETY: the predefined teams exist for as long as NVSHMEM does, which outlives every launch.
+unsafe impl IntoParam<Team> for Team {
+    fn into_param(self) -> Result<Team, Error> {
+        if crate::team::PREDEFINED_TEAMS.contains(&self) {
+            Ok(self)
+        } else {
+            Err(LaunchError::SplitTeamByValue { team: self.raw() }.into())
+        }
+    }
+}
+
+// SAFETY: the borrowed handle keeps its team from being destroyed until the launch has finished,
+// and only a member of the team holds a handle.
+unsafe impl IntoParam<Team> for &TeamHandle<'_> {
+    fn into_param(self) -> Result<Team, Error> {
+        Ok(self.team())
+    }
+}
 
 // SAFETY: the slice spans the borrowed buffer, whose allocation was checked (refused otherwise).
 unsafe impl<T: Pod + nvshmem_gpu::Element> IntoParam<SymmetricSlice<T>>
@@ -188,3 +214,28 @@ launch_args!(
     (A0: P0, A1: P1, A2: P2, A3: P3, A4: P4, A5: P5, A6: P6, A7: P7, A8: P8),
     (A0: P0, A1: P1, A2: P2, A3: P3, A4: P4, A5: P5, A6: P6, A7: P7, A8: P8, A9: P9),
 );
+
+#[cfg(test)]
+mod tests {
+    use super::IntoParam;
+    use crate::{Error, LaunchError, Team};
+
+    #[test]
+    fn predefined_teams_pass_by_value() {
+        for team in [Team::WORLD, Team::SHARED, Team::NODE, Team::SAME_MYPE_NODE] {
+            assert_eq!(team.into_param().unwrap(), team);
+        }
+    }
+
+    #[test]
+    fn a_split_team_by_value_is_refused() {
+        // SAFETY: a team number for the test only; nothing queries it.
+        let split = unsafe { Team::from_raw(5) };
+        let refused = IntoParam::<Team>::into_param(split).unwrap_err();
+        assert!(matches!(
+            refused,
+            Error::Launch(LaunchError::SplitTeamByValue { team: 5 })
+        ));
+        assert!(refused.to_string().contains("pass the handle instead"));
+    }
+}

@@ -56,33 +56,66 @@ fn check(attr: TokenStream2, item: TokenStream2) -> syn::Result<ItemFn> {
     errors.finish().map(|()| kernel)
 }
 
-/// Rejects attributes that would clash with what `#[kernel]` adds.
+/// Rejects attributes that would clash with what `#[kernel]` adds, also where a `cfg_attr` adds
+/// them: a symbol name other than the function's would let the descriptor name another entry.
 fn check_attrs(attrs: &[Attribute], errors: &mut Errors) {
     for attr in attrs {
+        for inner in attribute_paths(&attr.meta) {
+            if inner.is_ident("no_mangle") || inner.is_ident("export_name") {
+                errors.push(syn::Error::new_spanned(
+                    attr,
+                    "#[kernel] already marks the function `#[unsafe(no_mangle)]`: the PTX entry \
+                     name is the function's name; remove this attribute",
+                ));
+            } else if inner
+                .segments
+                .last()
+                .is_some_and(|segment| segment.ident == "kernel")
+            {
+                errors.push(syn::Error::new_spanned(
+                    attr,
+                    "duplicate #[kernel] attribute",
+                ));
+            }
+        }
+    }
+}
+
+/// The paths of the attributes `meta` stands for: its own, the one inside `unsafe(...)` (which
+/// parses as an attribute named `unsafe`), or those a `cfg_attr(predicate, ...)` may add.
+fn attribute_paths(meta: &syn::Meta) -> Vec<syn::Path> {
+    let nested = |list: &syn::MetaList| {
+        list.parse_args_with(
+            syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
+        )
+        .map(|metas| metas.into_iter().collect::<Vec<_>>())
+        .unwrap_or_default()
+    };
+    match meta {
+        syn::Meta::List(list) if list.path.is_ident("unsafe") => {
+            nested(list).iter().flat_map(attribute_paths).collect()
+        }
+        syn::Meta::List(list) if list.path.is_ident("cfg_attr") => nested(list)
+            .iter()
+            .skip(1)
+            .flat_map(attribute_paths)
+            .collect(),
+        _ => vec![meta.path().clone()],
+    }
+}
+
+/// Rejects `cfg` and `cfg_attr` on a parameter: the launch descriptor lists every parameter as
+/// written, so one compiled out of the device form would shift every later argument of a launch
+/// (a length read as an address).
+fn check_param_attrs(attrs: &[Attribute], errors: &mut Errors) {
+    for attr in attrs {
         let path = attr.path();
-        // `#[unsafe(no_mangle)]` parses as an attribute named `unsafe` wrapping the real one.
-        let inner = if path.is_ident("unsafe") {
-            attr.parse_args::<syn::Meta>()
-                .ok()
-                .map(|meta| meta.path().clone())
-        } else {
-            Some(path.clone())
-        };
-        let Some(inner) = inner else { continue };
-        if inner.is_ident("no_mangle") || inner.is_ident("export_name") {
+        if path.is_ident("cfg") || path.is_ident("cfg_attr") {
             errors.push(syn::Error::new_spanned(
                 attr,
-                "#[kernel] already marks the function `#[unsafe(no_mangle)]`: the PTX entry name \
-                 is the function's name; remove this attribute",
-            ));
-        } else if inner
-            .segments
-            .last()
-            .is_some_and(|segment| segment.ident == "kernel")
-        {
-            errors.push(syn::Error::new_spanned(
-                attr,
-                "duplicate #[kernel] attribute",
+                "kernel parameters cannot be conditional: the host passes every parameter it \
+                 sees, so the device and host parameter lists must agree; put `#[cfg]` on the \
+                 whole kernel instead, or pass the value always",
             ));
         }
     }
@@ -162,6 +195,7 @@ fn check_signature(sig: &Signature, errors: &mut Errors) {
                  parameters",
             )),
             FnArg::Typed(param) => {
+                check_param_attrs(&param.attrs, errors);
                 check_param_pattern(&param.pat, errors);
                 check_param_type(&param.ty, errors);
             }
@@ -812,6 +846,24 @@ mod tests {
             "duplicate #[kernel]",
             #[nvshmem_gpu::kernel]
             pub unsafe fn k() {}
+        );
+        rejects!(
+            "already marks the function",
+            #[cfg_attr(target_arch = "nvptx64", export_name = "other")]
+            pub fn k() {}
+        );
+        rejects!(
+            "already marks the function",
+            #[cfg_attr(all(), cfg_attr(all(), unsafe(no_mangle)))]
+            pub fn k() {}
+        );
+        rejects!(
+            "cannot be conditional",
+            pub fn k(#[cfg(not(target_arch = "nvptx64"))] n: u32, data: SymmetricSlice<f32>) {}
+        );
+        rejects!(
+            "cannot be conditional",
+            pub unsafe fn k(#[cfg_attr(all(), cfg(any()))] n: u32) {}
         );
         rejects!("applies to a free function", pub struct S;);
     }

@@ -60,10 +60,11 @@
 //! - It returns nothing (`()` at most): results go through a pointer argument.
 //! - It is not generic (no type, const or lifetime parameters, no `where` clause, no `impl Trait`
 //!   parameters), not `async`, not `const`, not variadic, takes no `self`, and names no ABI of its
-//!   own (`#[kernel]` supplies it). It carries no `#[no_mangle]` or `#[export_name]` either:
-//!   `#[kernel]` marks it `#[unsafe(no_mangle)]` itself.
+//!   own (`#[kernel]` supplies it). It carries no `#[no_mangle]` or `#[export_name]` either, not
+//!   even through `#[cfg_attr]`: `#[kernel]` marks it `#[unsafe(no_mangle)]` itself.
 //! - Each parameter is a plain `name: Type` or `mut name: Type` (use `_name` for one the kernel
-//!   does not use).
+//!   does not use), without `#[cfg]` or `#[cfg_attr]`: the launch descriptor lists every
+//!   parameter, so the host and device lists must be the same.
 //! - Each parameter type is `Copy`, because kernel arguments are copied byte for byte into the
 //!   launch: raw pointers `*const T`/`*mut T` to device memory, scalars such as `usize` or `f32`,
 //!   and `#[derive(Clone, Copy)]` `#[repr(C)]` structs. A type that is not `Copy` fails to compile

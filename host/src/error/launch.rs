@@ -37,6 +37,20 @@ pub enum LaunchError {
         /// The buffer's size in bytes.
         bytes: usize,
     },
+    /// A launch passed a different number of parameters than the kernel's PTX entry declares.
+    ParameterCount {
+        /// The kernel.
+        kernel: String,
+        /// The parameters its PTX entry declares.
+        declared: usize,
+        /// The parameters the launch passed (a `SymmetricSlice` counts as two).
+        passed: usize,
+    },
+    /// A split team was passed to a safe kernel as a `Team` value, which may outlive the team.
+    SplitTeamByValue {
+        /// NVSHMEM's number of the team.
+        team: i32,
+    },
 }
 
 impl fmt::Display for LaunchError {
@@ -72,6 +86,24 @@ impl fmt::Display for LaunchError {
                  allocation check off, so its size on the other PEs is unknown and a transfer could \
                  reach past their buffers; allocate it with the check on (the default; do not set \
                  NVSHMEMRS_CHECK_ALLOCATIONS=0 or call set_allocation_check(false) before it)"
+            ),
+            LaunchError::ParameterCount {
+                kernel,
+                declared,
+                passed,
+            } => write!(
+                f,
+                "kernel `{kernel}` declares {declared} parameter(s) in the loaded PTX, but the \
+                 launch passes {passed} (a SymmetricSlice counts as two): the arguments do not fit \
+                 the kernel. For a typed launch, the PTX was built from another version or \
+                 configuration of the kernel crate than the host code (a `#[cfg]` that differs \
+                 between the host and device builds); build both from the same source and features"
+            ),
+            LaunchError::SplitTeamByValue { team } => write!(
+                f,
+                "team {team} was passed to a safe kernel by value, but only NVSHMEM's predefined \
+                 teams can be: a split team's value outlives its handle, and a kernel given a \
+                 destroyed team faults; pass the handle instead (`&handle`, not `handle.team()`)"
             ),
         }
     }
@@ -122,6 +154,23 @@ mod tests {
              block, or, where its registers are the limit, cap them in build.rs with \
              `PtxBuilder::max_registers(\"reduce_latency_block\", N)`"
         );
+    }
+
+    #[test]
+    fn a_parameter_count_mismatch_names_both_counts_and_the_cause() {
+        let message = LaunchError::ParameterCount {
+            kernel: "scale".into(),
+            declared: 2,
+            passed: 3,
+        }
+        .to_string();
+        for part in [
+            "kernel `scale` declares 2 parameter(s)",
+            "the launch passes 3",
+            "a `#[cfg]` that differs between the host and device builds",
+        ] {
+            assert!(message.contains(part), "{message}");
+        }
     }
 
     #[test]

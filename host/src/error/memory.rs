@@ -16,6 +16,8 @@ pub struct AllocationRequest {
     pub sequence: u64,
     /// The bytes it asked for.
     pub bytes: u64,
+    /// The alignment it asked for (`alloc_aligned`), 0 for NVSHMEM's default.
+    pub alignment: u64,
 }
 
 /// A symmetric allocation, or a copy or operation on symmetric buffers, cannot be made.
@@ -188,13 +190,18 @@ impl fmt::Display for MemoryError {
                 for request in requests {
                     write!(
                         f,
-                        "\n  - PE {} asked for {} bytes (its allocation #{})",
-                        request.pe, request.bytes, request.sequence
+                        "\n  - PE {} asked for {} bytes",
+                        request.pe, request.bytes
                     )?;
+                    if request.alignment > 0 {
+                        write!(f, " aligned to {} bytes", request.alignment)?;
+                    }
+                    write!(f, " (its allocation #{})", request.sequence)?;
                 }
                 write!(
                     f,
-                    "\nEvery PE must allocate the same sizes in the same order; nothing was allocated"
+                    "\nEvery PE must allocate the same sizes, with the same alignment, in the same \
+                     order; nothing was allocated"
                 )
             }
             MemoryError::EmptyAllocation => write!(

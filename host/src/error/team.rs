@@ -13,6 +13,12 @@ pub enum TeamError {
         /// The number of PEs in the team it was meant for.
         n_pes: i32,
     },
+    /// A `Team` value of a split team whose handle was dropped (or of a team this PE holds no
+    /// handle of).
+    Destroyed {
+        /// NVSHMEM's number of the team.
+        team: i32,
+    },
     /// A team split asked for PEs the parent team does not have.
     InvalidSplit {
         /// The split asked for, in words (`start 0, stride 2, size 3`).
@@ -33,6 +39,11 @@ impl fmt::Display for TeamError {
                 "cannot split a team of {parent_size} PE(s) with {request}: every PE of the new \
                  team (start + stride × i for i < size) must be below {parent_size}, with start ≥ \
                  0, stride ≥ 1 and size ≥ 1"
+            ),
+            TeamError::Destroyed { team } => write!(
+                f,
+                "team {team} does not exist on this PE: its TeamHandle was dropped (or this PE \
+                 holds none); use a split team's `Team` only while its handle lives"
             ),
             TeamError::InvalidPe { pe, n_pes } => write!(
                 f,
