@@ -2,8 +2,7 @@
 //! order, or NVSHMEM's heap goes out of step across PEs and the job deadlocks or corrupts memory.
 //!
 //! Before each allocation, every PE writes `(sequence number, bytes, alignment)` into its slot of a
-//! small
-//! symmetric ledger, all PEs meet in a barrier, each gathers every PE's record
+//! small symmetric ledger, all PEs meet in a barrier, each gathers every PE's record
 //! (`nvshmemx_getmem_on_stream`), and all meet again. A mismatch is the same error on every PE,
 //! listing each PE's request, and no PE calls `nvshmem_malloc`. The cost is two barriers and one
 //! small get per PE per allocation: on by default in every build (safe kernels rely on it: a
@@ -12,7 +11,7 @@
 //! with it off cannot be passed to safe kernels.
 //!
 //! The ledger itself is allocated at the first checked allocation, not at initialisation: with the
-//! check off (release builds), a program's buffers then lie at the same heap offsets as the same
+//! check off, a program's buffers then lie at the same heap offsets as the same
 //! allocations made from CUDA C++, so the two run the same transfers over the same addresses. A
 //! ledger allocated first would shift every buffer, which changes the speed of large block-scope
 //! transfers and so makes comparisons with CUDA C++ unfair.
