@@ -140,10 +140,13 @@ impl Pe {
     }
 }
 
-/// `index` if it is in `0..n_pes`.
+/// `index` if it is in `0..n_pes` (`n_pes` not negative, as `n_pes()` never is).
 #[inline]
 const fn checked(index: i32, n_pes: i32) -> Option<i32> {
-    if index >= 0 && index < n_pes {
+    // One unsigned comparison, a negative index wrapping above `n_pes`. Unlike `index >= 0`, it
+    // tells LLVM nothing of the index's sign, so that a `Pe` widens to an address offset with the
+    // same instruction as the raw tier's `i32` does.
+    if (index as u32) < (n_pes as u32) {
         Some(index)
     } else {
         None
@@ -166,6 +169,8 @@ mod tests {
         assert_eq!(checked(3, 4), Some(3));
         assert_eq!(checked(4, 4), None);
         assert_eq!(checked(-1, 4), None);
+        assert_eq!(checked(i32::MIN, i32::MAX), None);
+        assert_eq!(checked(0, 0), None);
     }
 
     #[test]

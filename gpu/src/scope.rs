@@ -101,7 +101,10 @@ macro_rules! scope_calls {
 
             /// Starts copying local `source` into `dest` on PE `pe` (equal lengths; `put_nbi`);
             /// the copy is complete after [`Pending::quiet`].
-            #[inline]
+            // Always inlined: as a mere `#[inline]` the MIR inliner keeps this wrapper a call
+            // (unlike the smaller raw-tier function it wraps), and a kernel's loop of them then
+            // compiles to other machine code than the same loop on the raw tier.
+            #[inline(always)]
             #[track_caller]
             pub fn put_nbi<T: Element>(
                 self,
@@ -148,7 +151,8 @@ macro_rules! scope_calls {
 
             /// Starts copying `source` on PE `pe` into local `dest` (equal lengths; `get_nbi`);
             /// the data is there after [`Pending::quiet`].
-            #[inline]
+            // Always inlined, as `put_nbi`.
+            #[inline(always)]
             #[track_caller]
             pub fn get_nbi<T: Element>(
                 self,
