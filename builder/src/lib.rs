@@ -479,15 +479,14 @@ impl PtxBuilder {
                         })?;
                         let (text, kernels, nvshmem_version, ptx_isa) =
                             finish_ptx(nested_ptx, module, &path, register_limits)?;
-                        if let Some(ptxas) = ptxas {
-                            // Compiling SASS for the PTX's own architecture checks it as well.
-                            if !sass_archs.contains(&target.arch) {
-                                ptxas::check_once(ptxas, &path, &text, &target.arch, kernel_dir)?;
-                            }
-                            sass::build(ptxas, &path, &text, sass_archs, kernel_dir, &sass)?;
-                        } else {
-                            sass::build(Path::new("ptxas"), &path, &text, &[], kernel_dir, &sass)?;
+                        // Compiling SASS for the PTX's own architecture checks it as well.
+                        if let Some(ptxas) = ptxas
+                            && !sass_archs.contains(&target.arch)
+                        {
+                            ptxas::check_once(ptxas, &path, &text, &target.arch, kernel_dir)?;
                         }
+                        let ptxas = ptxas.as_deref();
+                        sass::build(ptxas, &path, &text, sass_archs, kernel_dir, &sass)?;
                         Ok(BuiltPtx {
                             path,
                             package: package.clone(),

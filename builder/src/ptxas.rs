@@ -49,25 +49,44 @@ pub fn check(ptxas: &Path, ptx: &Path, arch: &str) -> Result<(), BuildError> {
     if has_fast_compile(ptxas) {
         command.args(["--Ofast-compile", "max"]);
     }
-    let output = command
+    command
         .arg(format!("-arch={arch}"))
         .arg(ptx)
         .arg("-o")
-        .arg("/dev/null")
-        .output()
-        .map_err(|error| BuildError::Spawn {
-            program: ptxas.display().to_string(),
-            error,
-        })?;
+        .arg("/dev/null");
+    run(command, ptxas, |output| BuildError::PtxasRejected {
+        ptx: ptx.to_path_buf(),
+        arch: arch.to_string(),
+        output,
+    })
+}
+
+/// Runs `command` (the program `program`), turning a failure into `failed(what it printed)`.
+pub fn run(
+    mut command: Command,
+    program: &Path,
+    failed: impl FnOnce(String) -> BuildError,
+) -> Result<(), BuildError> {
+    let output = command.output().map_err(|error| BuildError::Spawn {
+        program: program.display().to_string(),
+        error,
+    })?;
     if output.status.success() {
         Ok(())
     } else {
-        Err(BuildError::PtxasRejected {
-            ptx: ptx.to_path_buf(),
-            arch: arch.to_string(),
-            output: String::from_utf8_lossy(&output.stderr).into_owned(),
-        })
+        Err(failed(String::from_utf8_lossy(&output.stderr).into_owned()))
     }
+}
+
+/// A digest of what `ptxas` makes of `text` for `arch`: the text, the architecture and the `ptxas`
+/// file (path, size, modification time), so that another `ptxas` is not taken for this one.
+pub fn digest(ptxas: &Path, text: &str, arch: &str) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    (text, arch, ptxas).hash(&mut hasher);
+    if let Ok(file) = std::fs::metadata(ptxas) {
+        (file.len(), file.modified().ok()).hash(&mut hasher);
+    }
+    hasher.finish()
 }
 
 /// Whether `ptxas --help` lists `--Ofast-compile`.
@@ -89,12 +108,7 @@ pub fn check_once(
     arch: &str,
     stamps: &Path,
 ) -> Result<(), BuildError> {
-    let mut hasher = DefaultHasher::new();
-    (text, arch, ptxas).hash(&mut hasher);
-    if let Ok(file) = std::fs::metadata(ptxas) {
-        (file.len(), file.modified().ok()).hash(&mut hasher);
-    }
-    let stamp = stamps.join(format!("ptxas-accepted-{:016x}", hasher.finish()));
+    let stamp = stamps.join(format!("ptxas-accepted-{:016x}", digest(ptxas, text, arch)));
     if stamp.is_file() {
         return Ok(());
     }

@@ -4,7 +4,7 @@
 
 use crate::BuildError;
 use crate::arch::compute_capability;
-use std::hash::{DefaultHasher, Hash, Hasher};
+use crate::ptxas::{digest, run};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -12,11 +12,11 @@ use std::process::Command;
 /// and the profile's default: a comma-separated list (`sm_90,sm_100`), or `none`.
 pub const SASS_VAR: &str = "NVSHMEM_RS_SASS";
 
-/// PTX at least this large is compiled as relocatable code and linked by `nvlink`. NVSHMEM 3.8
-/// inlines its transport dispatch at every call, which makes modules of many megabytes, and
-/// whole-program `ptxas` then takes minutes per architecture; relocatable code takes about a tenth of
-/// that (figures in bench/results/README.md). Smaller modules get the whole-program compile the
-/// driver's JIT would do, so their machine code is what they ran before.
+/// PTX at least this large is compiled as relocatable code and linked by `nvlink`. NVSHMEM 3.8's
+/// transfer functions carry the code of its network transports, which makes modules of many
+/// megabytes, and whole-program `ptxas` then takes minutes per architecture, where relocatable code
+/// takes a fraction of that. Smaller modules get the whole-program compile the driver's JIT would
+/// do, so their machine code is what they ran before.
 const RELOCATABLE_FROM_BYTES: usize = 4 << 20;
 
 /// Where the architectures come from when neither [`SASS_VAR`] nor the builder names them.
@@ -124,21 +124,22 @@ pub fn build_machine_gpus() -> Vec<String> {
 }
 
 /// Compiles the PTX `text` (written at `ptx`) for each of `archs` with `ptxas -O3`, as the driver
-/// would (as relocatable code linked by `nvlink` for large modules), and bundles the results into the fat binary `out`. Each architecture's machine code is
-/// kept in `cache` under a digest of the text, the architecture and the `ptxas` file, so that an
-/// unchanged kernel crate is not compiled again. With no architectures, `out` is written empty:
-/// the host then loads the PTX.
+/// would (as relocatable code linked by `nvlink` for large modules), and bundles the results into
+/// the fat binary `out`. Each architecture's machine code is kept in `cache` under a digest of the
+/// text, the architecture and the `ptxas` file, so that an unchanged kernel crate is not compiled
+/// again. With no architectures (or no `ptxas`), `out` is
+/// written empty: the host then loads the PTX.
 pub fn build(
-    ptxas: &Path,
+    ptxas: Option<&Path>,
     ptx: &Path,
     text: &str,
     archs: &[String],
     cache: &Path,
     out: &Path,
 ) -> Result<(), BuildError> {
-    if archs.is_empty() {
+    let Some(ptxas) = ptxas.filter(|_| !archs.is_empty()) else {
         return write(out, &[]);
-    }
+    };
     let fatbinary = tool_beside(ptxas, "fatbinary")?;
     let mut command = Command::new(&fatbinary);
     command
@@ -166,12 +167,10 @@ fn compile(
     arch: &str,
     cache: &Path,
 ) -> Result<PathBuf, BuildError> {
-    let mut hasher = DefaultHasher::new();
-    (text, arch, ptxas).hash(&mut hasher);
-    if let Ok(file) = std::fs::metadata(ptxas) {
-        (file.len(), file.modified().ok()).hash(&mut hasher);
-    }
-    let cubin = cache.join(format!("sass-{:016x}.{arch}.cubin", hasher.finish()));
+    let cubin = cache.join(format!(
+        "sass-{:016x}.{arch}.cubin",
+        digest(ptxas, text, arch)
+    ));
     if cubin.is_file() {
         return Ok(cubin);
     }
@@ -223,23 +222,6 @@ fn compile(
         error,
     })?;
     Ok(cubin)
-}
-
-/// Runs `command` (the program `program`), turning a failure into `failed(what it printed)`.
-fn run(
-    mut command: Command,
-    program: &Path,
-    failed: impl FnOnce(String) -> BuildError,
-) -> Result<(), BuildError> {
-    let output = command.output().map_err(|error| BuildError::Spawn {
-        program: program.display().to_string(),
-        error,
-    })?;
-    if output.status.success() {
-        Ok(())
-    } else {
-        Err(failed(String::from_utf8_lossy(&output.stderr).into_owned()))
-    }
 }
 
 /// `tool` (`fatbinary`, `nvlink`), which CUDA and the `nvidia-cuda-nvcc` wheel keep beside `ptxas`.
@@ -361,7 +343,7 @@ mod tests {
         let out = dir.join("k.fatbin");
         std::fs::write(&out, b"stale").unwrap();
         build(
-            Path::new("/nonexistent/ptxas"),
+            Some(Path::new("/nonexistent/ptxas")),
             &dir.join("k.ptx"),
             "",
             &[],

@@ -26,8 +26,8 @@ PY
         saved_dist=$DIST saved_home=$NVSHMEM_HOME
         DIST=$unpacked_38 CASE_LABEL="NVSHMEM 3.8.0"
         export NVSHMEM_HOME=$PWD/$unpacked_38/nvshmem
-        # 3.8.0's bitcode makes the device API's module six times larger than 3.4.5's (its
-        # transport dispatch is inlined), so a driver JIT of its PTX would take minutes: the first
+        # 3.8.0's bitcode makes the device API's module six times larger than 3.4.5's (every
+        # transfer function carries its network transports' code), so a driver JIT of its PTX would take minutes: the first
         # runs, with an empty JIT cache, must load the machine code built ahead of time instead.
         first_load "first run of the ring example" 2 120 \
             "$DIST"/nvshmemrun -n 2 --pes-per-gpu 2 --timeout 100 "$DIST"/ring

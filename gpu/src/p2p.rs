@@ -117,7 +117,7 @@ pub(crate) fn acquire() {
 /// variable again with `ld.acquire.sys`, which sees the awaited value or a later one, and so
 /// acquires what its writer released. A fence would also wait for this thread's own stores to
 /// reach the other PEs, which in a ping-pong (a `p`, then a wait for the answer) costs about half a
-/// microsecond per round trip (bench/results/README.md, memory order).
+/// microsecond per round trip.
 ///
 /// # Safety
 /// `ivar` is a valid, aligned address of a 2-, 4- or 8-byte variable.
