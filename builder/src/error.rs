@@ -109,6 +109,15 @@ pub enum BuildError {
         /// What `nvlink` printed.
         output: String,
     },
+    /// The machine code compiled for an architecture lacks kernels that the PTX defines.
+    SassMissingKernels {
+        /// The PTX it was compiled from.
+        ptx: PathBuf,
+        /// The architecture, e.g. `sm_90`.
+        arch: String,
+        /// The kernels it lacks.
+        kernels: Vec<String>,
+    },
     /// `fatbinary` could not bundle the machine code.
     FatbinaryFailed {
         /// The fat binary it was to write.
@@ -180,6 +189,15 @@ impl fmt::Display for BuildError {
                 "nvlink could not link {}:\n{output}\nbuild without machine code with {var}=none \
                  to get going (the driver then compiles the PTX at the first load)",
                 object.display(),
+                var = crate::sass::SASS_VAR
+            ),
+            BuildError::SassMissingKernels { ptx, arch, kernels } => write!(
+                f,
+                "the {arch} machine code compiled from {} lacks the kernels {}: ptxas or nvlink \
+                 dropped them; build without machine code with {var}=none to get going (the \
+                 driver then compiles the PTX at the first load), and report the CUDA version",
+                ptx.display(),
+                kernels.join(", "),
                 var = crate::sass::SASS_VAR
             ),
             BuildError::FatbinaryFailed { out, output } => write!(

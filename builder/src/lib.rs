@@ -486,7 +486,7 @@ impl PtxBuilder {
                             ptxas::check_once(ptxas, &path, &text, &target.arch, kernel_dir)?;
                         }
                         let ptxas = ptxas.as_deref();
-                        sass::build(ptxas, &path, &text, sass_archs, kernel_dir, &sass)?;
+                        sass::build(ptxas, &path, &text, &kernels, sass_archs, kernel_dir, &sass)?;
                         Ok(BuiltPtx {
                             path,
                             package: package.clone(),

@@ -5,6 +5,7 @@
 use crate::BuildError;
 use crate::arch::compute_capability;
 use crate::ptxas::{digest, run};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -127,12 +128,13 @@ pub fn build_machine_gpus() -> Vec<String> {
 /// would (as relocatable code linked by `nvlink` for large modules), and bundles the results into
 /// the fat binary `out`. Each architecture's machine code is kept in `cache` under a digest of the
 /// text, the architecture and the `ptxas` file, so that an unchanged kernel crate is not compiled
-/// again. With no architectures (or no `ptxas`), `out` is
-/// written empty: the host then loads the PTX.
+/// again; it must define every one of `kernels` (the PTX's entries). With no architectures (or no
+/// `ptxas`), `out` is written empty: the host then loads the PTX.
 pub fn build(
     ptxas: Option<&Path>,
     ptx: &Path,
     text: &str,
+    kernels: &[String],
     archs: &[String],
     cache: &Path,
     out: &Path,
@@ -145,8 +147,9 @@ pub fn build(
     command
         .arg("--64")
         .arg(format!("--create={}", out.display()));
+    let relocatable = text.len() >= RELOCATABLE_FROM_BYTES;
     for arch in archs {
-        let cubin = compile(ptxas, ptx, text, arch, cache)?;
+        let cubin = compile(ptxas, ptx, text, kernels, arch, relocatable, cache)?;
         let sm = arch.trim_start_matches("sm_");
         command.arg(format!(
             "--image3=kind=elf,sm={sm},file={}",
@@ -159,19 +162,23 @@ pub fn build(
     })
 }
 
-/// The machine code of `text` for `arch`, from `cache` or compiled into it.
+/// The machine code of `text` for `arch`, from `cache` or compiled into it (as relocatable code
+/// linked by `nvlink`, if `relocatable`); it defines every one of `kernels` (a cached file that does
+/// not is compiled again).
 fn compile(
     ptxas: &Path,
     ptx: &Path,
     text: &str,
+    kernels: &[String],
     arch: &str,
+    relocatable: bool,
     cache: &Path,
 ) -> Result<PathBuf, BuildError> {
     let cubin = cache.join(format!(
         "sass-{:016x}.{arch}.cubin",
         digest(ptxas, text, arch)
     ));
-    if cubin.is_file() {
+    if std::fs::read(&cubin).is_ok_and(|code| missing_kernels(&code, kernels).is_empty()) {
         return Ok(cubin);
     }
     std::fs::create_dir_all(cache).map_err(|error| BuildError::Io {
@@ -182,8 +189,10 @@ fn compile(
     // truncated file for the next build to take.
     let partial = cubin.with_extension("cubin.partial");
     let arch_flag = format!("-arch={arch}");
-    if text.len() >= RELOCATABLE_FROM_BYTES {
-        let object = cubin.with_extension("o.partial");
+    if relocatable {
+        // nvlink tells its inputs' kinds by their extensions and skips, without a word, a file
+        // whose extension it does not know: the object must end in `.o`.
+        let object = cubin.with_extension("partial.o");
         let mut assemble = Command::new(ptxas);
         assemble
             .args(["-c", "-O3", &arch_flag])
@@ -217,11 +226,37 @@ fn compile(
             output,
         })?;
     }
+    let code = std::fs::read(&partial).map_err(|error| BuildError::Io {
+        path: partial.clone(),
+        error,
+    })?;
+    let missing = missing_kernels(&code, kernels);
+    if !missing.is_empty() {
+        return Err(BuildError::SassMissingKernels {
+            ptx: ptx.to_path_buf(),
+            arch: arch.to_string(),
+            kernels: missing,
+        });
+    }
     std::fs::rename(&partial, &cubin).map_err(|error| BuildError::Io {
         path: cubin.clone(),
         error,
     })?;
     Ok(cubin)
+}
+
+/// The names of `kernels` that the machine code `code` (an ELF cubin) does not define: a kernel's
+/// code lies in the section `.text.NAME`, whose name the cubin's section names hold.
+fn missing_kernels(code: &[u8], kernels: &[String]) -> Vec<String> {
+    let defined: HashSet<&[u8]> = code
+        .split(|&byte| byte == 0)
+        .filter_map(|name| name.strip_prefix(b".text."))
+        .collect();
+    kernels
+        .iter()
+        .filter(|kernel| !defined.contains(kernel.as_bytes()))
+        .cloned()
+        .collect()
 }
 
 /// `tool` (`fatbinary`, `nvlink`), which CUDA and the `nvidia-cuda-nvcc` wheel keep beside `ptxas`.
@@ -337,6 +372,65 @@ mod tests {
     }
 
     #[test]
+    fn missing_kernels_are_those_without_a_text_section() {
+        let code = b"\x7fELF\0.text.first\0.nv.info.second\0.text.third\0";
+        assert_eq!(
+            missing_kernels(code, &strings(&["first", "second", "third"])),
+            strings(&["second"])
+        );
+    }
+
+    /// Two empty kernels, as the link step writes them (without its header line).
+    const TWO_KERNELS: &str = ".version 8.0\n.target sm_90\n.address_size 64\n\
+        .visible .entry first()\n{\n\tret;\n}\n.visible .entry second()\n{\n\tret;\n}\n";
+
+    #[test]
+    fn machine_code_defines_every_kernel_compiled_whole_or_relocatable() {
+        let start = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let ptxas = crate::ptxas::find(start)
+            .expect("no ptxas: `./x deps` installs it into the checkout's .deps");
+        let dir = std::env::temp_dir().join(format!(
+            "nvshmem-builder-sass-kernels-{}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let ptx = dir.join("k.ptx");
+        std::fs::write(&ptx, TWO_KERNELS).unwrap();
+        let kernels = strings(&["first", "second"]);
+        let compiled = |relocatable: bool, cache: &Path| {
+            let cubin = compile(
+                &ptxas,
+                &ptx,
+                TWO_KERNELS,
+                &kernels,
+                "sm_90",
+                relocatable,
+                cache,
+            )
+            .unwrap();
+            missing_kernels(&std::fs::read(cubin).unwrap(), &kernels)
+        };
+        for relocatable in [false, true] {
+            let cache = dir.join(format!("cache-{relocatable}"));
+            assert_eq!(
+                compiled(relocatable, &cache),
+                Vec::<String>::new(),
+                "relocatable: {relocatable}"
+            );
+        }
+        // A cached file without the kernels (as an earlier build could leave) is compiled again.
+        let cache = dir.join("cache-stale");
+        std::fs::create_dir_all(&cache).unwrap();
+        let stale = cache.join(format!(
+            "sass-{:016x}.sm_90.cubin",
+            digest(&ptxas, TWO_KERNELS, "sm_90")
+        ));
+        std::fs::write(&stale, b"\x7fELF\0").unwrap();
+        assert_eq!(compiled(true, &cache), Vec::<String>::new());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn no_architectures_write_an_empty_image_without_running_anything() {
         let dir = std::env::temp_dir().join(format!("nvshmem-builder-sass-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
@@ -346,6 +440,7 @@ mod tests {
             Some(Path::new("/nonexistent/ptxas")),
             &dir.join("k.ptx"),
             "",
+            &[],
             &[],
             &dir,
             &out,
