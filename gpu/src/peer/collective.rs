@@ -135,10 +135,13 @@ pub(crate) unsafe fn push_blocks(
         }
         // The barrier releases the stores above (it fences at system scope before it signals),
         // but its wait ends without an acquire: the fence after it makes the blocks the other
-        // members stored into this PE's `dest` what this thread reads next.
+        // members stored into this PE's `dest` what this thread reads next. Alone in its team,
+        // this thread stored every block of `dest` itself, and needs none.
         let _ = ffi::nvshmem_barrier(team.raw());
         #[cfg(target_arch = "nvptx64")]
-        crate::memory::fence_acq_rel_system();
+        if size > 1 {
+            crate::memory::fence_acq_rel_system();
+        }
     }
     true
 }
