@@ -143,6 +143,22 @@ first_load() {
     record "$name" "$pes" "$(seconds "$cold_ms")" "$verdict" "$log.both"
 }
 
+# first_load_examples: first_load for every example in $DIST at 2 PEs on one GPU, each a short run
+# (the load is what is measured, not the kernels), at the same sizes for every NVSHMEM release.
+first_load_examples() {
+    local launch=("$DIST"/nvshmemrun -n 2 --pes-per-gpu 2 --timeout 100)
+    first_load "first run of the ring example" 2 120 "${launch[@]}" "$DIST"/ring
+    first_load "first run of jacobi put-block, 1024^2" 2 120 "${launch[@]}" "$DIST"/jacobi \
+        --variant put-block --nx 1024 --ny 1024 --iters 100
+    first_load "first run of jacobi2d-grid grid-pack, 1024^2" 2 120 "${launch[@]}" "$DIST"/jacobi2d-grid \
+        --variant grid-pack --nx 1024 --ny 1024 --iters 100
+    first_load "first run of stencil3d, 64^3" 2 120 "${launch[@]}" "$DIST"/stencil3d \
+        --nx 64 --ny 64 --nz 64 --iters 10
+    first_load "first run of moe-alltoall, 128 tokens" 2 120 "${launch[@]}" "$DIST"/moe-alltoall \
+        --tokens 128 --hidden 4096 --iters 5
+    first_load "first run of the interop example" 2 120 "${launch[@]}" "$DIST"/interop
+}
+
 # skip NAME PES REASON: records a case that cannot run here, with the reason (what to install or
 # carry to run it).
 skip() {

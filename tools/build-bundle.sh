@@ -32,9 +32,10 @@ tools/gpu-test-lists.sh dist --release --locked "${gpu_tests[@]}"
 git rev-parse HEAD > dist/COMMIT
 if ! git diff --quiet HEAD; then echo "(with uncommitted changes)" >> dist/COMMIT; fi
 
-# dist-3.8/bundle.tar.xz, carried on its own: ring and the device API's GPU tests built against
-# NVSHMEM 3.8.0 (sm_90), the tests' list, the commit, and the three files of 3.8.0 they load at run
-# time (host library, unique-id bootstrap, version header) as nvshmem/, and the launcher. Packed with xz: the host
+# dist-3.8/bundle.tar.xz, carried on its own: the examples (those of gpu-suite/run.sh's
+# first_load_examples) and the device API's GPU tests built against NVSHMEM 3.8.0 (sm_90), the
+# tests' list, the commit, and the three files of 3.8.0 they load at run time (host library,
+# unique-id bootstrap, version header) as nvshmem/, and the launcher. Packed with xz: the host
 # library alone is 49.5 MB, and one device call carries 64 MiB at most.
 # gpu-suite/cases/32-nvshmem-3.8.sh unpacks it and runs them against that host library. The same
 # target folder serves: NVSHMEM_HOME makes the two build scripts run again, and the kernel folders
@@ -46,7 +47,8 @@ mkdir -p "$stage/nvshmem/lib" "$stage/nvshmem/include/non_abi"
 cp "$next/lib/libnvshmem_host.so.3" "$next/lib/nvshmem_bootstrap_uid.so.3" "$stage/nvshmem/lib/"
 cp "$next/include/non_abi/nvshmem_version.h" "$stage/nvshmem/include/non_abi/"
 {
-    NVSHMEM_HOME=$next cargo build --release --locked -p ring --bins --message-format=json
+    NVSHMEM_HOME=$next cargo build --release --locked -p ring -p jacobi -p stencil3d -p moe-alltoall \
+        -p interop --bins --message-format=json
     NVSHMEM_HOME=$next cargo test --release --locked -p device-api --test gpu_device_api "$@" --no-run \
         --message-format=json
 } | executables | while read -r name path; do cp "$path" "$stage/$name"; done
