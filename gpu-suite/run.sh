@@ -143,6 +143,13 @@ first_load() {
     record "$name" "$pes" "$(seconds "$cold_ms")" "$verdict" "$log.both"
 }
 
+# mps_share PES: in the MPS pass, the setting that gives each of PES PEs on one GPU its share of the
+# multiprocessors, so that every PE's cooperative grid is resident at once (a kernel that waits for
+# the others would otherwise hold up a grid left waiting for room); nothing without MPS.
+mps_share() {
+    if [[ $MPS == on ]]; then echo "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$((100 / $1))"; fi
+}
+
 # first_load_examples: first_load for every example in $DIST at 2 PEs on one GPU, each a short run
 # (the load is what is measured, not the kernels), at the same sizes for every NVSHMEM release.
 first_load_examples() {
@@ -154,7 +161,8 @@ first_load_examples() {
         --variant grid-pack --nx 1024 --ny 1024 --iters 100
     first_load "first run of stencil3d, 64^3" 2 120 "${launch[@]}" "$DIST"/stencil3d \
         --nx 64 --ny 64 --nz 64 --iters 10
-    first_load "first run of moe-alltoall, 128 tokens" 2 120 "${launch[@]}" "$DIST"/moe-alltoall \
+    # shellcheck disable=SC2046 # the setting is one word, or none
+    first_load "first run of moe-alltoall, 128 tokens" 2 120 env $(mps_share 2) "${launch[@]}" "$DIST"/moe-alltoall \
         --tokens 128 --hidden 4096 --iters 5
     first_load "first run of the interop example" 2 120 "${launch[@]}" "$DIST"/interop
 }
@@ -282,7 +290,7 @@ device_api_tests() {
             full_mpg_*)
                 [[ $MPS == on ]] || continue
                 run_test "$binary $test" "$pes" 300 \
-                    env CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$((100 / pes)) NVSHMEM_DISABLE_NCCL=1 \
+                    env "$(mps_share "$pes")" NVSHMEM_DISABLE_NCCL=1 \
                     "$DIST"/nvshmemrun -n "$pes" --pes-per-gpu "$pes" --timeout 290 \
                     "$DIST"/"$binary" --ignored --exact "$test" --nocapture --test-threads 1
                 ;;

@@ -1,9 +1,10 @@
-# Every example's first run, and the device API's GPU tests at 2 PEs (as in 30-device-api.sh) against NVSHMEM
-# 3.8.0's host library, with kernels linked with 3.8.0's bitcode for sm_90: the binaries, the
-# launcher and the three files of 3.8.0 they load, from dist-3.8/bundle.tar.xz (`./x gpu-bundle`;
-# carried on its own, as dist/ and it together pass what one device call carries). Unpacked once
-# into dist-3.8/unpacked. The host library refuses kernels of another release, so a pass shows
-# that 3.8.0's library was the one loaded. Skipped where the bundle was not carried.
+# Every example's first run, and the device API's GPU tests at 2 PEs (as in 30-device-api.sh),
+# against NVSHMEM 3.8.0's host library, with kernels linked with 3.8.0's bitcode for sm_90: the
+# binaries, the launcher and the three files of 3.8.0 they load, from dist-3.8/bundle.tar.xz
+# (`./x gpu-bundle`; carried on its own, as dist/ and it together pass what one device call
+# carries). Unpacked once into dist-3.8/unpacked. The host library refuses kernels of another
+# release, so a pass shows that 3.8.0's library was the one loaded. Skipped where the bundle was not
+# carried.
 bundle_38=dist-3.8/bundle.tar.xz
 unpacked_38=dist-3.8/unpacked
 if [[ ! -f $bundle_38 ]]; then

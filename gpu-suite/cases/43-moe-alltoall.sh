@@ -11,9 +11,7 @@
 # shellcheck disable=SC2046,SC2086 # the launcher prefix is split on purpose, as elsewhere
 # moe_on PES SECONDS: the launcher's command line for PES PEs on one GPU, in MPS's share per PE.
 moe_on() {
-    local share=""
-    [[ $MPS == on ]] && share="CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$((100 / $1))"
-    echo "env $share NVSHMEM_SYMMETRIC_SIZE=3G $DIST/nvshmemrun -n $1 --pes-per-gpu $1 --timeout $2"
+    echo "env $(mps_share "$1") NVSHMEM_SYMMETRIC_SIZE=3G $DIST/nvshmemrun -n $1 --pes-per-gpu $1 --timeout $2"
 }
 moe_routings=(--routing random,skewed,empty-pe)
 
