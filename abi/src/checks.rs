@@ -12,6 +12,19 @@ pub const DEVICE_CHECKS_SYMBOL: &str = "NVSHMEMRS_DEVICE_CHECKS";
 /// `nvshmem-host` sets it.
 pub const MAPPED_SIGNAL_ADDS_SYMBOL: &str = "NVSHMEMRS_MAPPED_SIGNAL_ADDS";
 
+/// The name of the module global (an `i32`, NVSHMEM's `NVSHMEMI_DEVICE_TRANSPORT_TYPE_PROXY`) that
+/// `nvshmem-builder` adds to a module whose NVSHMEM device code it compiled for the proxy transport
+/// alone ([`PINNABLE_RELEASES`]); `nvshmem-host` then refuses to load the module in a job where
+/// NVSHMEM selected another device transport (IBGDA, GDAKI).
+pub const PINNED_DEVICE_TRANSPORT_SYMBOL: &str = "NVSHMEMRS_PINNED_DEVICE_TRANSPORT";
+
+/// The NVSHMEM releases whose device code `nvshmem-builder` may compile for the proxy transport
+/// alone, as `(major, minor, patch)` and the byte offset of `selected_device_transport` in their
+/// device state (`nvshmemi_device_host_state_v1`), where the device code reads which transport to
+/// use and the host reads which one NVSHMEM selected. Only releases whose device code switches on
+/// that field, and was checked to, are listed.
+pub const PINNABLE_RELEASES: [((u32, u32, u32), usize); 1] = [((3, 8, 0), 772)];
+
 /// The time limit of a module whose loader did not set one: generous, so that only a real hang
 /// hits it.
 pub const DEFAULT_TIMEOUT_NS: u64 = 60_000_000_000;

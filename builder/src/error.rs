@@ -102,6 +102,8 @@ pub enum BuildError {
         /// What is wrong with it.
         problem: String,
     },
+    /// `NVSHMEM_RS_DEVICE_TRANSPORTS` is neither `proxy` nor `all` (its value).
+    DeviceTransports(String),
     /// `nvlink` could not link relocatable machine code.
     NvlinkFailed {
         /// The object it was given.
@@ -183,6 +185,12 @@ impl fmt::Display for BuildError {
                 "{var}={value}: {problem}; set it to architectures separated by commas, e.g. \
                  `sm_90,sm_100`, or to `none` for PTX only",
                 var = crate::sass::SASS_VAR
+            ),
+            BuildError::DeviceTransports(value) => write!(
+                f,
+                "{var}={value}: set it to `proxy` (NVSHMEM's proxy transport only: small modules \
+                 that build fast) or `all` (also IBGDA and GDAKI, for jobs that enable them)",
+                var = crate::transport_pin::DEVICE_TRANSPORTS_VAR
             ),
             BuildError::NvlinkFailed { object, output } => write!(
                 f,

@@ -14,7 +14,13 @@ pub fn linker_command_line(args: &[OsString]) -> Result<(), String> {
         device_bitcode: "device.bc".into(),
         ptx_isa: 83,
     };
-    LinkJob::parse(args, vec![target], "bin".into()).map(drop)
+    LinkJob::parse(
+        args,
+        vec![target],
+        "bin".into(),
+        crate::DeviceTransports::All,
+    )
+    .map(drop)
 }
 
 /// Reads the linked module's IR text, and checks its architecture against `arch`.
@@ -25,10 +31,9 @@ pub fn linked_module_ir(ir: &str, arch: &str) -> Result<(), String> {
 /// Inspects a PTX file's text as [`crate::PtxBuilder::build`] does, then limits the registers of
 /// `kernel`: the kernels and NVSHMEM version found, or the first error.
 pub fn ptx(text: &str, kernel: &str, registers: u32) -> Result<(Vec<String>, String), String> {
-    let (kernels, version, _ptx_isa) =
-        crate::inspect_ptx(Path::new("k.ptx"), text).map_err(|e| e.to_string())?;
+    let facts = crate::inspect_ptx(Path::new("k.ptx"), text).map_err(|e| e.to_string())?;
     crate::limit_registers(text, kernel, registers)?;
-    Ok((kernels, version))
+    Ok((facts.kernels, facts.nvshmem_version))
 }
 
 /// The sources a dep-info file lists.

@@ -69,10 +69,12 @@ mod linker;
 mod nested_cargo;
 mod ptxas;
 mod sass;
+mod transport_pin;
 
 pub use error::BuildError;
 pub use linker::{NVSHMEM_STATE_SYMBOLS, run_if_invoked_as_linker};
 pub use sass::SASS_VAR;
+pub use transport_pin::{DEVICE_TRANSPORTS_VAR, DeviceTransports};
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -91,6 +93,7 @@ pub struct PtxBuilder {
     nvshmem_root: Option<PathBuf>,
     out_dir: Option<PathBuf>,
     sass: Option<Vec<String>>,
+    device_transports: Option<DeviceTransports>,
 }
 
 /// The result of [`PtxBuilder::build`].
@@ -118,6 +121,9 @@ pub struct BuiltPtx {
     pub sass: PathBuf,
     /// The architectures in [`BuiltPtx::sass`].
     pub sass_archs: Vec<String>,
+    /// The device transports the module's NVSHMEM code keeps: [`DeviceTransports::Proxy`] where
+    /// it was compiled for the proxy alone, [`DeviceTransports::All`] otherwise.
+    pub device_transports: DeviceTransports,
     /// The kernel crate's source files, which the PTX depends on (from the nested build's dep-info).
     pub sources: Vec<PathBuf>,
     /// The device bitcode file that was linked.
@@ -161,6 +167,7 @@ impl PtxBuilder {
             nvshmem_root: None,
             out_dir: None,
             sass: None,
+            device_transports: None,
         }
     }
 
@@ -236,6 +243,29 @@ impl PtxBuilder {
         self
     }
 
+    /// Which of NVSHMEM's device transports the kernels' NVSHMEM code keeps (default
+    /// [`DeviceTransports::Proxy`]; the variable `NVSHMEM_RS_DEVICE_TRANSPORTS`,
+    /// [`DEVICE_TRANSPORTS_VAR`], set to `proxy` or `all`, overrides it without editing `build.rs`).
+    ///
+    /// From NVSHMEM 3.8 on, every transfer function carries the code of IBGDA and GDAKI, the
+    /// transports where the GPU drives the network card, beside the proxy's, and chooses at run
+    /// time. That code makes a module several megabytes and its machine code minutes to compile.
+    /// With `Proxy` the builder compiles NVSHMEM's code for the proxy alone, which serves every
+    /// job that does not enable IBGDA or GDAKI (one machine, NVLink, and networks through the
+    /// host's transports); `nvshmem-host` refuses to load such a module where NVSHMEM selected
+    /// another transport, and says to build with `all`. Only releases whose device code was
+    /// checked are pinned (3.8.0); with others, both settings give the same module.
+    ///
+    /// ```no_run
+    /// // For jobs that set NVSHMEM_IB_ENABLE_IBGDA=1.
+    /// use nvshmem_builder::{DeviceTransports, PtxBuilder};
+    /// let builder = PtxBuilder::new("kernels").device_transports(DeviceTransports::All);
+    /// ```
+    pub fn device_transports(mut self, transports: DeviceTransports) -> PtxBuilder {
+        self.device_transports = Some(transports);
+        self
+    }
+
     /// The NVSHMEM installation to link, the folder holding `lib/` and `include/` (default: the one
     /// `nvshmem-locate` finds, starting with `NVSHMEM_HOME`). For tools that build one crate against
     /// several releases; a `build.rs` leaves it to `NVSHMEM_HOME`, which the host library's loader
@@ -271,6 +301,7 @@ impl PtxBuilder {
             nvshmem_locate::HPC_SDK_VAR,
             "PTXAS",
             SASS_VAR,
+            DEVICE_TRANSPORTS_VAR,
         ] {
             println!("cargo::rerun-if-env-changed={variable}");
         }
@@ -389,9 +420,14 @@ impl PtxBuilder {
         } else {
             format!("{package}-nvshmem-only")
         };
+        let transports = DeviceTransports::resolve(self.device_transports)?;
         let mut linker_env = vec![
             (linker::LINKER_MODE_VAR, "1".to_string()),
             (linker::LLVM_BIN_VAR, llvm_bin.display().to_string()),
+            (
+                linker::DEVICE_TRANSPORTS_VAR,
+                transports.as_str().to_string(),
+            ),
         ];
         linker_env.extend(linker::LinkTarget::environment(&targets)?);
         let checks = self
@@ -411,6 +447,7 @@ impl PtxBuilder {
             self.load_store,
             &version.to_string(),
             &archs.join("+"),
+            transports,
         );
         let nested = nested_cargo::build(
             &manifest,
@@ -477,8 +514,13 @@ impl PtxBuilder {
                                 kernel_dir.display()
                             ),
                         })?;
-                        let (text, kernels, nvshmem_version, ptx_isa) =
-                            finish_ptx(nested_ptx, module, &path, register_limits)?;
+                        let (text, facts) = finish_ptx(nested_ptx, module, &path, register_limits)?;
+                        let PtxFacts {
+                            kernels,
+                            nvshmem_version,
+                            ptx_isa,
+                            device_transports,
+                        } = facts;
                         // Compiling SASS for the PTX's own architecture checks it as well.
                         if let Some(ptxas) = ptxas
                             && !sass_archs.contains(&target.arch)
@@ -498,6 +540,7 @@ impl PtxBuilder {
                             assembled: ptxas.is_some(),
                             sass,
                             sass_archs: sass_archs.clone(),
+                            device_transports,
                             sources: sources.clone(),
                             device_bitcode: target.device_bitcode.clone(),
                             warnings,
@@ -539,23 +582,36 @@ fn header_field<'a>(header: &'a str, key: &str) -> Option<&'a str> {
         .find_map(|field| field.strip_prefix(key)?.strip_prefix('='))
 }
 
+/// What a PTX module written by the link step says of itself.
+#[derive(Debug)]
+struct PtxFacts {
+    /// Its `.entry` names.
+    kernels: Vec<String>,
+    /// The NVSHMEM release of the device code linked.
+    nvshmem_version: String,
+    /// The PTX ISA, `major * 10 + minor`.
+    ptx_isa: u32,
+    /// The device transports its NVSHMEM code keeps.
+    device_transports: DeviceTransports,
+}
+
 /// Checks one module the link step wrote (part of `nested_ptx`), applies `register_limits` and
-/// writes it to `path`: its text, kernels, NVSHMEM version and PTX ISA.
+/// writes it to `path`: its text and what it says of itself.
 fn finish_ptx(
     nested_ptx: &Path,
     module: &str,
     path: &Path,
     register_limits: &[(String, u32)],
-) -> Result<(String, Vec<String>, String, u32), BuildError> {
+) -> Result<(String, PtxFacts), BuildError> {
     let mut text = module.to_string();
-    let (kernels, nvshmem_version, ptx_isa) = inspect_ptx(nested_ptx, &text)?;
+    let facts = inspect_ptx(nested_ptx, &text)?;
     for (kernel, registers) in register_limits {
         text = limit_registers(&text, kernel, *registers).map_err(|problem| {
             BuildError::RegisterLimit {
                 kernel: kernel.clone(),
                 registers: *registers,
                 problem,
-                kernels: kernels.clone(),
+                kernels: facts.kernels.clone(),
             }
         })?;
     }
@@ -563,12 +619,12 @@ fn finish_ptx(
         path: path.to_path_buf(),
         error,
     })?;
-    Ok((text, kernels, nvshmem_version, ptx_isa))
+    Ok((text, facts))
 }
 
-/// The kernels (`.entry` names), the linked NVSHMEM version and the PTX ISA of a PTX file written
-/// by the link step; an error if NVSHMEM's state symbols or the kernels are missing.
-fn inspect_ptx(path: &Path, text: &str) -> Result<(Vec<String>, String, u32), BuildError> {
+/// What a PTX file written by the link step says of itself; an error if NVSHMEM's state symbols or
+/// the kernels are missing.
+fn inspect_ptx(path: &Path, text: &str) -> Result<PtxFacts, BuildError> {
     let invalid = |problem: String| BuildError::InvalidPtx {
         ptx: path.to_path_buf(),
         problem,
@@ -588,6 +644,10 @@ fn inspect_ptx(path: &Path, text: &str) -> Result<(Vec<String>, String, u32), Bu
     let ptx_isa = field("ptx-isa")?
         .parse()
         .map_err(|_| invalid("its nvshmem-builder header's ptx-isa is not a number".into()))?;
+    let device_transports =
+        DeviceTransports::parse(field("device-transports")?).ok_or_else(|| {
+            invalid("its nvshmem-builder header's device-transports is not proxy or all".into())
+        })?;
     let kernels: Vec<String> = text
         .lines()
         .filter_map(|line| line.trim_start().strip_prefix(".visible .entry "))
@@ -607,7 +667,12 @@ fn inspect_ptx(path: &Path, text: &str) -> Result<(Vec<String>, String, u32), Bu
             )));
         }
     }
-    Ok((kernels, nvshmem_version, ptx_isa))
+    Ok(PtxFacts {
+        kernels,
+        nvshmem_version,
+        ptx_isa,
+        device_transports,
+    })
 }
 
 /// `text` with `.maxnreg registers` on the entry `kernel` (between its parameter list and its body),
@@ -640,12 +705,23 @@ fn limit_registers(text: &str, kernel: &str, registers: u32) -> Result<String, S
 /// than once per kernel crate. Each NVSHMEM release and architecture gets its own: cargo does not
 /// track the link step's environment (which names the bitcode), so a shared folder could hand back PTX linked
 /// with another release. A crate built with the load/store path off gets its own folder too: both
-/// builds of one crate would otherwise write the same output file.
-fn kernel_target_dir(out_dir: &Path, load_store: bool, release: &str, arch: &str) -> PathBuf {
+/// builds of one crate would otherwise write the same output file; so does a build that keeps all
+/// of NVSHMEM's device transports.
+fn kernel_target_dir(
+    out_dir: &Path,
+    load_store: bool,
+    release: &str,
+    arch: &str,
+    transports: DeviceTransports,
+) -> PathBuf {
+    let transports = match transports {
+        DeviceTransports::Proxy => "",
+        DeviceTransports::All => "-all-transports",
+    };
     let name = if load_store {
-        format!("nvshmem-kernels/{release}-{arch}")
+        format!("nvshmem-kernels/{release}-{arch}{transports}")
     } else {
-        format!("nvshmem-kernels-nvshmem-only/{release}-{arch}")
+        format!("nvshmem-kernels-nvshmem-only/{release}-{arch}{transports}")
     };
     // OUT_DIR is `<target>/<profile>/build/<package>-<hash>/out` when cargo runs the build script.
     let profile_dir = out_dir.ancestors().nth(3).filter(|_| {
@@ -719,14 +795,25 @@ mod tests {
 
     #[test]
     fn ptx_inspection_finds_kernels_version_and_state_symbols() {
-        let ptx = "// nvshmem-builder: nvshmem-device-version=3.4.5 arch=sm_90 ptx-isa=83 bitcode=x\n\
+        let ptx = "// nvshmem-builder: nvshmem-device-version=3.8.0 arch=sm_90 ptx-isa=83 \
+                   device-transports=proxy bitcode=x\n\
                    .visible .const .align 8 .b8 nvshmemi_device_state_d[1];\n\
                    .visible .const .align 4 .b8 nvshmemi_device_lib_version_d[12];\n\
                    .visible .entry ring(\n.visible .entry shift(\n";
-        let (kernels, version, ptx_isa) = inspect_ptx(Path::new("k.ptx"), ptx).unwrap();
-        assert_eq!(kernels, ["ring", "shift"]);
-        assert_eq!(version, "3.4.5");
-        assert_eq!(ptx_isa, 83);
+        let facts = inspect_ptx(Path::new("k.ptx"), ptx).unwrap();
+        assert_eq!(facts.kernels, ["ring", "shift"]);
+        assert_eq!(facts.nvshmem_version, "3.8.0");
+        assert_eq!(facts.ptx_isa, 83);
+        assert_eq!(facts.device_transports, DeviceTransports::Proxy);
+        let all = ptx.replace("=proxy", "=all");
+        let facts = inspect_ptx(Path::new("k.ptx"), &all).unwrap();
+        assert_eq!(facts.device_transports, DeviceTransports::All);
+        for header in ["=ibgda", ""] {
+            let error = inspect_ptx(Path::new("k.ptx"), &ptx.replace("=proxy", header))
+                .unwrap_err()
+                .to_string();
+            assert!(error.contains("device-transports"), "{error}");
+        }
         let without_state = ptx.replace("nvshmemi_device_state_d", "x");
         let error = inspect_ptx(Path::new("k.ptx"), &without_state)
             .unwrap_err()
@@ -789,7 +876,7 @@ mod tests {
     fn kernel_crates_of_one_profile_share_a_target_folder() {
         let out = |package: &str| PathBuf::from(format!("/t/debug/build/{package}-0123/out"));
         let dir = |out: &Path, load_store, release, arch| {
-            kernel_target_dir(out, load_store, release, arch)
+            kernel_target_dir(out, load_store, release, arch, DeviceTransports::Proxy)
         };
         assert_eq!(
             dir(&out("ring"), true, "3.4.5", "sm_90"),
@@ -811,6 +898,11 @@ mod tests {
         assert_ne!(
             dir(&out("ring"), true, "3.8.0", "sm_80"),
             dir(&out("ring"), true, "3.8.0", "sm_90")
+        );
+        // Keeping every transport links other code.
+        assert_eq!(
+            kernel_target_dir(&out("ring"), true, "3.8.0", "sm_90", DeviceTransports::All),
+            PathBuf::from("/t/debug/nvshmem-kernels/3.8.0-sm_90-all-transports")
         );
         // Not laid out by cargo: stay inside the given folder.
         assert_eq!(
@@ -837,13 +929,13 @@ mod tests {
         /// inspected and limited or refused, never a panic; and any dep-info text is split.
         #[test]
         fn any_ptx_or_dep_info_is_read_or_refused(
-            ptx in "(// nvshmem-builder: nvshmem-device-version=[0-9.]{0,6}|\\.visible \\.entry [a-z]{0,3}\\(|\n\\{| nvshmemi_device_state_d| nvshmemi_device_lib_version_d|.maxnreg|.{0,8})*",
+            ptx in "(// nvshmem-builder: nvshmem-device-version=[0-9.]{0,6}| device-transports=(proxy|all)|\\.visible \\.entry [a-z]{0,3}\\(|\n\\{| nvshmemi_device_state_d| nvshmemi_device_lib_version_d|.maxnreg|.{0,8})*",
             kernel in "[a-z]{0,3}",
             registers in 0u32..300,
             dep_info in "([a-z/]{0,6}(: |\\\\| |\n)?){0,8}",
         ) {
-            if let Ok((kernels, _, _)) = inspect_ptx(Path::new("k.ptx"), &ptx) {
-                proptest::prop_assert!(!kernels.is_empty());
+            if let Ok(facts) = inspect_ptx(Path::new("k.ptx"), &ptx) {
+                proptest::prop_assert!(!facts.kernels.is_empty());
             }
             for (_, module) in split_modules(&ptx) {
                 proptest::prop_assert!(module.starts_with(linker::PTX_HEADER_PREFIX));

@@ -17,7 +17,10 @@
 //! rewritten and the steps from the device bitcode on run again, in parallel; the PTX is the same
 //! as a build for that architecture alone.
 
-use nvshmem_abi::{DEVICE_CHECKS_SYMBOL, MAPPED_SIGNAL_ADDS_SYMBOL};
+use crate::transport_pin::{self, DeviceTransports};
+use nvshmem_abi::{
+    DEVICE_CHECKS_SYMBOL, MAPPED_SIGNAL_ADDS_SYMBOL, PINNED_DEVICE_TRANSPORT_SYMBOL,
+};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -30,6 +33,8 @@ pub(crate) const DEVICE_BITCODE_VAR: &str = "NVSHMEM_BUILDER_DEVICE_BITCODE";
 pub(crate) const ARCH_VAR: &str = "NVSHMEM_BUILDER_ARCH";
 /// The PTX ISA of each architecture, `major * 10 + minor`, comma-separated.
 pub(crate) const PTX_ISA_VAR: &str = "NVSHMEM_BUILDER_PTX_ISA";
+/// The device transports NVSHMEM's code keeps: `proxy` or `all` (see `transport_pin`).
+pub(crate) const DEVICE_TRANSPORTS_VAR: &str = "NVSHMEM_BUILDER_DEVICE_TRANSPORTS";
 /// The folder holding `llvm-link`, `opt`, `llc`, `llvm-ar`, `llvm-dis`.
 pub(crate) const LLVM_BIN_VAR: &str = "NVSHMEM_BUILDER_LLVM_BIN";
 
@@ -38,14 +43,19 @@ pub const NVSHMEM_STATE_SYMBOLS: [&str; 2] =
     ["nvshmemi_device_state_d", "nvshmemi_device_lib_version_d"];
 
 /// The `-internalize-public-api-list` of the link step: the kernels `exports`, and the globals the
-/// host finds by name: NVSHMEM's ([`NVSHMEM_STATE_SYMBOLS`]) and `nvshmem-gpu`'s, which a module
-/// built without the device checks or the load/store path lacks (harmless to the internalize step).
+/// host finds by name: NVSHMEM's ([`NVSHMEM_STATE_SYMBOLS`]), `nvshmem-gpu`'s, which a module
+/// built without the device checks or the load/store path lacks (harmless to the internalize step),
+/// and the transport pin's mark.
 fn public_api(exports: &[String]) -> String {
     let kept: Vec<&str> = exports
         .iter()
         .map(String::as_str)
         .chain(NVSHMEM_STATE_SYMBOLS)
-        .chain([DEVICE_CHECKS_SYMBOL, MAPPED_SIGNAL_ADDS_SYMBOL])
+        .chain([
+            DEVICE_CHECKS_SYMBOL,
+            MAPPED_SIGNAL_ADDS_SYMBOL,
+            PINNED_DEVICE_TRANSPORT_SYMBOL,
+        ])
         .collect();
     kept.join(",")
 }
@@ -149,6 +159,7 @@ pub(crate) struct LinkJob {
     output: PathBuf,
     targets: Vec<LinkTarget>,
     llvm_bin: PathBuf,
+    transports: DeviceTransports,
 }
 
 fn required_var(name: &str) -> Result<String, String> {
@@ -158,10 +169,14 @@ fn required_var(name: &str) -> Result<String, String> {
 
 impl LinkJob {
     fn from_environment(args: &[OsString]) -> Result<LinkJob, String> {
+        let transports = required_var(DEVICE_TRANSPORTS_VAR)?;
+        let transports = DeviceTransports::parse(&transports)
+            .ok_or_else(|| format!("{DEVICE_TRANSPORTS_VAR}={transports} is not proxy or all"))?;
         LinkJob::parse(
             args,
             LinkTarget::from_environment()?,
             required_var(LLVM_BIN_VAR)?.into(),
+            transports,
         )
     }
 
@@ -171,6 +186,7 @@ impl LinkJob {
         args: &[OsString],
         targets: Vec<LinkTarget>,
         llvm_bin: PathBuf,
+        transports: DeviceTransports,
     ) -> Result<LinkJob, String> {
         if targets.is_empty() {
             return Err("no architecture to link for; the builder names them".into());
@@ -205,6 +221,7 @@ impl LinkJob {
             output,
             targets,
             llvm_bin,
+            transports,
         })
     }
 
@@ -303,6 +320,7 @@ impl LinkJob {
             .map_err(|e| format!("{}: {e}", linked_text.display()))?;
         let facts = LinkedModuleFacts::read(&ir)?;
         facts.check_arch(&target.arch, &target.device_bitcode)?;
+        let (linked, transports) = self.pin_transport(&ir, &facts, linked, work)?;
         let optimized = work.join("optimized.bc");
         self.tool("opt")
             .arg("-passes=internalize,default<O3>")
@@ -326,12 +344,41 @@ impl LinkJob {
             .run()?;
         let body = std::fs::read_to_string(&ptx).map_err(|e| format!("{}: {e}", ptx.display()))?;
         let header = format!(
-            "{PTX_HEADER_PREFIX} nvshmem-device-version={} arch={} ptx-isa={ptx_isa} bitcode={}\n",
+            "{PTX_HEADER_PREFIX} nvshmem-device-version={} arch={} ptx-isa={ptx_isa} \
+             device-transports={} bitcode={}\n",
             facts.nvshmem_version,
             target.arch,
+            transports.as_str(),
             target.device_bitcode.display()
         );
         Ok(header + &body)
+    }
+
+    /// The module to optimize, `linked` (whose text is `ir`) or its copy compiled for the proxy
+    /// transport alone where this link asks for it and the release allows it, and the transports
+    /// its NVSHMEM code keeps.
+    fn pin_transport(
+        &self,
+        ir: &str,
+        facts: &LinkedModuleFacts,
+        linked: PathBuf,
+        work: &Path,
+    ) -> Result<(PathBuf, DeviceTransports), String> {
+        let offset = match (
+            self.transports,
+            transport_pin::pinnable_offset(&facts.nvshmem_version),
+        ) {
+            (DeviceTransports::Proxy, Some(offset)) => offset,
+            _ => return Ok((linked, DeviceTransports::All)),
+        };
+        let (pinned, loads) = transport_pin::pin_to_proxy(ir, offset)?;
+        if loads == 0 {
+            // No transfer function that switches on the transport: nothing to pin or to check.
+            return Ok((linked, DeviceTransports::All));
+        }
+        let path = work.join("pinned.ll");
+        std::fs::write(&path, pinned).map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok((path, DeviceTransports::Proxy))
     }
 
     /// The bitcode objects to link: plain inputs as they are, rlib members unpacked (`.o` only; the
@@ -537,6 +584,7 @@ mod tests {
             ]),
             sm_90(),
             "/bin".into(),
+            DeviceTransports::Proxy,
         )
         .unwrap();
         assert_eq!(job.exports, ["ring", "shift"]);
@@ -549,7 +597,7 @@ mod tests {
 
     #[test]
     fn missing_output_is_an_error() {
-        let error = LinkJob::parse(&args(&["a.o"]), sm_90(), "/".into());
+        let error = LinkJob::parse(&args(&["a.o"]), sm_90(), "/".into(), DeviceTransports::All);
         assert!(error.unwrap_err().contains("-o"));
     }
 
@@ -594,6 +642,7 @@ attributes #1 = { "target-cpu"="sm_70" "target-features"="+ptx60" }
             .join("opt");
         let module = "@NVSHMEMRS_DEVICE_CHECKS = global [3 x i64] [i64 60000000000, i64 0, i64 0]\n\
                       @NVSHMEMRS_MAPPED_SIGNAL_ADDS = global i32 0\n\
+                      @NVSHMEMRS_PINNED_DEVICE_TRANSPORT = constant i32 0\n\
                       @nvshmemi_device_state_d = global i64 0\n\
                       @helper_state = global i64 0\n\
                       define void @kernel() { ret void }\n";
@@ -615,6 +664,7 @@ attributes #1 = { "target-cpu"="sm_70" "target-features"="+ptx60" }
         for kept in [
             "@NVSHMEMRS_DEVICE_CHECKS = global",
             "@NVSHMEMRS_MAPPED_SIGNAL_ADDS = global",
+            "@NVSHMEMRS_PINNED_DEVICE_TRANSPORT = constant",
             "@nvshmemi_device_state_d = global",
             "define void @kernel",
         ] {
@@ -632,7 +682,7 @@ attributes #1 = { "target-cpu"="sm_70" "target-features"="+ptx60" }
             ir in "((@nvshmemi_device_lib_version_d = .{0,20}(i32 [0-9]{0,3}, ?){0,4}|\"target-cpu\"=\"sm_[0-9]{0,3}\"|\\+ptx[0-9]{0,3}|.{0,10})\n?){0,5}",
         ) {
             let args: Vec<OsString> = args.iter().map(OsString::from).collect();
-            let job = LinkJob::parse(&args, sm_90(), "bin".into());
+            let job = LinkJob::parse(&args, sm_90(), "bin".into(), DeviceTransports::All);
             if let Ok(job) = job {
                 proptest::prop_assert!(args.contains(&OsString::from("-o")));
                 proptest::prop_assert!(!job.output.as_os_str().is_empty() || args.len() > 1);

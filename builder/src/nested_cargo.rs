@@ -183,6 +183,7 @@ const DIGESTED_SOURCES: (u64, &[&str]) = digest_of_sources!(
     "nested_cargo.rs",
     "ptxas.rs",
     "sass.rs",
+    "transport_pin.rs",
     "error.rs",
 );
 

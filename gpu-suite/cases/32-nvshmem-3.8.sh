@@ -27,9 +27,10 @@ PY
         saved_dist=$DIST saved_home=$NVSHMEM_HOME
         DIST=$unpacked_38 CASE_LABEL="NVSHMEM 3.8.0"
         export NVSHMEM_HOME=$PWD/$unpacked_38/nvshmem
-        # 3.8.0's bitcode makes the device API's module six times larger than 3.4.5's (every
-        # transfer function carries its network transports' code), so a driver JIT of its PTX would take minutes: the first
-        # runs, with an empty JIT cache, must load the machine code built ahead of time instead.
+        # Each of 3.8.0's transfer functions carries the code of its network transports, which
+        # made the device API's module six times larger than 3.4.5's and its driver JIT minutes long;
+        # the builder compiles it for the proxy transport alone, and the first runs, with an empty
+        # JIT cache, must load the machine code built ahead of time.
         first_load_examples
         first_load "first load of the device-API module: gpu_device_api atomics::atomics_apply_exactly_once_per_pe" 2 120 \
             "$DIST"/nvshmemrun -n 2 --pes-per-gpu 2 --timeout 100 \

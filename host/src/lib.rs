@@ -51,6 +51,8 @@ mod bootstrap;
 mod buffer;
 pub mod device_checks;
 mod device_memory;
+mod device_state;
+mod device_transport;
 pub mod environment;
 mod error;
 mod exit_guard;

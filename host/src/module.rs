@@ -101,9 +101,13 @@ impl Nvshmem {
     /// [`module_image!`](crate::module_image); the builder compiles it in release builds) loads it
     /// as it is. Otherwise, or given PTX alone, the driver compiles the PTX for the GPU at the
     /// first load on a machine and caches the result; for large modules that first load can take
-    /// minutes (NVSHMEM 3.8's device library makes modules using put-with-signal or fetching
-    /// atomics several MB), and a load that takes 10 s or more logs a warning saying so. Which of
-    /// the two was loaded is logged at `debug`.
+    /// minutes (NVSHMEM 3.8's device library built with all its device transports makes modules
+    /// using put-with-signal or fetching atomics several MB), and a load that takes 10 s or more
+    /// logs a warning saying so. Which of the two was loaded is logged at `debug`.
+    ///
+    /// A module whose NVSHMEM code the builder compiled for the proxy transport alone (its default
+    /// with NVSHMEM 3.8.0) is refused where NVSHMEM selected IBGDA or GDAKI for the job
+    /// ([`ModuleError::PinnedTransportMismatch`](crate::ModuleError::PinnedTransportMismatch)).
     ///
     /// ```no_run
     /// # let nvshmem = nvshmem_host::Nvshmem::init()?;
@@ -152,6 +156,7 @@ impl Nvshmem {
             signal_adds: SignalAdds::NoLoadStorePath,
         };
         // Once `module` exists, so that an error here still finalises it (on drop).
+        crate::device_transport::check(self, module.module, ptx)?;
         module._check_scratch = crate::device_checks::set_up(self, module.module, ptx)?;
         module.signal_adds = crate::mapped_signal_adds::set_up(self, module.module, ptx)?;
         Ok(module)

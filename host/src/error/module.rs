@@ -28,6 +28,18 @@ pub enum ModuleError {
         /// The size this crate writes.
         expected: usize,
     },
+    /// The module's NVSHMEM code was compiled for the proxy transport alone, and NVSHMEM selected
+    /// another device transport for this job.
+    PinnedTransportMismatch {
+        /// NVSHMEM's `selected_device_transport` (1: IBGDA, 2: GDAKI).
+        selected: i32,
+    },
+    /// The module's NVSHMEM code was compiled for the proxy transport alone, and which transport
+    /// NVSHMEM selected cannot be read.
+    PinnedTransportUnverified {
+        /// Why not.
+        why: String,
+    },
     /// The module has no kernel of that name.
     KernelNotFound {
         /// The name asked for.
@@ -64,6 +76,26 @@ impl fmt::Display for ModuleError {
                 "the module's {symbol} has {bytes} bytes, not the {expected} this nvshmem-host \
                  writes: the kernels were built with another nvshmem-gpu; build them with the \
                  nvshmem-gpu of this nvshmem-host's release"
+            ),
+            ModuleError::PinnedTransportMismatch { selected } => write!(
+                f,
+                "the kernels' NVSHMEM code was compiled for its proxy transport alone \
+                 (nvshmem-builder's default), but NVSHMEM selected {} for this job; rebuild the \
+                 kernels with NVSHMEM_RS_DEVICE_TRANSPORTS=all (or \
+                 `.device_transports(DeviceTransports::All)` in build.rs), or run without it \
+                 (NVSHMEM_IB_ENABLE_IBGDA unset)",
+                match selected {
+                    1 => "IBGDA".to_string(),
+                    2 => "GDAKI".to_string(),
+                    other => format!("device transport {other}"),
+                }
+            ),
+            ModuleError::PinnedTransportUnverified { why } => write!(
+                f,
+                "the kernels' NVSHMEM code was compiled for its proxy transport alone \
+                 (nvshmem-builder's default), and which transport NVSHMEM selected cannot be \
+                 read ({why}); rebuild the kernels with NVSHMEM_RS_DEVICE_TRANSPORTS=all (or \
+                 `.device_transports(DeviceTransports::All)` in build.rs)"
             ),
             ModuleError::KernelNotFound { name, available } => write!(
                 f,
