@@ -1,7 +1,8 @@
 """The table of bench/run-ab.sh: for every cell (a micro-benchmark case, or a Jacobi variant on a
 grid with a norm cadence, at a PE count) the median of each build's rounds, each build ÷ the
 first, and the first build's spread over its rounds (the noise band of that cell). Lower is
-better for every figure here (µs, seconds per iteration).
+better for every figure here (µs, µs per iteration, and for bandwidths ms per GB, the inverse of
+the GB/s the benchmark prints, so that one reading of the ratios holds for every cell).
 
     python3 bench/ab_report.py RESULTS BUILD BUILD...
 """
@@ -19,7 +20,11 @@ JACOBI_KEYS = ("variant", "nx", "norm_every", "pes")
 def cell_of(record):
     """(cell name, figure) of one result line, or None for a line without a figure."""
     if "bench" in record and "value" in record:
-        return "micro " + " ".join(f"{k}={record.get(k, '-')}" for k in MICRO_KEYS), float(record["value"])
+        name = "micro " + " ".join(f"{k}={record.get(k, '-')}" for k in MICRO_KEYS)
+        if record.get("unit") == "GB/s":
+            # Bandwidth cells differ by grid as well; their figure becomes time per volume.
+            return f"{name} grid={record.get('grid', '-')} [ms/GB]", 1000.0 / float(record["value"])
+        return name, float(record["value"])
     if "variant" in record and "seconds_per_iter" in record:
         name = "jacobi " + " ".join(f"{k}={record.get(k, '-')}" for k in JACOBI_KEYS)
         return name, float(record["seconds_per_iter"]) * 1e6

@@ -9,7 +9,9 @@
 #
 # Writes OUT_DIR/ab-results.txt (every result line, tagged build=<folder name> round=<n>) and
 # OUT_DIR/ab.md (bench/ab_report.py: each cell's median per build and the ratios to the base).
-# Settings: AB_JOBS ("waits jacobi": the micro-benchmarks that wait or meet, and Jacobi's cells),
+# Settings: AB_JOBS ("waits jacobi": the micro-benchmarks that wait or meet, and Jacobi's cells;
+# also "bandwidth": put_bw and get_bw at 64 KiB, 1 MiB and 16 MiB over 8 blocks and one per
+# multiprocessor, at PE counts above 1),
 # AB_ROUNDS (3), AB_PES ("1 2 4"), AB_JACOBI_VARIANTS ("put-block p signal"), AB_JACOBI_CELLS
 # ("16384:1 16384:100": grid side and norm cadence). Needs dist/nvshmemrun. Exit status 1 when a
 # run failed.
@@ -73,7 +75,11 @@ for pes in "${PES_LIST[@]}"; do
                         done
                     done
                     ;;
-                *) echo "run-ab: unknown job '$job' (waits, jacobi)" >&2; exit 2 ;;
+                bandwidth)
+                    (( pes > 1 )) && one "$build" "$pes" "$round" micro --bench put_bw,get_bw \
+                        --sizes 64K,1M,16M --grids 8,sms
+                    ;;
+                *) echo "run-ab: unknown job '$job' (waits, jacobi, bandwidth)" >&2; exit 2 ;;
                 esac
             done
         done

@@ -13,11 +13,11 @@ use std::process::Command;
 /// and the profile's default: a comma-separated list (`sm_90,sm_100`), or `none`.
 pub const SASS_VAR: &str = "NVSHMEM_RS_SASS";
 
-/// PTX at least this large is compiled as relocatable code and linked by `nvlink`. NVSHMEM 3.8's
-/// transfer functions carry the code of its network transports, which makes modules of many
-/// megabytes, and whole-program `ptxas` then takes minutes per architecture, where relocatable code
-/// takes a fraction of that. Smaller modules get the whole-program compile the driver's JIT would
-/// do, so their machine code is what they ran before.
+/// PTX at least this large is compiled as relocatable code, its functions optimized in parallel,
+/// and linked by `nvlink`. Modules of many megabytes (NVSHMEM's reductions inlined for every type
+/// and operator, or 3.8's network transports where they are kept) take minutes of whole-program
+/// `ptxas` per architecture, relocatable code a fraction of that. Smaller modules get the
+/// whole-program compile the driver's JIT would do, so their machine code is what they ran before.
 const RELOCATABLE_FROM_BYTES: usize = 4 << 20;
 
 /// Where the architectures come from when neither [`SASS_VAR`] nor the builder names them.
@@ -193,9 +193,11 @@ fn compile(
         // nvlink tells its inputs' kinds by their extensions and skips, without a word, a file
         // whose extension it does not know: the object must end in `.o`.
         let object = cubin.with_extension("partial.o");
+        // `--split-compile 0` optimizes functions on every core; only these large modules take it,
+        // so that the others' machine code stays what the driver's JIT would make.
         let mut assemble = Command::new(ptxas);
         assemble
-            .args(["-c", "-O3", &arch_flag])
+            .args(["-c", "-O3", "--split-compile", "0", &arch_flag])
             .arg(ptx)
             .arg("-o")
             .arg(&object);
