@@ -31,8 +31,9 @@ pub fn linked_module_ir(ir: &str, arch: &str) -> Result<(), String> {
 /// Inspects a PTX file's text as [`crate::PtxBuilder::build`] does, then limits the registers of
 /// `kernel`: the kernels and NVSHMEM version found, or the first error.
 pub fn ptx(text: &str, kernel: &str, registers: u32) -> Result<(Vec<String>, String), String> {
-    let facts = crate::inspect_ptx(Path::new("k.ptx"), text).map_err(|e| e.to_string())?;
-    crate::limit_registers(text, kernel, registers)?;
+    let facts =
+        crate::ptx_file::inspect_ptx(Path::new("k.ptx"), text).map_err(|e| e.to_string())?;
+    crate::ptx_file::limit_registers(text, kernel, registers)?;
     Ok((facts.kernels, facts.nvshmem_version))
 }
 

@@ -181,6 +181,7 @@ const DIGESTED_SOURCES: (u64, &[&str]) = digest_of_sources!(
     "linker.rs",
     "arch.rs",
     "nested_cargo.rs",
+    "ptx_file.rs",
     "ptxas.rs",
     "sass.rs",
     "transport_pin.rs",
@@ -346,5 +347,13 @@ mod tests {
                 "/gpu/src/rma.rs".into()
             ]
         );
+    }
+
+    proptest::proptest! {
+        /// As the `builder_inputs` fuzz target: any dep-info text is split, never a panic.
+        #[test]
+        fn any_dep_info_is_split(dep_info in "([a-z/]{0,6}(: |\\\\| |\n)?){0,8}") {
+            let _ = parse_dep_info(&dep_info);
+        }
     }
 }
