@@ -13,12 +13,17 @@ use std::process::Command;
 /// and the profile's default: a comma-separated list (`sm_90,sm_100`), or `none`.
 pub const SASS_VAR: &str = "NVSHMEM_RS_SASS";
 
-/// PTX at least this large is compiled as relocatable code, its functions optimized in parallel,
-/// and linked by `nvlink`. Modules of many megabytes (NVSHMEM's reductions inlined for every type
-/// and operator, or 3.8's network transports where they are kept) take minutes of whole-program
-/// `ptxas` per architecture, relocatable code a fraction of that. Smaller modules get the
-/// whole-program compile the driver's JIT would do, so their machine code is what they ran before.
-const RELOCATABLE_FROM_BYTES: usize = 4 << 20;
+/// PTX at least this large is compiled as relocatable code and linked by `nvlink`: modules of many
+/// megabytes (NVSHMEM 3.8's network transports where they are kept, or its reductions inlined for
+/// every type and operator) take minutes of whole-program `ptxas` per architecture, relocatable
+/// code a fraction of that. Relocatable code is not the code the driver's JIT makes, and was up to
+/// 16 % slower in some micro-benchmark cells and 8 % faster in others (the results index, "Machine
+/// code ahead of time"), so every module below this size gets the whole-program compile the JIT
+/// would do: the benchmarks' modules with NVSHMEM 3.4.5 (micro's 4.4 MB is the largest), and
+/// those of 3.8 compiled for its proxy transport, except micro (6.2 MB: 100 s whole-program on
+/// two cores). Both compiles optimize functions on every core (`--split-compile 0`), which leaves
+/// the machine code as it is.
+const RELOCATABLE_FROM_BYTES: usize = 5 << 20;
 
 /// Where the architectures come from when neither [`SASS_VAR`] nor the builder names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -193,8 +198,6 @@ fn compile(
         // nvlink tells its inputs' kinds by their extensions and skips, without a word, a file
         // whose extension it does not know: the object must end in `.o`.
         let object = cubin.with_extension("partial.o");
-        // `--split-compile 0` optimizes functions on every core; only these large modules take it,
-        // so that the others' machine code stays what the driver's JIT would make.
         let mut assemble = Command::new(ptxas);
         assemble
             .args(["-c", "-O3", "--split-compile", "0", &arch_flag])
@@ -218,7 +221,7 @@ fn compile(
     } else {
         let mut assemble = Command::new(ptxas);
         assemble
-            .args(["-O3", &arch_flag])
+            .args(["-O3", "--split-compile", "0", &arch_flag])
             .arg(ptx)
             .arg("-o")
             .arg(&partial);

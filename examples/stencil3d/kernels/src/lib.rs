@@ -97,9 +97,17 @@ pub fn boundary<T: Real>(cell: [i64; 3]) -> T {
 
 /// The patch whose [`Patch3d::to_words`] the host put into `words`; traps if the slice is short.
 pub fn read_patch(words: SymmetricSlice<u32>) -> Patch3d {
+    assert!(
+        words.len() >= Patch3d::WORDS,
+        "the patch's words are fewer than a Patch3d"
+    );
+    let words = words.as_symmetric_ptr().as_ptr() as *const u32;
     let mut local = [0u32; Patch3d::WORDS];
     for (i, word) in local.iter_mut().enumerate() {
-        *word = words.read(i);
+        // SAFETY: `i < WORDS <= len` (checked above). The host writes the words before the launch
+        // and nothing writes them during it, so a plain load races with nothing; unlike a
+        // volatile one, the GPU caches it for the other threads, which all read the same words.
+        *word = unsafe { words.add(i).read() };
     }
     match Patch3d::from_words(&local) {
         Some(patch) => patch,
