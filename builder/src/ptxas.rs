@@ -78,11 +78,12 @@ pub fn run(
     }
 }
 
-/// A digest of what `ptxas` makes of `text` for `arch`: the text, the architecture and the `ptxas`
-/// file (path, size, modification time), so that another `ptxas` is not taken for this one.
-pub fn digest(ptxas: &Path, text: &str, arch: &str) -> u64 {
+/// A digest of what `ptxas` makes of `text` for `key` (the architecture, with the options where
+/// they vary): the text, the key and the `ptxas` file (path, size, modification time), so that
+/// another `ptxas` is not taken for this one.
+pub fn digest(ptxas: &Path, text: &str, key: &str) -> u64 {
     let mut hasher = DefaultHasher::new();
-    (text, arch, ptxas).hash(&mut hasher);
+    (text, key, ptxas).hash(&mut hasher);
     if let Ok(file) = std::fs::metadata(ptxas) {
         (file.len(), file.modified().ok()).hash(&mut hasher);
     }

@@ -25,6 +25,11 @@ pub const SASS_VAR: &str = "NVSHMEM_RS_SASS";
 /// the machine code as it is.
 const RELOCATABLE_FROM_BYTES: usize = 5 << 20;
 
+/// `ptxas`'s options for whole-program machine code, and for relocatable code (then linked by
+/// `nvlink`); both name the cached file, so that a change of either compiles again.
+const WHOLE_PROGRAM_FLAGS: [&str; 3] = ["-O3", "--split-compile", "0"];
+const RELOCATABLE_FLAGS: [&str; 4] = ["-c", "-O3", "--split-compile", "0"];
+
 /// Where the architectures come from when neither [`SASS_VAR`] nor the builder names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Profile {
@@ -167,6 +172,18 @@ pub fn build(
     })
 }
 
+/// The cached file of `text`'s machine code for `arch`, named by a digest of the text, the
+/// architecture, the `ptxas` file and its options.
+fn cache_name(ptxas: &Path, text: &str, arch: &str, relocatable: bool) -> String {
+    let flags = if relocatable {
+        &RELOCATABLE_FLAGS[..]
+    } else {
+        &WHOLE_PROGRAM_FLAGS[..]
+    };
+    let key = format!("{arch} {}", flags.join(" "));
+    format!("sass-{:016x}.{arch}.cubin", digest(ptxas, text, &key))
+}
+
 /// The machine code of `text` for `arch`, from `cache` or compiled into it (as relocatable code
 /// linked by `nvlink`, if `relocatable`); it defines every one of `kernels` (a cached file that does
 /// not is compiled again).
@@ -179,10 +196,7 @@ fn compile(
     relocatable: bool,
     cache: &Path,
 ) -> Result<PathBuf, BuildError> {
-    let cubin = cache.join(format!(
-        "sass-{:016x}.{arch}.cubin",
-        digest(ptxas, text, arch)
-    ));
+    let cubin = cache.join(cache_name(ptxas, text, arch, relocatable));
     if std::fs::read(&cubin).is_ok_and(|code| missing_kernels(&code, kernels).is_empty()) {
         return Ok(cubin);
     }
@@ -200,7 +214,8 @@ fn compile(
         let object = cubin.with_extension("partial.o");
         let mut assemble = Command::new(ptxas);
         assemble
-            .args(["-c", "-O3", "--split-compile", "0", &arch_flag])
+            .args(RELOCATABLE_FLAGS)
+            .arg(&arch_flag)
             .arg(ptx)
             .arg("-o")
             .arg(&object);
@@ -221,7 +236,8 @@ fn compile(
     } else {
         let mut assemble = Command::new(ptxas);
         assemble
-            .args(["-O3", "--split-compile", "0", &arch_flag])
+            .args(WHOLE_PROGRAM_FLAGS)
+            .arg(&arch_flag)
             .arg(ptx)
             .arg("-o")
             .arg(&partial);
@@ -426,13 +442,20 @@ mod tests {
         // A cached file without the kernels (as an earlier build could leave) is compiled again.
         let cache = dir.join("cache-stale");
         std::fs::create_dir_all(&cache).unwrap();
-        let stale = cache.join(format!(
-            "sass-{:016x}.sm_90.cubin",
-            digest(&ptxas, TWO_KERNELS, "sm_90")
-        ));
+        let stale = cache.join(cache_name(&ptxas, TWO_KERNELS, "sm_90", true));
         std::fs::write(&stale, b"\x7fELF\0").unwrap();
         assert_eq!(compiled(true, &cache), Vec::<String>::new());
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn whole_program_and_relocatable_code_are_cached_apart() {
+        let ptxas = Path::new("/nonexistent/ptxas");
+        let whole = cache_name(ptxas, TWO_KERNELS, "sm_90", false);
+        assert_ne!(whole, cache_name(ptxas, TWO_KERNELS, "sm_90", true));
+        assert_ne!(whole, cache_name(ptxas, TWO_KERNELS, "sm_100", false));
+        assert_eq!(whole, cache_name(ptxas, TWO_KERNELS, "sm_90", false));
+        assert!(whole.ends_with(".sm_90.cubin"), "{whole}");
     }
 
     #[test]
