@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Documents every publishable crate from its package, as docs.rs will once it is published.
 
-    tools/docs-rs.py        after `cargo package --workspace` (./x test runs both)
+    tools/docs-rs.py PACKAGES    after `cargo package --workspace`, whose .crate files are in
+                                 PACKAGES (./x test runs both)
 
 docs.rs builds a crate's documentation from the `.crate` file alone, on a machine with neither
 NVSHMEM, nor ptxas, nor a GPU, with DOCS_RS=1 and `--cfg docsrs`, for the targets, features and
 cargo arguments of the crate's `[package.metadata.docs.rs]`. This does the same: it unpacks each
-`target/package/NAME-VERSION.crate` into a folder outside the repository (so that no `.deps` of a
+`PACKAGES/NAME-VERSION.crate` into a folder outside the repository (so that no `.deps` of a
 checkout is above it), points each crate's dependencies on the others at their unpacked packages
 (`[patch.crates-io]`, as crates.io will serve them), and runs `cargo doc --no-deps --lib` without
 NVSHMEM_HOME, PTXAS, CUDA_HOME and the checkout's folders on PATH. Rustdoc warnings are errors.
@@ -86,13 +87,16 @@ def docs_rs_commands(package, host):
 
 
 def main():
+    if len(sys.argv) != 2:
+        fail("usage: tools/docs-rs.py PACKAGES (the folder of the .crate files that `cargo package` wrote)")
+    crates = Path(sys.argv[1])
     channel = tomllib.loads((REPO / "rust-toolchain.toml").read_text())["toolchain"]["channel"]
     packages = publishable_packages()
     by_name = {p["name"]: p for p in packages}
     scratch = Path(tempfile.mkdtemp(prefix="nvshmem-rs-docs-rs-"))
     unpacked = {}
     for package in packages:
-        crate = REPO / "target/package" / f"{package['name']}-{package['version']}.crate"
+        crate = crates / f"{package['name']}-{package['version']}.crate"
         if not crate.is_file():
             fail(f"{crate} is missing: run `cargo package --workspace` first")
         with tarfile.open(crate) as archive:
