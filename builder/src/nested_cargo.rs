@@ -5,6 +5,7 @@ use serde_json::Value;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The target triple kernels are compiled for.
 pub const TARGET: &str = "nvptx64-nvidia-cuda";
@@ -227,8 +228,12 @@ fn stable_linker(target_dir: &Path) -> Result<PathBuf, BuildError> {
     std::fs::create_dir_all(target_dir).map_err(io(target_dir))?;
     let link = target_dir.join(format!("nvshmem-linker-{LINKER_DIGEST:016x}"));
     // Build scripts of several packages may share the folder: each points the link at its own
-    // executable (all of them link alike) by renaming a fresh link over it, which is atomic.
-    let fresh = link.with_extension(std::process::id().to_string());
+    // executable (all of them link alike) by renaming a fresh link over it, which is atomic. The
+    // fresh link's name is unique per call, not only per process: one process may build several
+    // crates at once on its threads (ptx-matrix does).
+    static CALLS: AtomicU64 = AtomicU64::new(0);
+    let call = CALLS.fetch_add(1, Ordering::Relaxed);
+    let fresh = link.with_extension(format!("{}-{call}", std::process::id()));
     let _ = std::fs::remove_file(&fresh);
     std::os::unix::fs::symlink(&executable, &fresh).map_err(io(&fresh))?;
     std::fs::rename(&fresh, &link).map_err(io(&link))?;
@@ -289,6 +294,26 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
         assert_ne!(fnv1a(&[b"a"]), fnv1a(&[b"b"]));
         assert_eq!(fnv1a(&[b"ab", b"c"]), fnv1a(&[b"abc"]));
+    }
+
+    #[test]
+    fn threads_of_one_process_point_the_linker_at_once() {
+        let dir =
+            std::env::temp_dir().join(format!("nvshmem-linker-threads-{}", std::process::id()));
+        let threads = 8;
+        let start = std::sync::Barrier::new(threads);
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                scope.spawn(|| {
+                    start.wait();
+                    for _ in 0..200 {
+                        stable_linker(&dir).unwrap();
+                    }
+                });
+            }
+        });
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
