@@ -46,15 +46,23 @@ FAILED=0 ORDER=0
 one() {
     local impl=$1 pes=$2 binary=$3 out status
     shift 3
-    # Both programs launch cooperatively with a grid sized to what one PE may hold: under MPS each
-    # PE gets 100/PEs of the GPU, so that every PE's grid is resident at once (a grid left waiting
-    # for room would hold up the others' halo waits for good).
+    # Under MPS each PE may use 100/PEs of the GPU. That caps a PE's multiprocessors but reserves
+    # none, so only the exchange, whose blocks wait on other PEs, is launched cooperatively, with
+    # few blocks; the sweep, as large as a PE's share, is launched plainly and takes
+    # multiprocessors as they come free (cooperatively it could wait for room held by the others'
+    # waiting exchange blocks, for good).
     out=$(CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$(( 100 / pes )) timeout -k 5 "$RUN_LIMIT" "$DIST/nvshmemrun" \
         -n "$pes" --pes-per-gpu "$pes" --timeout $(( RUN_LIMIT - 10 )) "$binary" "$@" 2>&1)
     status=$?
     if (( status != 0 )) || ! grep -q 'result: ' <<< "$out"; then
         FAILED=$(( FAILED + 1 ))
         echo "FAILED (exit $status) $impl: $binary $*"; tail -n 3 <<< "$out"
+        # A run killed inside its kernels can leave MPS failed, refusing every later run of both
+        # programs: start it afresh.
+        if (( MPS_ON )); then
+            stop_mps > /dev/null 2>&1
+            start_mps > /dev/null 2>&1 || { MPS_ON=0; echo "MPS did not start again: later runs time-slice"; }
+        fi
     fi
     grep -a 'result: ' <<< "$out" | sed -E "s/^.*result: /result: /; s/\$/ impl=$impl/" >> "$RESULTS"
 }

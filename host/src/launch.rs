@@ -124,12 +124,14 @@ impl Kernel<'_> {
     /// than the kernel can run with (see [`Kernel::max_threads_per_block`]) is refused with
     /// [`LaunchError::BlockTooLarge`] before anything is launched.
     ///
+    /// A kernel that waits on other PEs or blocks (barriers, `wait_until`) needs
+    /// [`Kernel::launch_cooperative`]: launched this way, a block may wait for one that is not yet
+    /// resident and hang.
+    ///
     /// # Safety
     /// 1. `args` match the kernel's parameters in number, order and type.
     /// 2. Every pointer argument refers to device memory valid for what the kernel does with it,
     ///    until the kernel has finished.
-    /// 3. The kernel does not wait on other PEs or blocks (barriers, `wait_until`); such kernels
-    ///    need [`Kernel::launch_cooperative`].
     ///
     /// ```no_run
     /// # let nvshmem = nvshmem_host::Nvshmem::init()?;
@@ -157,7 +159,7 @@ impl Kernel<'_> {
     /// [`Kernel::launch`] does) and the grid against occupancy × multiprocessors first.
     ///
     /// # Safety
-    /// As for [`Kernel::launch`] items 1 and 2; and every PE launches the same collective calls.
+    /// As for [`Kernel::launch`]; and every PE launches the same collective calls.
     pub unsafe fn launch_cooperative(
         &self,
         config: LaunchConfig,

@@ -19,14 +19,16 @@
 //! ```
 //!
 //! # Why a safe kernel's launch is safe
-//! [`TypedKernel::run_cooperative`] establishes what the kernel's safe code relies on: the arguments
+//! [`TypedKernel::run_cooperative`] and [`TypedKernel::run`] establish what the kernel's safe code relies on: the arguments
 //! have the kernel's parameter types (the descriptor's `Params`); each `SymmetricSlice` comes from a
 //! live [`SymmetricBuffer`] that the allocation check found allocated with the same size on every
 //! PE; each `Team` is a predefined team or comes from a borrowed [`TeamHandle`]; and the buffers
 //! and handles outlive the kernel, because the call borrows them and returns only once the
 //! kernel has finished (the stream is synchronised), while a buffer on another PE is freed only by a
 //! collective free that this PE reaches after its kernel has finished. A kernel that other PEs do
-//! not launch hangs in its barriers; that is not a memory error.
+//! not launch hangs in its barriers, and so may a kernel that waits but was launched with `run`
+//! (a block waits for one that is not yet resident): a hang, not a memory error. What a cooperative
+//! launch adds is progress.
 
 use crate::{
     Error, Kernel, KernelArg, LaunchConfig, LaunchError, Module, SymmetricBuffer, TeamHandle,
@@ -75,6 +77,23 @@ impl<'m, K: KernelDescriptor> TypedKernel<'m, K> {
         // from checked, live symmetric buffers borrowed by `args` until the synchronisation below,
         // and the kernel is safe code (`SafeKernel`).
         unsafe { self.kernel.launch_cooperative(config, &refs) }?;
+        self.kernel.module.nvshmem().synchronize()
+    }
+
+    /// Launches the kernel with `args` on the handle's stream, not cooperatively, and waits until
+    /// it has finished: for a kernel that waits on no other block or PE, such as a grid-stride
+    /// sweep. Its grid need not be resident at once, so it takes multiprocessors only as they come
+    /// free: beside other PEs' kernels that wait on this PE (several PEs on one GPU), a cooperative
+    /// grid as large as the GPU could wait for them to leave while they wait for this PE, for ever.
+    /// Safe for a safe kernel (module documentation); a kernel that waits may hang.
+    pub fn run<A: LaunchArgs<K::Params>>(&self, config: LaunchConfig, args: A) -> Result<(), Error>
+    where
+        K: SafeKernel,
+    {
+        let params = args.params()?;
+        let refs = params.as_args();
+        // SAFETY: as in `run_cooperative`.
+        unsafe { self.kernel.launch(config, &refs) }?;
         self.kernel.module.nvshmem().synchronize()
     }
 }

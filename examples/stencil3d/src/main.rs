@@ -333,6 +333,9 @@ impl<'nv, T: Cell> Run<'nv, T> {
         };
         let exchanges =
             (0..directions).any(|d| self.patch.neighbour(Direction3d::from_index(d)).is_some());
+        // The sweep waits on nothing, so it is launched plainly: as many blocks as fit at once, but
+        // taken only as multiprocessors come free. A cooperative sweep that large could wait for
+        // room held by other PEs' exchange blocks (several PEs on one GPU), which wait for this PE.
         let sweep_config = |kernel: &nvshmem_host::Kernel<'_>| {
             let threads = 256;
             let wanted = owned_cells(&self.patch).div_ceil(threads as usize) as u32;
@@ -377,9 +380,9 @@ impl<'nv, T: Cell> Run<'nv, T> {
             }
             let args = (&self.current, &self.next, &self.words);
             if points == 7 {
-                stencil7.run_cooperative(config7, args)?;
+                stencil7.run(config7, args)?;
             } else {
-                stencil27.run_cooperative(config27, args)?;
+                stencil27.run(config27, args)?;
             }
             std::mem::swap(&mut self.current, &mut self.next);
         }
