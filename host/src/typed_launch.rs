@@ -71,13 +71,12 @@ impl<'m, K: KernelDescriptor> TypedKernel<'m, K> {
     where
         K: SafeKernel,
     {
-        let params = args.params()?;
-        let refs = params.as_args();
-        // SAFETY: the arguments have the kernel's parameter types (`LaunchArgs`), their slices come
-        // from checked, live symmetric buffers borrowed by `args` until the synchronisation below,
-        // and the kernel is safe code (`SafeKernel`).
-        unsafe { self.kernel.launch_cooperative(config, &refs) }?;
-        self.kernel.module.nvshmem().synchronize()
+        self.launch_and_wait(args, |kernel, args| {
+            // SAFETY: the arguments have the kernel's parameter types (`LaunchArgs`), their slices
+            // come from checked, live symmetric buffers borrowed by `args` until the kernel has
+            // finished (`launch_and_wait`), and the kernel is safe code (`SafeKernel`).
+            unsafe { kernel.launch_cooperative(config, args) }
+        })
     }
 
     /// Launches the kernel with `args` on the handle's stream, not cooperatively, and waits until
@@ -90,10 +89,21 @@ impl<'m, K: KernelDescriptor> TypedKernel<'m, K> {
     where
         K: SafeKernel,
     {
+        self.launch_and_wait(args, |kernel, args| {
+            // SAFETY: as in `run_cooperative`.
+            unsafe { kernel.launch(config, args) }
+        })
+    }
+
+    /// Turns `args` into launch arguments, launches the kernel with them by `launch`, and waits
+    /// until it has finished, so that the buffers `args` borrows outlive it.
+    fn launch_and_wait<A: LaunchArgs<K::Params>>(
+        &self,
+        args: A,
+        launch: impl FnOnce(&Kernel<'m>, &[&dyn KernelArg]) -> Result<(), Error>,
+    ) -> Result<(), Error> {
         let params = args.params()?;
-        let refs = params.as_args();
-        // SAFETY: as in `run_cooperative`.
-        unsafe { self.kernel.launch(config, &refs) }?;
+        launch(&self.kernel, &params.as_args())?;
         self.kernel.module.nvshmem().synchronize()
     }
 }
