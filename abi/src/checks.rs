@@ -25,6 +25,20 @@ pub const PINNED_DEVICE_TRANSPORT_SYMBOL: &str = "NVSHMEMRS_PINNED_DEVICE_TRANSP
 /// that field, and was checked to, are listed.
 pub const PINNABLE_RELEASES: [((u32, u32, u32), usize); 1] = [((3, 8, 0), 772)];
 
+/// NVSHMEM's `NVSHMEMI_DEVICE_TRANSPORT_TYPE_PROXY`, the same in every release of
+/// [`PINNABLE_RELEASES`]: the transport a pinned module's NVSHMEM code always takes, and the one
+/// NVSHMEM must have selected for the host to load it.
+pub const PROXY_DEVICE_TRANSPORT: i32 = 0;
+
+/// The byte offset of `selected_device_transport` in the device state of NVSHMEM `release`
+/// (`(major, minor, patch)`), if its device code may be pinned ([`PINNABLE_RELEASES`]).
+pub fn pinnable_offset(release: (u32, u32, u32)) -> Option<usize> {
+    PINNABLE_RELEASES
+        .iter()
+        .find(|(pinnable, _)| *pinnable == release)
+        .map(|(_, offset)| *offset)
+}
+
 /// The time limit of a module whose loader did not set one: generous, so that only a real hang
 /// hits it.
 pub const DEFAULT_TIMEOUT_NS: u64 = 60_000_000_000;

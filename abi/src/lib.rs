@@ -5,7 +5,7 @@
 //! | fact | items | who relies on it |
 //! |---|---|---|
 //! | module globals found by name | [`DEVICE_CHECKS_SYMBOL`], [`MAPPED_SIGNAL_ADDS_SYMBOL`] | the GPU crate defines them, the builder keeps them visible, the host fills them |
-//! | the device transport pin | [`PINNED_DEVICE_TRANSPORT_SYMBOL`], [`PINNABLE_RELEASES`] | the builder pins NVSHMEM's device code and marks the module, the host checks NVSHMEM's choice |
+//! | the device transport pin | [`PINNED_DEVICE_TRANSPORT_SYMBOL`], [`PINNABLE_RELEASES`], [`pinnable_offset`], [`PROXY_DEVICE_TRANSPORT`] | the builder pins NVSHMEM's device code and marks the module, the host checks NVSHMEM's choice |
 //! | the device checks' settings | [`DeviceChecks`], [`DEFAULT_TIMEOUT_NS`] | the GPU crate reads them, the host writes them |
 //! | kernel parameters | [`SymmetricPtr`], [`Team`] | the host passes them, kernels receive them |
 //! | operation codes | [`Cmp`], [`SignalOp`], the reduction operators of [`op`] | the same values on the device and in the host's on-stream calls |
@@ -22,7 +22,7 @@ mod team;
 
 pub use checks::{
     DEFAULT_TIMEOUT_NS, DEVICE_CHECKS_SYMBOL, DeviceChecks, MAPPED_SIGNAL_ADDS_SYMBOL,
-    PINNABLE_RELEASES, PINNED_DEVICE_TRANSPORT_SYMBOL,
+    PINNABLE_RELEASES, PINNED_DEVICE_TRANSPORT_SYMBOL, PROXY_DEVICE_TRANSPORT, pinnable_offset,
 };
 pub use operations::{Cmp, SignalOp};
 pub use reduce::op;

@@ -16,13 +16,12 @@ pub const SASS_VAR: &str = "NVSHMEM_RS_SASS";
 /// PTX at least this large is compiled as relocatable code and linked by `nvlink`: modules of many
 /// megabytes (NVSHMEM 3.8's network transports where they are kept, or its reductions inlined for
 /// every type and operator) take minutes of whole-program `ptxas` per architecture, relocatable
-/// code a fraction of that. Relocatable code is not the code the driver's JIT makes, and was up to
-/// 16 % slower in some micro-benchmark cells and 8 % faster in others (the results index, "Machine
-/// code ahead of time"), so every module below this size gets the whole-program compile the JIT
-/// would do: the benchmarks' modules with NVSHMEM 3.4.5 (micro's 4.4 MB is the largest), and
-/// those of 3.8 compiled for its proxy transport, except micro (6.2 MB: 100 s whole-program on
-/// two cores). Both compiles optimize functions on every core (`--split-compile 0`), which leaves
-/// the machine code as it is.
+/// code a fraction of that. Relocatable code is not the code the driver's JIT makes, and runs
+/// measurably faster in some kernels and slower in others, so every module below this size gets
+/// the whole-program compile the JIT would do: the size is chosen to cover every benchmark module
+/// with NVSHMEM 3.4.5, and all but the largest of 3.8's compiled for its proxy transport. Both
+/// compiles optimize functions on every core (`--split-compile 0`), which leaves the machine code
+/// as it is.
 const RELOCATABLE_FROM_BYTES: usize = 5 << 20;
 
 /// `ptxas`'s options for whole-program machine code, and for relocatable code (then linked by

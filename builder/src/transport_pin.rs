@@ -9,20 +9,13 @@
 //! those branches. The module is then marked with [`PINNED_DEVICE_TRANSPORT_SYMBOL`], and
 //! `nvshmem-host` refuses to load it in a job where NVSHMEM selected another transport, with an
 //! error that names [`DEVICE_TRANSPORTS_VAR`]; a silent wrong path is never possible.
-//!
-//! The results index (`bench/results/README.md`, "Machine code ahead of time") has the sizes and
-//! build times with and without the pin.
 
 use crate::BuildError;
-use nvshmem_abi::{PINNABLE_RELEASES, PINNED_DEVICE_TRANSPORT_SYMBOL};
+use nvshmem_abi::{PINNED_DEVICE_TRANSPORT_SYMBOL, PROXY_DEVICE_TRANSPORT as PROXY};
 
 /// The environment variable that chooses the device transports over the builder's setting:
 /// `proxy` or `all`.
 pub const DEVICE_TRANSPORTS_VAR: &str = "NVSHMEM_RS_DEVICE_TRANSPORTS";
-
-/// NVSHMEM's `NVSHMEMI_DEVICE_TRANSPORT_TYPE_PROXY`, the same in every release of
-/// [`PINNABLE_RELEASES`].
-const PROXY: i32 = 0;
 
 /// Which of NVSHMEM's device transports the kernels' NVSHMEM code can use
 /// ([`crate::PtxBuilder::device_transports`]).
@@ -68,10 +61,12 @@ impl DeviceTransports {
 /// The byte offset of `selected_device_transport` in the device state of NVSHMEM `version`
 /// (`x.y.z`), where its device code may be pinned.
 pub(crate) fn pinnable_offset(version: &str) -> Option<usize> {
-    PINNABLE_RELEASES
-        .iter()
-        .find(|((major, minor, patch), _)| version == format!("{major}.{minor}.{patch}"))
-        .map(|(_, offset)| *offset)
+    let mut numbers = version.split('.').map(|number| number.parse::<u32>().ok());
+    let release = (numbers.next()??, numbers.next()??, numbers.next()??);
+    if numbers.next().is_some() {
+        return None;
+    }
+    nvshmem_abi::pinnable_offset(release)
 }
 
 /// `ir` (a linked module's text) with every load of the device state's word at `offset` replaced by

@@ -7,11 +7,8 @@
 use crate::device_state::{self, DeviceState};
 use crate::{Error, ModuleError, Nvshmem};
 use cudarc::driver::sys::CUmodule;
-use nvshmem_abi::{PINNABLE_RELEASES, PINNED_DEVICE_TRANSPORT_SYMBOL};
+use nvshmem_abi::{PINNED_DEVICE_TRANSPORT_SYMBOL, PROXY_DEVICE_TRANSPORT as PROXY};
 use nvshmem_locate::Version;
-
-/// NVSHMEM's `NVSHMEMI_DEVICE_TRANSPORT_TYPE_PROXY`.
-const PROXY: i32 = 0;
 
 /// Refuses a module pinned to the proxy transport where NVSHMEM selected another one, or where its
 /// choice cannot be read; other modules pass. Call it after `nvshmemx_cumodule_init`.
@@ -33,12 +30,7 @@ pub(crate) fn check(nvshmem: &Nvshmem, module: CUmodule, ptx: &str) -> Result<()
 /// filled the device state `state`.
 fn decide(release: Version, state: &[u8], my_pe: i32, n_pes: i32) -> Result<(), ModuleError> {
     let unverified = |why: String| ModuleError::PinnedTransportUnverified { why };
-    let offset = PINNABLE_RELEASES
-        .iter()
-        .find(|((major, minor, patch), _)| {
-            (release.major, release.minor, release.patch) == (*major, *minor, *patch)
-        })
-        .map(|(_, offset)| *offset)
+    let offset = nvshmem_abi::pinnable_offset((release.major, release.minor, release.patch))
         .ok_or_else(|| unverified(format!("NVSHMEM {release}'s layout was not checked")))?;
     let state = DeviceState::checked(release, state, my_pe, n_pes)
         .map_err(|why| unverified(why.to_string()))?;
@@ -52,6 +44,7 @@ fn decide(release: Version, state: &[u8], my_pe: i32, n_pes: i32) -> Result<(), 
 mod tests {
     use super::*;
     use crate::device_state::tests::{V345, V380, state};
+    use nvshmem_abi::PINNABLE_RELEASES;
     use nvshmem_sys::{
         NVSHMEMI_DEVICE_TRANSPORT_TYPE_GPUNETIO_GDAKI, NVSHMEMI_DEVICE_TRANSPORT_TYPE_IBGDA,
         NVSHMEMI_DEVICE_TRANSPORT_TYPE_PROXY, nvshmemi_device_host_state_v1,

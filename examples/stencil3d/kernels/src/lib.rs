@@ -214,7 +214,7 @@ fn exchange<T: Real + nvshmem_gpu::Element>(
 ///
 /// The cells are read and written with plain accesses, which the GPU caches: a neighbour's cell is
 /// read by up to 27 threads, and the volatile accesses of [`SymmetricSlice::read`] would send every
-/// one of those reads to L2 (the results index, "3-D stencil", has the cost). One check per thread,
+/// one of those reads to L2, several times slower on small grids. One check per thread,
 /// before the loop, that the patch's frame fits both slices, replaces the per-access bounds checks.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
