@@ -2,7 +2,7 @@
 // same problem (nx x ny x nz cells, open boundaries with the same fixed values, the same starting
 // values), the same process grid (the one sending the fewest face cells from its busiest PE, fewer
 // PEs along x then y on a tie, or --grid), the same kernels written as the Rust ones are (one block
-// per direction, of up to 512 threads so that all fit at once, packs its face, edge or corner,
+// per direction, of up to 512 threads so that every PE's fit at once, packs its face, edge or corner,
 // puts it with a signal into the neighbour's receive slot of parity k % 2, waits for its own word
 // and unpacks; a grid-stride sweep of 256-thread blocks), the same launches (the exchange
 // cooperative, the sweep plain, each waited for) and the same timing.
@@ -240,13 +240,23 @@ static void run_case(const PeInfo &me, const uint32_t cells[3], const uint32_t g
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, stencil, 256, 0));
     size_t wanted = ((size_t)l.n[0] * l.n[1] * l.n[2] + 255) / 256;
     uint32_t blocks = (uint32_t)std::max<size_t>(1, std::min<size_t>(wanted, (size_t)std::max(1, per_sm * sms)));
-    // One block per direction, all resident at once: the largest block that fits them, as the Rust
-    // runner picks it.
+    // One block per direction, all resident at once, as the Rust runner picks it: the largest block
+    // with which this launch and the waiting blocks (those with a neighbour) of every PE on this
+    // GPU fit in one PE's share of it (under MPS the shares may be the same multiprocessors).
+    int busiest = 0;
+    for (uint32_t pe = 0; pe < (uint32_t)me.n_pes; pe++) {
+        uint32_t unused[3];
+        Layout other = make_layout(cells, grid, pe, unused);
+        int waiting = 0;
+        for (int d = 0; d < directions; d++) waiting += other.neighbour[d] >= 0;
+        busiest = std::max(busiest, waiting);
+    }
+    int needed = std::max(directions, me.pes_per_gpu * busiest);
     uint32_t exchange_threads = 128;
-    for (uint32_t threads : {512u, 256u}) {
+    for (uint32_t threads : {512u, 256u, 128u}) {
         int fit = 0;
         CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, exchange<T>, threads, 0));
-        if (fit * sms >= directions) {
+        if (fit * sms >= needed) {
             exchange_threads = threads;
             break;
         }

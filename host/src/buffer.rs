@@ -157,7 +157,7 @@ impl Nvshmem {
                 in_use,
                 cap,
                 free,
-                pes_per_gpu: crate::runtime::pes_per_gpu_from_environment(),
+                pes_per_gpu: nvshmem_pe_env::pes_per_gpu(),
                 mps: nvshmem_pe_env::mps::detect().is_some(),
             }
             .into(),

@@ -29,7 +29,7 @@
 //!   node, divided by `NVSHMEMRS_PES_PER_GPU` (default 1).
 
 use crate::bootstrap::Plugin;
-use crate::runtime::{first_loadable, open_gpu, pes_per_gpu_from_environment};
+use crate::runtime::{first_loadable, open_gpu};
 use crate::{Error, Nvshmem, result};
 use mpi::raw::AsRaw;
 use mpi::topology::Communicator;
@@ -45,7 +45,7 @@ impl Nvshmem {
         // among them picks the GPU.
         let on_this_node = communicator.split_shared(communicator.rank());
         let local_rank = usize::try_from(on_this_node.rank()).expect("MPI ranks are not negative");
-        let pes_per_gpu = pes_per_gpu_from_environment();
+        let pes_per_gpu = nvshmem_pe_env::pes_per_gpu();
         let handle = communicator.as_raw();
         Nvshmem::claim(|| {
             Nvshmem::initialize(open_gpu(local_rank, pes_per_gpu)?, |lib| {

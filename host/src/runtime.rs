@@ -398,17 +398,8 @@ fn start_with_unique_id(
 fn pes_per_gpu(bootstrap: &Bootstrap) -> usize {
     match bootstrap {
         Bootstrap::Launcher(identity) => identity.pes_per_gpu,
-        _ => pes_per_gpu_from_environment(),
+        _ => nvshmem_pe_env::pes_per_gpu(),
     }
-}
-
-/// `NVSHMEMRS_PES_PER_GPU`, as a process manager's PEs learn it (default 1).
-pub(crate) fn pes_per_gpu_from_environment() -> usize {
-    std::env::var(nvshmem_pe_env::PES_PER_GPU)
-        .ok()
-        .and_then(|value| value.parse().ok())
-        .filter(|&k: &usize| k > 0)
-        .unwrap_or(1)
 }
 
 /// Opens GPU `local_rank / pes_per_gpu` and makes its primary context current.

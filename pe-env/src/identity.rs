@@ -18,6 +18,26 @@ pub const PES_PER_GPU: &str = "NVSHMEMRS_PES_PER_GPU";
 /// The job's private rendezvous folder.
 pub const RENDEZVOUS: &str = "NVSHMEMRS_RENDEZVOUS";
 
+/// How many PEs share this process's GPU: [`PES_PER_GPU`] as the launcher (or a process manager's
+/// job script) sets it, 1 where it is unset or not a positive number. The host picks the GPU by it,
+/// and a kernel whose blocks wait on other PEs sizes its grid by it, since the PEs of one GPU
+/// hold its multiprocessors together.
+///
+/// ```
+/// assert!(nvshmem_pe_env::pes_per_gpu() >= 1);
+/// ```
+pub fn pes_per_gpu() -> usize {
+    pes_per_gpu_from(std::env::var_os(PES_PER_GPU))
+}
+
+/// [`pes_per_gpu`] of a variable's value.
+fn pes_per_gpu_from(value: Option<OsString>) -> usize {
+    value
+        .and_then(|value| value.to_str()?.trim().parse().ok())
+        .filter(|&k: &usize| k > 0)
+        .unwrap_or(1)
+}
+
 /// Who a PE is: what the launcher told it through its environment.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PeIdentity {
@@ -177,6 +197,16 @@ impl std::error::Error for PeEnvError {}
 mod tests {
     use super::*;
     use std::collections::HashMap;
+
+    #[test]
+    fn pes_per_gpu_is_the_variable_or_one() {
+        let of = |text: Option<&str>| pes_per_gpu_from(text.map(OsString::from));
+        assert_eq!(of(Some("8")), 8);
+        assert_eq!(of(Some(" 2\n")), 2);
+        for one in [None, Some(""), Some("0"), Some("-2"), Some("two")] {
+            assert_eq!(of(one), 1, "{one:?}");
+        }
+    }
 
     fn parse(vars: &[(&str, &str)]) -> Result<Option<PeIdentity>, PeEnvError> {
         let map: HashMap<String, OsString> = vars

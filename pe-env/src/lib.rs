@@ -39,5 +39,5 @@ pub mod mps;
 pub mod rendezvous;
 
 pub use identity::{
-    LOCAL_N_PES, LOCAL_PE, N_PES, PE, PES_PER_GPU, PeEnvError, PeIdentity, RENDEZVOUS,
+    LOCAL_N_PES, LOCAL_PE, N_PES, PE, PES_PER_GPU, PeEnvError, PeIdentity, RENDEZVOUS, pes_per_gpu,
 };

@@ -130,10 +130,7 @@ impl Iterations for JacobiIterations<'_, '_> {
             let ks = 0..schedule.iterations;
             return jacobi::each_iteration(self, on, common, grids, norms, ks);
         }
-        let pes_per_gpu = std::env::var(nvshmem_launch::pe_env::PES_PER_GPU)
-            .ok()
-            .and_then(|k| k.parse().ok())
-            .unwrap_or(1);
+        let pes_per_gpu = u32::try_from(nvshmem_launch::pe_env::pes_per_gpu()).unwrap_or(u32::MAX);
         // Blocks beyond the work items would only slow every grid barrier.
         let items = tiling.column_blocks(&patch) * tiling.boundary_first_bands(&patch);
         let blocks = resident_blocks(&self.stencil, tiling.block_x, pes_per_gpu)?.min(items);

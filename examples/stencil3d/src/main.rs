@@ -212,7 +212,8 @@ fn run_case<T: Cell>(
     let mut run = Run::<T>::new(nvshmem, decomposition.cells(), &patch, packing.len())?;
     // Every PE's signals are zero before any PE's first put.
     nvshmem.barrier_all();
-    let elapsed = run.iterate(module, points, args.iters, stale)?;
+    let waiting = waiting_blocks(decomposition, points, nvshmem_launch::pe_env::pes_per_gpu());
+    let elapsed = run.iterate(module, points, args.iters, stale, waiting)?;
     let ms_per_iter = elapsed.as_secs_f64() * 1e3 / f64::from(args.iters);
     // Fetched only to be checked: at 512^3 the array is over a gigabyte.
     let got = if args.check {
@@ -227,7 +228,7 @@ fn run_case<T: Cell>(
     let check = if args.check {
         let whole = Patch3d::whole(decomposition.cells());
         let mut single = Run::<T>::new(nvshmem, decomposition.cells(), &whole, 1)?;
-        single.iterate(module, points, args.iters, u32::MAX)?;
+        single.iterate(module, points, args.iters, u32::MAX, 0)?;
         let one_gpu = single.result()?;
         drop(single);
         let cpu = cpu_reference::<T>(&whole, decomposition.cells(), points, args.iters);
@@ -315,13 +316,15 @@ impl<'nv, T: Cell> Run<'nv, T> {
 
     /// `iters` iterations of exchange (when the patch has neighbours), then sweep into the other
     /// array; the result ends in `current`. Each launch returns once the kernel has finished.
-    /// Returns the time of the iterations alone (not of finding the kernels).
+    /// `waiting_on_gpu`: how many exchange blocks of the PEs on this GPU may wait at once (see
+    /// [`waiting_blocks`]). Returns the time of the iterations alone (not of finding the kernels).
     fn iterate(
         &mut self,
         module: &Module<'_>,
         points: u32,
         iters: u32,
         stale: u32,
+        waiting_on_gpu: usize,
     ) -> Result<Duration, nvshmem_host::Error> {
         let exchange = module.typed_kernel::<T::Exchange>()?;
         let stencil7 = module.typed_kernel::<T::Stencil7>()?;
@@ -331,8 +334,7 @@ impl<'nv, T: Cell> Run<'nv, T> {
         } else {
             Direction3d::COUNT
         };
-        let exchanges =
-            (0..directions).any(|d| self.patch.neighbour(Direction3d::from_index(d)).is_some());
+        let exchanges = neighbours(&self.patch, directions) > 0;
         // The sweep waits on nothing, so it is launched plainly: as many blocks as fit at once, but
         // taken only as multiprocessors come free. A cooperative sweep that large could wait for
         // room held by other PEs' exchange blocks (several PEs on one GPU), which wait for this PE.
@@ -347,19 +349,32 @@ impl<'nv, T: Cell> Run<'nv, T> {
                 threads,
             ))
         };
-        // One block per direction, all resident at once (they wait on each other's PEs): the
-        // largest block that fits them, since with MPS a PE may have only a few multiprocessors.
-        let mut exchange_threads = 128;
-        for threads in [512, 256] {
+        // One block per direction, all resident at once; those with a neighbour wait for it. Under
+        // MPS a PE may use only its share of the multiprocessors, and the shares of one GPU's PEs
+        // may be the same multiprocessors: the block is the largest with which this launch and
+        // every waiting block of this GPU's PEs fit in one share. Otherwise a PE's exchange could
+        // wait, for good, for room held by others that wait for it.
+        let needed = directions.max(waiting_on_gpu);
+        let mut exchange_threads = None;
+        for threads in [512, 256, 128] {
             let limit = exchange
                 .kernel()
                 .max_cooperative_blocks(LaunchConfig::linear(1, threads))?
                 .0;
-            if limit as usize >= directions {
-                exchange_threads = threads;
+            if limit as usize >= needed {
+                exchange_threads = Some(threads);
                 break;
             }
         }
+        let exchange_threads = exchange_threads.unwrap_or_else(|| {
+            log::warn!(
+                "the exchange's {needed} waiting blocks of this GPU's PEs do not all fit in one \
+                 PE's share of it, even of 128 threads: the run may wait for good (give each PE a \
+                 larger share, or put fewer PEs on a GPU)"
+            );
+            128
+        });
+        log::debug!("exchange blocks of {exchange_threads} threads ({needed} must fit at once)");
         let config7 = sweep_config(stencil7.kernel())?;
         let config27 = sweep_config(stencil27.kernel())?;
         let started = Instant::now();
@@ -393,6 +408,29 @@ impl<'nv, T: Cell> Run<'nv, T> {
     fn result(&self) -> Result<Vec<T>, nvshmem_host::Error> {
         self.current.to_vec()
     }
+}
+
+/// The directions among the first `directions` in which `patch` has a neighbour: its exchange
+/// blocks that wait.
+fn neighbours(patch: &Patch3d, directions: usize) -> usize {
+    (0..directions)
+        .filter(|&d| patch.neighbour(Direction3d::from_index(d)).is_some())
+        .count()
+}
+
+/// How many exchange blocks of the PEs sharing a GPU may wait at once: `pes_per_gpu` PEs, each with
+/// as many as the PE with the most neighbours.
+fn waiting_blocks(decomposition: &Decomposition3d, points: u32, pes_per_gpu: usize) -> usize {
+    let directions = if points == 7 {
+        Direction3d::FACES
+    } else {
+        Direction3d::COUNT
+    };
+    let busiest = (0..decomposition.n_pes())
+        .map(|pe| neighbours(&decomposition.patch(pe), directions))
+        .max()
+        .unwrap_or(0);
+    pes_per_gpu * busiest
 }
 
 /// A PE's local array before the first iteration: owned cells at their starting values, halo
@@ -478,6 +516,22 @@ mod tests {
 
     fn parse(line: &str) -> Result<Args, clap::Error> {
         Args::try_parse_from(std::iter::once("stencil3d").chain(line.split_whitespace()))
+    }
+
+    #[test]
+    fn waiting_blocks_count_every_pe_of_a_gpu_at_its_busiest() {
+        let on =
+            |cells: [usize; 3], pes: usize| Decomposition3d::for_pes(cells, pes, OPEN).unwrap();
+        // 2x2x2: every PE has 3 faces, 3 edges and a corner.
+        let cube = on([128; 3], 8);
+        assert_eq!(waiting_blocks(&cube, 7, 8), 24);
+        assert_eq!(waiting_blocks(&cube, 27, 8), 56);
+        assert_eq!(waiting_blocks(&cube, 27, 1), 7);
+        // A row of three: the middle PE waits on both sides, the ends on one.
+        let row = Decomposition3d::new([96, 8, 8], ProcessGrid3d::new([3, 1, 1], 3).unwrap(), OPEN)
+            .unwrap();
+        assert_eq!(waiting_blocks(&row, 7, 3), 6);
+        assert_eq!(waiting_blocks(&on([16; 3], 1), 27, 1), 0);
     }
 
     #[test]
