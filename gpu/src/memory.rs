@@ -130,6 +130,30 @@ pub unsafe fn load_relaxed_gpu(address: *const u32) -> u32 {
     value
 }
 
+/// `ld.acquire.gpu.u32`: reads the `u32` at `address` as an acquire at GPU scope: when it reads
+/// what a release wrote (or a value that a chain of atomic read-modify-writes built on one), this
+/// thread's later accesses see what the releasing threads wrote before. It drops the
+/// multiprocessor's L1 lines as a `fence.acq_rel.gpu` does, but without the fence's wait for every
+/// access of this thread still in flight, which at the end of a short launch is on the critical
+/// path.
+///
+/// # Safety
+/// `address` is a valid, 4-byte aligned device address of a `u32`.
+#[inline]
+pub unsafe fn load_acquire_gpu(address: *const u32) -> u32 {
+    let value: u32;
+    // SAFETY: the caller's contract above.
+    unsafe {
+        asm!(
+            "ld.acquire.gpu.u32 {value}, [{address}];",
+            value = out(reg32) value,
+            address = in(reg64) address,
+            options(nostack),
+        )
+    };
+    value
+}
+
 /// `fence.acq_rel.gpu`: after a relaxed load that saw a release, makes it an acquire: this
 /// thread's (and, through a block barrier, its block's) later accesses see what the releasing
 /// threads wrote before, GPU-wide.

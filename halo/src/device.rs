@@ -257,7 +257,7 @@ unsafe fn count_block_in(target: NormTarget) {
 /// increment releases) and says whether it was the grid's last; the last also sets the counter back
 /// to zero for the next launch or the next use, and has acquired every other block's work.
 ///
-/// Only the last block acquires (a fence after its increment): an acquire drops the lines of the
+/// Only the last block acquires (a load of the counter after its increment): an acquire drops the lines of the
 /// multiprocessor's L1 cache, which the stencil loads of the other blocks resident there reuse, and
 /// a large grid has tens of thousands of blocks, each arriving here in every launch with a norm or
 /// a meeting.
@@ -271,9 +271,11 @@ unsafe fn last_block_in(counter: *mut u32) -> bool {
     unsafe {
         let last = memory::atomic_add_release_gpu(counter, 1) + 1 == thread::blocks_in_grid();
         if last {
-            // The increments of every other block, releases all, were read by this one's
-            // increment: the fence makes that read an acquire of their work.
-            memory::fence_acq_rel_gpu();
+            // Every block's increment is a release and a read-modify-write of the counter, so
+            // reading the total back as an acquire synchronises with all of them. A load, not a
+            // fence: the fence waits for this thread's accesses in flight, at the end of every
+            // launch with a norm or a meeting, which a short launch pays for in full.
+            memory::load_acquire_gpu(counter);
             counter.write_volatile(0);
         }
         last
