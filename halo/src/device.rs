@@ -257,10 +257,10 @@ unsafe fn count_block_in(target: NormTarget) {
 /// increment releases) and says whether it was the grid's last; the last also sets the counter back
 /// to zero for the next launch or the next use, and has acquired every other block's work.
 ///
-/// Only the last block acquires (a load of the counter after its increment): an acquire drops the lines of the
-/// multiprocessor's L1 cache, which the stencil loads of the other blocks resident there reuse, and
-/// a large grid has tens of thousands of blocks, each arriving here in every launch with a norm or
-/// a meeting.
+/// Only the last block acquires (a load of the counter after its increment): an acquire drops the
+/// lines of the multiprocessor's L1 cache, which the stencil loads of the other blocks resident
+/// there reuse, and a large grid has tens of thousands of blocks, each arriving here in every
+/// launch with a norm or a meeting.
 ///
 /// # Safety
 /// `counter` is a local `u32`. It must be zero before the grid's first block arrives and touched by
