@@ -17,8 +17,9 @@
 //   overlap    as signal, with the edge rows as their own bands, scheduled first
 //   persistent as overlap, every iteration in one cooperative launch with a grid barrier
 //   single     one PE: the plain stencil, no halo exchange (the T1 of the comparison)
-// In every variant the norm is summed inside the stencil kernel: the last block of a PE to add its
-// residual sends the PE's total to every PE; after the run one kernel sums each norm's totals.
+// In every variant the norm is summed inside the stencil kernels: the blocks add to slots, the first
+// block of the next launch (norm_close after the last) sends the PE's total to every PE; after the
+// run one kernel sums each norm's totals.
 // --graph K (put-block and p) captures K iterations into two CUDA graphs and replays them in turn.
 //
 // The last line from PE 0:
@@ -140,18 +141,20 @@ __device__ __forceinline__ float signalled_band(float *current, float *next, con
     return residual;
 }
 
-// The end of a norm on this PE, for the thread last_to_add_norm chose: the PE's total into
-// totals[my_pe] on every PE. Kept out of line: it runs once per launch on one thread, and inlined
-// it would cost the stencil loop registers.
+// The end of a norm on this PE, for the thread sums_pending_norm chose: the PE's total of the
+// pending slots into totals[my_pe] on every PE. Kept out of line: it runs once per launch on one
+// thread, and inlined it would cost the stencil loop registers.
 __device__ __noinline__ void send_norm_total(NormTarget n) {
-    double total = take_norm_total(n);
+    double total = sum_norm_slots(n.pending);
     int me = nvshmem_my_pe();
     for (int pe = 0; pe < nvshmem_n_pes(); pe++) nvshmem_double_p(n.totals + me, total, pe);
 }
 
-// Adds the block's residual to norm target `n` (nothing when n.slots is nullptr). Whole block.
+// Adds the block's residual to norm target `n`'s slots (none when n.slots is nullptr), and sums the
+// launch before's norm in the first block (nvshmem_halo::device::add_norm). Whole block.
 __device__ __forceinline__ void add_norm(const NormTarget &n, float residual) {
-    if (n.slots != nullptr && last_to_add_norm(n, residual)) send_norm_total(n);
+    if (n.slots != nullptr) add_to_norm_slots(n.slots, residual);
+    if (sums_pending_norm(n)) send_norm_total(n);
 }
 
 // The PEs meeting after the last of this PE's blocks: its pushes complete (nvshmem_quiet), it
@@ -247,11 +250,11 @@ struct GridBarrier {
     }
 };
 
-// Every iteration in one cooperative launch; norm j of `schedule` goes to the target of slot set
-// j % 2, ticket j % 2 and totals + j * n_pes, as the other variants' launches do. The grid barrier
-// orders the iterations (and the norms on one slot set).
+// Every iteration in one cooperative launch; norm j of `schedule` goes to slot set j % 2 and
+// totals + j * n_pes, as the other variants' launches do, and is summed in the next iteration (the
+// last one after the loop). The grid barrier orders the iterations (and the norms on one slot set).
 __global__ void jacobi_persistent(float *a, float *a_new, Patch p, Tiling t, Schedule schedule, double *norm_slots,
-                                  uint32_t *tickets, double *totals, Signals s, uint32_t *grid_counter) {
+                                  double *totals, Signals s, uint32_t *grid_counter) {
     check_vector(t);
     GridBarrier barrier{grid_counter, 0};
     uint32_t column_blocks = t.column_blocks(p);
@@ -264,14 +267,19 @@ __global__ void jacobi_persistent(float *a, float *a_new, Patch p, Tiling t, Sch
             t.boundary_first_band(p, band, first, end);
             residual += signalled_band(current, next, p, t, s, iteration, cb, first, end);
         }
-        if (schedule.computes(iteration))
-            add_norm(norm_target(norm_slots, tickets, totals, schedule.index(iteration), nvshmem_n_pes()), residual);
+        int64_t adds = schedule.computes(iteration) ? (int64_t)schedule.index(iteration) : -1;
+        int64_t sums = iteration > 0 && schedule.computes(iteration - 1) ? (int64_t)schedule.index(iteration - 1) : -1;
+        add_norm(norm_target(norm_slots, totals, adds, sums, nvshmem_n_pes()), residual);
         barrier.wait();
         float *swap = current;
         current = next;
         next = swap;
     }
+    add_norm(norm_target(norm_slots, totals, -1, schedule.index(schedule.iterations - 1), nvshmem_n_pes()), 0.0f);
 }
+
+// The norm of the last stencil launch before it (one block of 32 threads).
+__global__ void norm_close(NormTarget norm) { add_norm(norm, 0.0f); }
 
 // Every norm's sum of the PEs' totals, PE by PE in order: norms[j] = sum of totals[j * n_pes + pe].
 // Grid-stride over the norms; after a barrier that follows every PE's last stencil launch.
@@ -311,15 +319,15 @@ struct Run {
     uint32_t *meeting = nullptr;       // put-block's and p's count of blocks at their end, zeroed
 };
 
-// Enqueues iteration `k` of `norms.schedule` on `stream`, from `run.a` into `run.a_new`, then swaps
-// the two (not for the persistent variant).
-static void launch_iteration(Run &run, const Norms &norms, uint32_t k, cudaStream_t stream) {
+// Enqueues iteration `k` of `norms.schedule` on `stream`, after iterations first..k - 1, from
+// `run.a` into `run.a_new`, then swaps the two (not for the persistent variant).
+static void launch_iteration(Run &run, const Norms &norms, uint32_t k, uint32_t first, cudaStream_t stream) {
     const Options &o = run.o;
     const Patch &p = run.p;
     const Tiling &t = run.t;
     bool signalled = o.variant == "signal" || o.variant == "overlap";
     dim3 grid(t.column_blocks(p), o.variant == "overlap" ? t.boundary_first_bands(p) : t.bands(p));
-    NormTarget norm = norms.target(k);
+    NormTarget norm = norms.target(k, first);
     if (o.variant == "put-block")
         jacobi_put_block<<<grid, t.block_x, 0, stream>>>(run.a, run.a_new, p, t, norm, run.meeting);
     else if (o.variant == "p") jacobi_p<<<grid, t.block_x, 0, stream>>>(run.a, run.a_new, p, t, norm, run.meeting);
@@ -356,14 +364,13 @@ static void iterate(Run &run, const Norms &norms) {
         CUDA_CHECK(cudaMemset(run.grid_counter, 0, sizeof(uint32_t)));
         Schedule sched = schedule;
         double *slots = norms.slots, *totals = norms.totals;
-        uint32_t *tickets = norms.tickets;
-        void *args[] = {&run.a, &run.a_new, (void *)&p, (void *)&t, &sched, &slots, &tickets, &totals, &run.s,
-                        &run.grid_counter};
+        void *args[] = {&run.a, &run.a_new, (void *)&p, (void *)&t, &sched, &slots, &totals, &run.s, &run.grid_counter};
         CUDA_CHECK(cudaLaunchCooperativeKernel((void *)jacobi_persistent, dim3(blocks), dim3(o.block_x), args, 0, 0));
         if (schedule.iterations % 2 == 1) std::swap(run.a, run.a_new);
         return;
     }
-    for (uint32_t k = 0; k < schedule.iterations; k++) launch_iteration(run, norms, k, 0);
+    for (uint32_t k = 0; k < schedule.iterations; k++) launch_iteration(run, norms, k, 0, 0);
+    norm_close<<<1, 32>>>(norms.closing(schedule.iterations - 1));
     CUDA_CHECK(cudaGetLastError());
 }
 
@@ -382,7 +389,8 @@ static void sum_norms(const Norms &norms, cudaStream_t stream) {
 // what its chunks have in common: the arrays' parity (K iterations from the first graph's start,
 // 2K back to it) and the norm slots. The norms go to buffers of a two-chunk schedule (2K
 // iterations, every --norm-every), the first graph's into the first half, the second's into the
-// other; the replays leave the last chunk's norms there, the final norm is its last.
+// other, each graph ending with the norm_close of its last norm; the replays leave the last chunk's
+// norms there, the final norm is its last.
 struct Graphs {
     cudaStream_t stream = nullptr;
     cudaGraphExec_t pair[2] = {};
@@ -400,7 +408,9 @@ static Graphs capture_graphs(Run &run, double *totals) {
     g.norms.allocate(Schedule{2 * g.k, run.o.norm_every}, totals, (uint32_t)run.me.n_pes);
     for (uint32_t half = 0; half < 2; half++) {
         CUDA_CHECK(cudaStreamBeginCapture(g.stream, cudaStreamCaptureModeRelaxed));
-        for (uint32_t k = half * g.k; k < (half + 1) * g.k; k++) launch_iteration(run, g.norms, k, g.stream);
+        uint32_t first = half * g.k;
+        for (uint32_t k = first; k < first + g.k; k++) launch_iteration(run, g.norms, k, first, g.stream);
+        norm_close<<<1, 32, 0, g.stream>>>(g.norms.closing(first + g.k - 1));
         CUDA_CHECK(cudaGetLastError());
         cudaGraph_t graph = nullptr;
         CUDA_CHECK(cudaStreamEndCapture(g.stream, &graph));

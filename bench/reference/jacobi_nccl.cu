@@ -36,10 +36,12 @@ static void iterate(const Patch &p, const Tiling &t, float *&a, float *&a_new, c
                     bool stale) {
     dim3 grid(t.column_blocks(p), t.bands(p));
     for (uint32_t k = 0; k < norms.schedule.iterations; k++) {
-        jacobi_single<<<grid, t.block_x>>>(a, a_new, p, t, norms.target(k));
+        // No launch sums another's norm here: the all-reduce needs this one's at once.
+        jacobi_single<<<grid, t.block_x>>>(a, a_new, p, t, norms.target(k, k));
         exchange(a_new, p, comm);
         if (stale && k == STALE_ITERATION) stale_halo<<<64, 256>>>(a_new, p);
         if (norms.schedule.computes(k)) {
+            keep_norm_close<<<1, 32>>>(norms.closing(k));
             uint32_t j = norms.schedule.index(k);
             NCCL_CHECK(ncclAllReduce(norms.totals + j, norms.norms + j, 1, ncclDouble, ncclSum, comm, 0));
         }

@@ -243,47 +243,33 @@ __device__ __forceinline__ double sum_norm_slots(double *slots) {
     return total;
 }
 
-// Where a stencil launch puts its part of one norm: `slots`, one of the two slot sets (nullptr: the
-// launch computes no norm); `ticket`, that set's count of the blocks done with it; `totals`, where
-// this PE's sum of squares goes (on every PE, at index my_pe, where the PEs share the totals).
+// What a stencil launch does with the norm (nvshmem_halo::NormTarget): `slots`, the slot set it
+// adds to (nullptr: it computes no norm); `pending`, the other set, which the launch before it
+// filled and this one sums in its first block (nullptr: none); `totals`, where that sum goes (on
+// every PE, at index my_pe, where the PEs share the totals). A norm is summed by the next launch,
+// or by a launch of norm_close after the last, so that no block waits for the others.
 struct NormTarget {
     double *slots;
-    uint32_t *ticket;
+    double *pending;
     double *totals;
 };
 
-// The target of norm `j` among the buffers of a run: slot set j % 2 with its ticket (norm j + 1
-// uses the other set while this one is summed), and the `pes` totals of norm j.
-__host__ __device__ inline NormTarget norm_target(double *slots, uint32_t *tickets, double *totals, uint32_t j,
+// The target that adds to norm `adds` and sums norm `sums` (-1: none) among the buffers of a run:
+// norm j in slot set j % 2, its `pes` totals at totals + j * pes.
+__host__ __device__ inline NormTarget norm_target(double *slots, double *totals, int64_t adds, int64_t sums,
                                                   uint32_t pes) {
-    return {slots + (j % 2) * NORM_SLOTS_LEN, tickets + j % 2, totals + (size_t)j * pes};
+    return {adds < 0 ? nullptr : slots + (adds % 2) * NORM_SLOTS_LEN,
+            sums < 0 ? nullptr : slots + (sums % 2) * NORM_SLOTS_LEN, sums < 0 ? nullptr : totals + sums * pes};
 }
 
-// Adds the block's residual to `n`'s slots, then takes a ticket for the block; true in one thread
-// of the launch: thread 0 of the last block to take one, once every block's additions are visible
-// to it. The whole block calls it, with the same target.
-__device__ __forceinline__ bool last_to_add_norm(const NormTarget &n, float residual) {
-    add_to_norm_slots(n.slots, residual);
-    __syncthreads();
-    if (rank_in_block() != 0) return false;
-    __threadfence();
-    uint32_t blocks = gridDim.x * gridDim.y * gridDim.z;
-    if (atomicAdd(n.ticket, 1) != blocks - 1) return false;
-    __threadfence();
-    return true;
+// Whether this thread sums `n`'s pending norm: thread 0 of the grid's first block.
+__device__ __forceinline__ bool sums_pending_norm(const NormTarget &n) {
+    return n.pending != nullptr && blockIdx.x == 0 && blockIdx.y == 0 && rank_in_block() == 0;
 }
 
-// This launch's total of the slots, for the thread last_to_add_norm chose; zeroes the slots and
-// the ticket for the next norm on the same set.
-__device__ __forceinline__ double take_norm_total(const NormTarget &n) {
-    double total = sum_norm_slots(n.slots);
-    *(volatile uint32_t *)n.ticket = 0;
-    return total;
-}
-
-// The end of a norm on one PE: the total into *totals. Kept out of line: it runs once per launch
-// on one thread, and inlined it would cost the stencil loop registers.
-__device__ __noinline__ void keep_norm_total(NormTarget n) { *n.totals = take_norm_total(n); }
+// The end of a norm on one PE: the pending total into *totals. Kept out of line: it runs once per
+// launch on one thread, and inlined it would cost the stencil loop registers.
+__device__ __noinline__ void keep_norm_total(NormTarget n) { *n.totals = sum_norm_slots(n.pending); }
 
 // ---------------------------------------------------------------------------------------------
 // The initial state (examples/jacobi/kernels/src/problem.rs and stencil.rs)
@@ -342,7 +328,13 @@ __global__ void jacobi_single(const float *a, float *a_new, Patch p, Tiling t, N
     uint32_t first, end;
     t.band(p, blockIdx.y, first, end);
     float residual = sweep(a, a_new, p, first_column(t, blockIdx.x), first, end);
-    if (norm.slots != nullptr && last_to_add_norm(norm, residual)) keep_norm_total(norm);
+    if (norm.slots != nullptr) add_to_norm_slots(norm.slots, residual);
+    if (sums_pending_norm(norm)) keep_norm_total(norm);
+}
+
+// The last launch's norm on one GPU, after it (one block): what the next jacobi_single would sum.
+__global__ void keep_norm_close(NormTarget norm) {
+    if (sums_pending_norm(norm)) keep_norm_total(norm);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -529,19 +521,25 @@ static double copy_rate(size_t bytes, int copies, int rounds) {
     return 2.0 * bytes * copies / best;
 }
 
-// The residual norm's buffers: two slot sets and their tickets (local), `pes` totals per norm
+// The residual norm's buffers: two slot sets (local), `pes` totals per norm
 // (symmetric where the PEs send their totals to each other), the global sums of squares (local).
 struct Norms {
     Schedule schedule;
     uint32_t pes = 1;
     double *slots = nullptr;
-    uint32_t *tickets = nullptr;
     double *totals = nullptr;
     double *norms = nullptr;
-    // The target of iteration k (slots == nullptr where it computes no norm).
-    NormTarget target(uint32_t k) const {
-        if (!schedule.computes(k)) return {nullptr, nullptr, nullptr};
-        return norm_target(slots, tickets, totals, schedule.index(k), pes);
+    // The target of iteration k, launched after iterations first..k - 1 on the same stream: it adds
+    // to k's norm if k computes one, and sums k - 1's if that one computed one and is not before
+    // `first` (nvshmem_halo::host::NormBuffers::target).
+    NormTarget target(uint32_t k, uint32_t first) const {
+        int64_t adds = schedule.computes(k) ? (int64_t)schedule.index(k) : -1;
+        int64_t sums = k > first && schedule.computes(k - 1) ? (int64_t)schedule.index(k - 1) : -1;
+        return norm_target(slots, totals, adds, sums, pes);
+    }
+    // The target of a launch that only sums, after iteration `last`, the last of its sequence.
+    NormTarget closing(uint32_t last) const {
+        return norm_target(slots, totals, -1, schedule.computes(last) ? (int64_t)schedule.index(last) : -1, pes);
     }
     // `totals` is the caller's symmetric count() x `pes` doubles, or nullptr for a local one (one PE).
     void allocate(Schedule s, double *symmetric_totals, uint32_t n_pes) {
@@ -549,14 +547,12 @@ struct Norms {
         pes = n_pes;
         totals = symmetric_totals;
         CUDA_CHECK(cudaMalloc(&slots, 2 * NORM_SLOTS_LEN * sizeof(double)));
-        CUDA_CHECK(cudaMalloc(&tickets, 2 * sizeof(uint32_t)));
         CUDA_CHECK(cudaMalloc(&norms, s.count() * sizeof(double)));
         if (totals == nullptr) CUDA_CHECK(cudaMalloc(&totals, s.count() * pes * sizeof(double)));
         reset();
     }
     void reset() const {
         CUDA_CHECK(cudaMemset(slots, 0, 2 * NORM_SLOTS_LEN * sizeof(double)));
-        CUDA_CHECK(cudaMemset(tickets, 0, 2 * sizeof(uint32_t)));
         CUDA_CHECK(cudaMemset(totals, 0, schedule.count() * pes * sizeof(double)));
         CUDA_CHECK(cudaMemset(norms, 0, schedule.count() * sizeof(double)));
         CUDA_CHECK(cudaDeviceSynchronize());
@@ -623,9 +619,10 @@ static std::vector<float> run_whole_on_this_gpu(const Options &o, const Tiling &
     norms.allocate(Schedule{o.iters, o.norm_every}, nullptr, 1);
     dim3 grid(t.column_blocks(whole), t.bands(whole));
     for (uint32_t k = 0; k < o.iters; k++) {
-        jacobi_single<<<grid, t.block_x>>>(a, a_new, whole, t, norms.target(k));
+        jacobi_single<<<grid, t.block_x>>>(a, a_new, whole, t, norms.target(k, 0));
         std::swap(a, a_new);
     }
+    keep_norm_close<<<1, 32>>>(norms.closing(o.iters - 1));
     CUDA_CHECK(cudaGetLastError());
     std::vector<float> cells = owned_cells(a, whole);
     std::vector<double> totals(norms.schedule.count());
@@ -634,7 +631,6 @@ static std::vector<float> run_whole_on_this_gpu(const Options &o, const Tiling &
     CUDA_CHECK(cudaFree(a));
     CUDA_CHECK(cudaFree(a_new));
     CUDA_CHECK(cudaFree(norms.slots));
-    CUDA_CHECK(cudaFree(norms.tickets));
     CUDA_CHECK(cudaFree(norms.totals));
     CUDA_CHECK(cudaFree(norms.norms));
     return cells;

@@ -210,46 +210,26 @@ pub fn arrive_block(
     }
 }
 
-/// Adds every calling thread's `residual` to the norm of `target` (nothing when it is
-/// [`NormTarget::NONE`]): the warps' sums go into the slots, and the last block of the grid to
-/// finish adding puts this PE's total into its place in `target.totals` on every PE, so no launch
-/// and no barrier of the norm's own is needed. The puts are complete after `quiet` or a barrier.
+/// Adds every calling thread's `residual` to the norm `target` adds to (nothing when it adds to
+/// none), and, when `target` sums an earlier launch's norm, sums it in the grid's first block and
+/// puts this PE's total into its place in the norm's row on every PE: the puts are complete after
+/// `quiet` or a barrier. No block waits for the others, and the norm needs no launch of its own
+/// ([`NormTarget`] says why the sum waits for the next launch).
 ///
 /// Every thread of every block of the grid calls it once, with the same `target` (warps converged;
-/// block size a multiple of 32), and no other kernel running meanwhile uses the target: otherwise
-/// the norm is wrong or the blocks wait for each other forever.
+/// block size a multiple of 32; a grid of one or two dimensions), and no other kernel running
+/// meanwhile uses its slots: otherwise the norm is wrong.
 #[inline]
 pub fn add_norm(target: &NormTarget, residual: f32) {
-    if !target.is_some() {
-        return;
+    if target.adds() {
+        // SAFETY: the slots hold `NORM_SLOTS_LEN` values (`NormTarget`'s invariant).
+        unsafe { add_to_norm_slots(target.slots, residual) };
     }
-    // SAFETY: the slots hold `NORM_SLOTS_LEN` values (`NormTarget`'s invariant).
-    unsafe { add_to_norm_slots(target.slots, residual) };
-    thread::sync_threads();
-    if thread::rank_in_block() == 0 {
-        // SAFETY: the target's invariant; the barrier above ordered the block's additions before
-        // this thread's release.
-        unsafe { count_block_in(*target) };
-    }
-}
-
-/// The block's arrival at [`add_norm`]'s counter (one thread per block); the last block puts the
-/// total. Kept out of line, with what it calls: the NVSHMEM calls and the slots' sum would
-/// otherwise raise the registers of the stencil loop, and with them lower the resident blocks. The
-/// target comes by value: by reference, every thread of the kernel would first store it to local
-/// memory, some 10 % more memory traffic on a large grid.
-///
-/// # Safety
-/// `target` is not `NONE`; called after the block's additions.
-#[inline(never)]
-unsafe fn count_block_in(target: NormTarget) {
-    // SAFETY: the counter is a local u32 that only this grid's blocks touch (the caller's
-    // contract); every block's additions were released before its increment, which the last one
-    // acquired; nothing else touches the slots until the next norm on this set.
-    unsafe {
-        if last_block_in(target.ticket) {
-            put_total(&target);
-        }
+    let first_block = thread::block_idx_x() == 0 && thread::block_idx_y() == 0;
+    if target.sums() && first_block && thread::rank_in_block() == 0 {
+        // SAFETY: the target's invariant; the launch that added to the pending slots has finished
+        // (the caller's order of launches), and this launch adds to other slots.
+        unsafe { put_total(*target) };
     }
 }
 
@@ -260,7 +240,7 @@ unsafe fn count_block_in(target: NormTarget) {
 /// Only the last block acquires (a load of the counter after its increment): an acquire drops the
 /// lines of the multiprocessor's L1 cache, which the stencil loads of the other blocks resident
 /// there reuse, and a large grid has tens of thousands of blocks, each arriving here in every
-/// launch with a norm or a meeting.
+/// launch with a meeting.
 ///
 /// # Safety
 /// `counter` is a local `u32`. It must be zero before the grid's first block arrives and touched by
@@ -274,7 +254,7 @@ unsafe fn last_block_in(counter: *mut u32) -> bool {
             // Every block's increment is a release and a read-modify-write of the counter, so
             // reading the total back as an acquire synchronises with all of them. A load, not a
             // fence: the fence waits for this thread's accesses in flight, at the end of every
-            // launch with a norm or a meeting, which a short launch pays for in full.
+            // launch with a meeting, which a short launch pays for in full.
             memory::load_acquire_gpu(counter);
             counter.write_volatile(0);
         }
@@ -282,15 +262,21 @@ unsafe fn last_block_in(counter: *mut u32) -> bool {
     }
 }
 
-/// The last block's part of [`add_norm`]: sums and zeroes the slots and puts the total to every PE.
+/// The first block's part of [`add_norm`]: sums and zeroes the pending slots and puts the total
+/// to every PE. Kept out of line: the NVSHMEM calls and the slots' sum would otherwise raise the
+/// registers of the stencil loop, and with them lower the resident blocks. The target comes by
+/// value: by reference, every thread of the kernel would first store it to local memory, some
+/// 10 % more memory traffic on a large grid.
 ///
 /// # Safety
-/// `target` is not `NONE`; called by one thread after every block's additions.
-unsafe fn put_total(target: &NormTarget) {
-    // SAFETY: the slots hold `NORM_SLOTS_LEN` values and the row one symmetric `f64` per PE
-    // (`NormTarget`'s invariant); `other` is a PE of the job.
+/// `target` sums a norm whose additions are complete and visible to this thread; called by one
+/// thread.
+#[inline(never)]
+unsafe fn put_total(target: NormTarget) {
+    // SAFETY: the pending slots hold `NORM_SLOTS_LEN` values and the row one symmetric `f64` per
+    // PE (`NormTarget`'s invariant); `other` is a PE of the job.
     unsafe {
-        let total = sum_norm_slots(target.slots);
+        let total = sum_norm_slots(target.pending);
         let me = pe::my_pe();
         let row = target.totals.add(me as usize);
         for other in 0..pe::n_pes() {
@@ -330,7 +316,7 @@ pub fn meet_at_end(meeting: MeetingCounter, pushed: bool) {
 /// One block's arrival at [`meet_at_end`] (one thread per block): completes this block's pushes,
 /// if it pushed (ordered after its other threads' by the caller's block barrier, the fence being
 /// cumulative), counts the block in, and the last block meets the other PEs. Kept out of line, as
-/// [`count_block_in`] is.
+/// [`put_total`] is.
 ///
 /// # Safety
 /// `meeting` points at a `u32` in device memory.
@@ -370,8 +356,8 @@ unsafe fn add_to_norm_slots(slots: *mut f64, value: f32) {
     }
 }
 
-/// The total of the norm slots, which it also sets back to zero. Called by one thread, after every
-/// block's additions are visible to it ([`add_norm`]'s last block).
+/// The total of the norm slots, which it also sets back to zero. Called by one thread, once every
+/// block's additions are visible to it ([`add_norm`]'s first block of the next launch).
 ///
 /// # Safety
 /// `slots` holds [`crate::NORM_SLOTS_LEN`] `f64` that nothing else touches meanwhile.

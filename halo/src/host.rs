@@ -213,15 +213,17 @@ impl MeetingPlace {
 }
 
 /// The buffers of the residual norm, as [`NormTarget`] describes them: two sets of
-/// [`crate::NORM_SLOTS`] partial sums and two counters (local; norm `j` uses set `j % 2`), a ring
-/// of [`crate::NORM_ROWS`] rows of every PE's totals (symmetric: `rows × n_pes`; norm `j` goes to
-/// row [`NormSchedule::row`]`(j)`, each PE's last block putting its total into every PE's row), and
-/// the global norms squared of each row (local), which the program sums from the rows once the run
-/// is over. Their size does not depend on the run's length.
+/// [`crate::NORM_SLOTS`] partial sums (local; norm `j` uses set `j % 2`), a ring of
+/// [`crate::NORM_ROWS`] rows of every PE's totals (symmetric: `rows × n_pes`; norm `j` goes to row
+/// [`NormSchedule::row`]`(j)`, the launch after norm `j`'s putting each PE's total into every PE's
+/// row), and the global norms squared of each row (local), which the program sums from the rows
+/// once the run is over. Their size does not depend on the run's length.
+///
+/// A run launches iteration `k` of launches `first..end` with [`target`](Self::target)`(k,
+/// first)`, then a launch that only sums with [`closing`](Self::closing)`(end - 1)`.
 #[derive(Debug)]
 pub struct NormBuffers<'nv> {
     slots: CudaSlice<f64>,
-    tickets: CudaSlice<u32>,
     totals: SymmetricBuffer<'nv, f64>,
     norms: CudaSlice<f64>,
     schedule: NormSchedule,
@@ -240,7 +242,6 @@ impl<'nv> NormBuffers<'nv> {
         let n_pes = nvshmem.n_pes() as u32;
         Ok(NormBuffers {
             slots: zeroed(nvshmem, 2 * NORM_SLOTS_LEN)?,
-            tickets: zeroed(nvshmem, 2)?,
             totals: nvshmem.alloc_zeroed(Self::symmetric_len(schedule, n_pes as usize))?,
             norms: zeroed(nvshmem, schedule.rows() as usize)?,
             schedule,
@@ -255,24 +256,35 @@ impl<'nv> NormBuffers<'nv> {
     }
 
     /// The start of the buffers, for kernels that pick each norm's target themselves
-    /// ([`NormTarget::norm`] with the number of PEs).
+    /// ([`NormTarget::at`] with the number of PEs).
     pub fn base(&self) -> NormTarget {
         NormTarget {
             slots: device_address(&self.slots),
-            ticket: device_address(&self.tickets),
+            pending: std::ptr::null_mut(),
             totals: self.totals.as_symmetric_ptr(),
         }
     }
 
-    /// Where iteration `k` of the schedule leaves its norm ([`NormTarget::NONE`] when it computes
-    /// none).
-    pub fn target(&self, k: u32) -> NormTarget {
-        if !self.schedule.computes(k) {
-            return NormTarget::NONE;
-        }
-        // SAFETY: two slot sets, two counters and `NORM_ROWS` rows of `n_pes` totals, and
-        // `NormSchedule::row` is below `NORM_ROWS`.
-        unsafe { self.base().norm(self.schedule.index(k), self.n_pes) }
+    /// The target of iteration `k` of the schedule, launched after iterations `first..k` on the
+    /// same stream ([`NormSchedule::launch`]): it adds to the iteration's norm, if it computes
+    /// one, and sums the norm of iteration `k - 1`, if that one computed one and is not before
+    /// `first`.
+    pub fn target(&self, k: u32, first: u32) -> NormTarget {
+        let (adds, sums) = self.schedule.launch(k, first);
+        self.at(adds, sums)
+    }
+
+    /// The target of a launch that only sums, after iteration `last` (the last of a sequence of
+    /// launches), so that its norm, if it computed one, reaches the totals.
+    pub fn closing(&self, last: u32) -> NormTarget {
+        self.at(None, self.schedule.closing(last))
+    }
+
+    /// The target that adds to norm `adds` and sums norm `sums`.
+    fn at(&self, adds: Option<u32>, sums: Option<u32>) -> NormTarget {
+        // SAFETY: two slot sets and `NORM_ROWS` rows of `n_pes` totals, and `NormSchedule::row`
+        // is below `NORM_ROWS`.
+        unsafe { self.base().at(adds, sums, self.n_pes) }
     }
 
     /// Every PE's totals, [`NormSchedule::rows`] rows of `n_pes` (symmetric).
@@ -308,7 +320,6 @@ impl<'nv> NormBuffers<'nv> {
     /// Zeroes everything again, for a new run.
     pub fn reset(&mut self) -> Result<(), Error> {
         zero(&mut self.slots)?;
-        zero(&mut self.tickets)?;
         zero(&mut self.norms)?;
         let zeros = vec![0.0; self.totals.len()];
         self.totals.copy_from_host(&zeros)

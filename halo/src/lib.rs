@@ -64,80 +64,97 @@ pub const NORM_SLOT_STRIDE: usize = 16;
 /// The `f64` elements of one set of norm slots.
 pub const NORM_SLOTS_LEN: usize = NORM_SLOTS * NORM_SLOT_STRIDE;
 
-/// Where a stencil kernel leaves one residual norm, as a kernel parameter: the slot set its blocks
-/// add their partial sums to, the counter of blocks done, and this norm's row of every PE's totals.
+/// What a stencil launch does with the residual norm, as a kernel parameter: the slot set its
+/// blocks add their partial sums to (if the launch computes a norm), and an earlier launch's slot
+/// set to sum with the row of every PE's totals that sum goes to (if the launch before it computed
+/// one).
 ///
-/// The last block of a PE to add sums the slots (zeroing them and the counter for the norm after
-/// next) and puts the PE's total into `totals[my_pe]` on every PE; once every PE's kernel has
-/// finished and the PEs have met, each PE sums its row in PE order, so every PE gets the same
-/// norm without a barrier on the norm's iteration. No slots means the iteration computes none.
+/// A norm is summed by the next launch on the stream, not by the last block of its own: the end
+/// of a launch orders every block's additions before the next launch, so no block has to count
+/// itself in, which would cost each of them a fence and a round trip to memory on its way out. The
+/// first block of the next launch sums the slots (zeroing them for the norm after next) and puts
+/// the PE's total into `totals[my_pe]` on every PE; once every PE's kernels have finished and the
+/// PEs have met, each PE sums its row in PE order, so every PE gets the same norm without a
+/// barrier on the norm's iteration. After the last launch, a launch that only sums takes the last
+/// norm (`host::NormBuffers::closing`).
 ///
 /// Its invariant, which makes it a [`KernelParam`] that safe kernels may take: it is
-/// [`NONE`](Self::NONE), or `slots` points at [`NORM_SLOTS_LEN`] `f64` and `ticket` at a `u32` in
-/// this PE's device memory, and `totals` at one symmetric `f64` per PE, all allocated for as long as
-/// a kernel uses it. Only `host::NormBuffers` (which owns such buffers) and the `unsafe`
-/// [`from_raw_parts`](Self::from_raw_parts) and [`norm`](Self::norm) make one; the fields are
-/// private, so safe code cannot point it elsewhere.
+/// [`NONE`](Self::NONE), or `slots` and `pending` are each null or point at [`NORM_SLOTS_LEN`]
+/// `f64` in this PE's device memory, and `totals` points at one symmetric `f64` per PE where
+/// `pending` is not null, all allocated for as long as a kernel uses it. Only `host::NormBuffers`
+/// (which owns such buffers) and the `unsafe` [`from_raw_parts`](Self::from_raw_parts) and
+/// [`at`](Self::at) make one; the fields are private, so safe code cannot point it elsewhere.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(C)]
 pub struct NormTarget {
-    /// [`NORM_SLOTS_LEN`] local `f64` partial sums (null: no norm in this iteration).
+    /// [`NORM_SLOTS_LEN`] local `f64` partial sums this launch adds to (null: it computes no norm).
     slots: *mut f64,
-    /// A local `u32` counting the blocks that have added to `slots`.
-    ticket: *mut u32,
-    /// This norm's row: one symmetric `f64` per PE.
+    /// [`NORM_SLOTS_LEN`] local `f64` partial sums of an earlier launch, complete, that this launch
+    /// sums (null: none).
+    pending: *mut f64,
+    /// The pending norm's row: one symmetric `f64` per PE.
     totals: SymmetricPtr<f64>,
 }
 
 impl NormTarget {
-    /// The target of no norm.
+    /// The target of a launch that neither adds to a norm nor sums one.
     pub const NONE: NormTarget = NormTarget {
         slots: core::ptr::null_mut(),
-        ticket: core::ptr::null_mut(),
-        // SAFETY: never dereferenced: a target without slots adds nothing.
+        pending: core::ptr::null_mut(),
+        // SAFETY: never dereferenced: a target without pending slots puts nothing.
         totals: unsafe { SymmetricPtr::from_raw(core::ptr::null_mut()) },
     };
 
     /// The target made of its three addresses.
     ///
     /// # Safety
-    /// `slots` is null (no norm: [`NONE`](Self::NONE)) or points at [`NORM_SLOTS_LEN`] `f64`,
-    /// `ticket` at a `u32` (both in this PE's device memory) and `totals` at `n_pes` symmetric
-    /// `f64`, allocated for as long as any kernel given the target runs.
+    /// `slots` and `pending` are each null or point at [`NORM_SLOTS_LEN`] `f64` in this PE's device
+    /// memory, and `totals` at `n_pes` symmetric `f64` where `pending` is not null, allocated for
+    /// as long as any kernel given the target runs.
     pub const unsafe fn from_raw_parts(
         slots: *mut f64,
-        ticket: *mut u32,
+        pending: *mut f64,
         totals: SymmetricPtr<f64>,
     ) -> NormTarget {
         NormTarget {
             slots,
-            ticket,
+            pending,
             totals,
         }
     }
 
-    /// Whether the iteration computes a norm.
-    pub fn is_some(&self) -> bool {
+    /// Whether the launch adds to a norm.
+    pub fn adds(&self) -> bool {
         !self.slots.is_null()
     }
 
-    /// The target of norm `j` in buffers laid out as `host::NormBuffers` lays them out, `self`
-    /// being their start: two slot sets and two counters used in turn (norm `j` while norm `j - 1`
-    /// may still be summed), and rows of `n_pes` totals used in turn (norm `j` in row
+    /// Whether the launch sums an earlier launch's norm.
+    pub fn sums(&self) -> bool {
+        !self.pending.is_null()
+    }
+
+    /// The target of a launch that adds to norm `adds` and sums norm `sums` (either may be
+    /// `None`), in buffers laid out as `host::NormBuffers` lays them out, `self` being their start
+    /// (its `slots` and `totals`): two slot sets used in turn (norm `j` in set `j % 2`, while norm
+    /// `j - 1` is summed from the other), and rows of `n_pes` totals used in turn (norm `j` in row
     /// [`NormSchedule::row`]`(j)`).
     ///
     /// # Safety
-    /// `self` holds two slot sets, two counters and more than `NormSchedule::row(j)` rows of
-    /// `n_pes` totals; `n_pes` is the number of PEs.
-    pub unsafe fn norm(&self, j: u32, n_pes: u32) -> NormTarget {
-        let set = (j % 2) as usize;
-        let row = NormSchedule::row(j) as usize;
+    /// `self` holds two slot sets and more than `NormSchedule::row(j)` rows of `n_pes` totals for
+    /// the `j` summed; `n_pes` is the number of PEs.
+    pub unsafe fn at(&self, adds: Option<u32>, sums: Option<u32>, n_pes: u32) -> NormTarget {
+        let set = |j: u32| (j % 2) as usize * NORM_SLOTS_LEN;
         // SAFETY: inside the buffers (the caller's contract).
         unsafe {
             NormTarget {
-                slots: self.slots.add(set * NORM_SLOTS_LEN),
-                ticket: self.ticket.add(set),
-                totals: self.totals.add(row * n_pes as usize),
+                slots: adds.map_or(core::ptr::null_mut(), |j| self.slots.add(set(j))),
+                pending: sums.map_or(core::ptr::null_mut(), |j| self.slots.add(set(j))),
+                totals: match sums {
+                    Some(j) => self
+                        .totals
+                        .add(NormSchedule::row(j) as usize * n_pes as usize),
+                    None => NormTarget::NONE.totals,
+                },
             }
         }
     }

@@ -70,6 +70,43 @@ impl NormSchedule {
         Self::row(self.count() - 1)
     }
 
+    /// What the launch of iteration `k` does with the norms, in a sequence of launches on one
+    /// stream that started with iteration `first`: the norm it adds to (its own, if it computes
+    /// one) and the norm it sums (iteration `k - 1`'s, if that one computed one and was launched
+    /// in the same sequence), as norm numbers.
+    ///
+    /// ```
+    /// let schedule = nvshmem_halo::NormSchedule::new(10, 4).unwrap(); // norms after 3, 7 and 9
+    /// assert_eq!(schedule.launch(3, 0), (Some(0), None));
+    /// assert_eq!(schedule.launch(4, 0), (None, Some(0)));
+    /// assert_eq!(schedule.launch(4, 4), (None, None)); // 3 was another sequence's
+    /// assert_eq!(schedule.launch(9, 0), (Some(2), None));
+    /// assert_eq!(schedule.closing(9), Some(2)); // summed after the last launch
+    /// ```
+    pub const fn launch(&self, k: u32, first: u32) -> (Option<u32>, Option<u32>) {
+        let adds = if self.computes(k) {
+            Some(self.index(k))
+        } else {
+            None
+        };
+        let sums = if k > first && self.computes(k - 1) {
+            Some(self.index(k - 1))
+        } else {
+            None
+        };
+        (adds, sums)
+    }
+
+    /// The norm that a launch after iteration `last`, the last of its sequence, sums: `last`'s,
+    /// if it computed one.
+    pub const fn closing(&self, last: u32) -> Option<u32> {
+        if self.computes(last) {
+            Some(self.index(last))
+        } else {
+            None
+        }
+    }
+
     /// The iteration whose norm is in slot `j`.
     pub const fn iteration_of(&self, j: u32) -> u32 {
         // The last slot's `(j + 1) * every` may pass `u32::MAX` when `every` does not divide the
@@ -105,6 +142,35 @@ mod tests {
         }
         assert!(NormSchedule::new(0, 1).is_none());
         assert!(NormSchedule::new(1, 0).is_none());
+    }
+
+    /// Every norm of a sequence of launches is added to by one launch and summed by the next, or
+    /// by the closing launch after the last; the two norms of one launch use different slot sets.
+    #[test]
+    fn every_norm_is_added_once_and_summed_once() {
+        for iterations in 1..30 {
+            for every in 1..12 {
+                let s = NormSchedule::new(iterations, every).unwrap();
+                for first in 0..iterations {
+                    let (mut added, mut summed) = (Vec::new(), Vec::new());
+                    for k in first..iterations {
+                        let (adds, sums) = s.launch(k, first);
+                        added.extend(adds);
+                        summed.extend(sums);
+                        if let (Some(a), Some(b)) = (adds, sums) {
+                            assert_ne!(a % 2, b % 2, "{iterations} every {every} at {k}");
+                        }
+                    }
+                    summed.extend(s.closing(iterations - 1));
+                    assert_eq!(added, summed, "{iterations} every {every} from {first}");
+                    let expected: Vec<u32> = (first..iterations)
+                        .filter(|&k| s.computes(k))
+                        .map(|k| s.index(k))
+                        .collect();
+                    assert_eq!(added, expected);
+                }
+            }
+        }
     }
 
     /// Found by the `decomposition` fuzz target: the last slot's end overflowed `u32`.

@@ -4,6 +4,7 @@
 use crate::cpu::cpu_jacobi;
 use crate::flags::Options;
 use crate::initial::initialize;
+use crate::iteration::close_norm;
 use crate::kernels::{CommonKernels, stencil_config};
 use nvshmem_halo::host::{HaloGrids, NormBuffers};
 use nvshmem_halo::{MeetingCounter, NormSchedule, Patch};
@@ -90,7 +91,7 @@ pub(crate) fn check_against_gpu(
     initialize(nvshmem, common, &grids, options.ny)?;
     let config = stencil_config(options.tiling(), options.tiling().grid(&whole));
     for k in 0..schedule.iterations {
-        let norm = norms.target(k);
+        let norm = norms.target(k, 0);
         let (current, next) = (grids.current_slice()?, grids.next_slice()?);
         // SAFETY: jacobi_put_block(a, a_new, patch, tiling, norm, meeting) on a whole-problem
         // patch (no neighbours: no halo transfers, no meeting), with the tiling's grid; the grids
@@ -110,6 +111,8 @@ pub(crate) fn check_against_gpu(
         }
         grids.swap();
     }
+    let last = schedule.iterations - 1;
+    close_norm(nvshmem.on(nvshmem.stream())?, common, norms.closing(last))?;
     nvshmem.synchronize()?;
     let reference = grids.owned_cells()?;
     let reference_norm = norms.own_totals()?[schedule.last_row() as usize].sqrt();

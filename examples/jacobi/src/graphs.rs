@@ -16,8 +16,9 @@ use std::error::Error;
 /// the grids' parity (`K` iterations from the first graph's start, `2K` back to it), the
 /// packed-column parity, and the norms' places. The norms go to buffers of a two-chunk schedule
 /// (`2K` iterations, every `--norm-every`), the first graph's into the first half, the second's
-/// into the other, so consecutive norms use alternate slot sets across replays too. The replays
-/// leave the last chunk's totals there; the final norm is the last of its norms.
+/// into the other, so consecutive norms use alternate slot sets across replays too; each graph
+/// ends with the launch that sums its last norm. The replays leave the last chunk's totals there;
+/// the final norm is the last of its norms.
 pub(crate) struct Graphs<'nv> {
     stream: std::sync::Arc<cudarc::driver::CudaStream>,
     pair: [Graph<'nv>; 2],

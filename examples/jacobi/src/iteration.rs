@@ -3,6 +3,7 @@
 
 use crate::flags::STALE_ITERATION;
 use crate::kernels::{CommonKernels, launch_one};
+use nvshmem_halo::NormTarget;
 use nvshmem_halo::host::{HaloGrids, NormBuffers};
 use nvshmem_host::{Kernel, LaunchConfig, Nvshmem, OnStream};
 use std::error::Error;
@@ -14,14 +15,15 @@ pub trait Iterations {
     /// then makes every PE pass a barrier.
     fn reset(&mut self) -> Result<(), Box<dyn Error>>;
 
-    /// Enqueues iteration `k` of `norms.schedule()` on `on`'s stream (returns without waiting
-    /// for it): from `grids.current()` into `grids.next()`, which the caller then swaps.
+    /// Enqueues iteration `k` on `on`'s stream (returns without waiting for it): from
+    /// `grids.current()` into `grids.next()`, which the caller then swaps, with `norm` the
+    /// iteration's norm target.
     fn iteration(
         &self,
         on: OnStream<'_>,
         common: &CommonKernels<'_>,
         grids: &HaloGrids<'_, f32>,
-        norms: &NormBuffers<'_>,
+        norm: NormTarget,
         k: u32,
     ) -> Result<(), Box<dyn Error>>;
 
@@ -45,7 +47,8 @@ pub trait Iterations {
 }
 
 /// Enqueues iterations `ks` of `iterations` on `on`'s stream, one after the other, swapping
-/// `grids` after each.
+/// `grids` after each, then the launch that sums the last one's norm: the sequence leaves every
+/// norm it computed in `norms`' totals.
 pub fn each_iteration<I: Iterations + ?Sized>(
     iterations: &I,
     on: OnStream<'_>,
@@ -54,9 +57,27 @@ pub fn each_iteration<I: Iterations + ?Sized>(
     norms: &NormBuffers<'_>,
     ks: std::ops::Range<u32>,
 ) -> Result<(), Box<dyn Error>> {
-    for k in ks {
-        iterations.iteration(on, common, grids, norms, k)?;
+    for k in ks.clone() {
+        iterations.iteration(on, common, grids, norms.target(k, ks.start), k)?;
         grids.swap();
+    }
+    if let Some(last) = ks.last() {
+        close_norm(on, common, norms.closing(last))?;
+    }
+    Ok(())
+}
+
+/// Launches `norm_close` with `norm` (a target that only sums) on `on`'s stream, after the
+/// stencil launches whose norm it sums.
+pub(crate) fn close_norm(
+    on: OnStream<'_>,
+    common: &CommonKernels<'_>,
+    norm: NormTarget,
+) -> Result<(), Box<dyn Error>> {
+    if norm.sums() {
+        // SAFETY: norm_close(norm) with a target of buffers the caller keeps alive until the
+        // stream has finished it, after the launches that added to it.
+        unsafe { launch_one(on, &common.norm_close, &[&norm])? };
     }
     Ok(())
 }

@@ -53,7 +53,7 @@ use cudarc::driver::{CudaSlice, DevicePtr};
 use jacobi::args::rows::{Args, RULES, Variant};
 use jacobi::{CommonKernels, Iterations, Meeting, Options, Program, Verdict};
 use nvshmem_halo::host::{HaloGrids, HaloSignals, MeetingPlace, NormBuffers, resident_blocks};
-use nvshmem_halo::{Decomposition2d, Tiling};
+use nvshmem_halo::{Decomposition2d, NormTarget, Tiling};
 use nvshmem_host::{Kernel, LaunchConfig, Nvshmem, OnStream};
 use std::error::Error;
 use std::process::ExitCode;
@@ -170,7 +170,7 @@ impl Iterations for JacobiIterations<'_, '_> {
         on: OnStream<'_>,
         common: &CommonKernels<'_>,
         grids: &HaloGrids<'_, f32>,
-        norms: &NormBuffers<'_>,
+        norm: NormTarget,
         k: u32,
     ) -> Result<(), Box<dyn Error>> {
         if self.variant == Variant::Persistent {
@@ -193,7 +193,6 @@ impl Iterations for JacobiIterations<'_, '_> {
         } else {
             Meeting::InKernel
         };
-        let norm = norms.target(k);
         let meeting_counter = self.meeting.counter();
         // The safe kernels take the arrays as slices, `jacobi_p` as symmetric addresses.
         let (current, next) = (grids.current_slice()?, grids.next_slice()?);

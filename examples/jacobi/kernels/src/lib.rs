@@ -17,8 +17,9 @@
 //! rows before it stores any, so that several loads are in flight per thread (a bandwidth-bound
 //! kernel needs them). No NVSHMEM call sits in that loop: edge cells are sent after it. The norm's
 //! partial sums go through warp shuffles into spread-out slots ([`nvshmem_halo::NORM_SLOTS`]); the
-//! last block of each PE puts the PE's total to every PE ([`nvshmem_halo::device::add_norm`]), and
-//! [`norm_sum`] adds up each norm's row once the run is over: no norm costs a launch or a barrier.
+//! first block of the next launch puts the PE's total to every PE
+//! ([`nvshmem_halo::device::add_norm`], [`norm_close`] after the last launch), and [`norm_sum`] adds
+//! up each norm's row once the run is over: no norm costs a barrier, nor a block a wait.
 //!
 //! [`jacobi_put_block`], [`jacobi_signal`] and [`jacobi_overlap`] are safe kernels (`#[kernel] pub
 //! fn`): their arrays are [`SymmetricSlice`]s and their other parameters `KernelParam`s, and the
@@ -197,8 +198,9 @@ pub fn jacobi_overlap(
 
 /// Every iteration of the run in one cooperative launch: the blocks walk the boundary-first bands
 /// of each iteration as [`jacobi_overlap`] does (signals between PEs), add to the iteration's norm
-/// if it has one (targets picked from `norms` by [`NormTarget::norm`]), then meet in a grid
-/// barrier before the next iteration. The final values are in `a` after an even number of
+/// if it has one, and sum the iteration before's (first block; targets picked from `norms` by
+/// [`NormTarget::at`]), then meet in a grid barrier before the next iteration; the first block
+/// sums the last norm after the last barrier. The final values are in `a` after an even number of
 /// iterations, in `a_new` after an odd one.
 ///
 /// # Safety
@@ -254,18 +256,23 @@ pub unsafe fn jacobi_persistent(
             );
             item += thread::grid_dim_x();
         }
-        if schedule.computes(iteration) {
-            // SAFETY: the buffers hold `schedule.rows()` rows; every block adds (the condition
-            // is uniform); set `j % 2` was last used two norms ago, grid barriers since.
-            unsafe {
-                let target = norms.norm(schedule.index(iteration), n_pes);
-                device::add_norm(&target, residual);
-            }
-        }
+        // This iteration's norm, if it computes one, and the sum of the last iteration's, whose
+        // additions the grid barrier since completed.
+        let (adds, sums) = schedule.launch(iteration, 0);
+        // SAFETY: the buffers hold two slot sets and `schedule.rows()` rows; every block adds
+        // (the conditions are uniform); the set added to was last summed an iteration ago, the
+        // set summed is the other one.
+        let target = unsafe { norms.at(adds, sums, n_pes) };
+        device::add_norm(&target, residual);
         // ANCHOR: persistent_grid_barrier
         // SAFETY: every thread of every block calls it once per iteration.
         unsafe { barrier.wait() };
         // ANCHOR_END: persistent_grid_barrier
         core::mem::swap(&mut current, &mut next);
     }
+    // The last iteration's norm, after the last grid barrier.
+    let last = schedule.closing(schedule.iterations - 1);
+    // SAFETY: as above; no block adds any more.
+    let target = unsafe { norms.at(None, last, n_pes) };
+    device::add_norm(&target, 0.0);
 }

@@ -443,6 +443,15 @@ pub unsafe fn barrier_all() {
     }
 }
 
+/// Sums the norm of the last stencil launch before it, which no later stencil launch sums
+/// ([`nvshmem_halo::host::NormBuffers::closing`]): one block of 32 threads, after the last stencil
+/// launch on the same stream. A safe kernel: `norm` is a [`NormTarget`]; for a right norm every
+/// launch whose norm it sums has finished, and nothing else uses those slots meanwhile.
+#[kernel]
+pub fn norm_close(norm: NormTarget) {
+    device::add_norm(&norm, 0.0);
+}
+
 /// Sums each row of every PE's totals, in PE order, into `norms` (squared): the same sum on every
 /// PE. Grid-stride over the `rows` rows; launched once the PEs have met after the run.
 ///

@@ -24,9 +24,9 @@
 use clap::ValueEnum;
 use jacobi::args::grid::{Args, RULES, Variant};
 use jacobi::{CommonKernels, Iterations, Meeting, Options, Program, Verdict};
-use nvshmem_halo::host::{HaloGrids, NormBuffers};
+use nvshmem_halo::host::HaloGrids;
 use nvshmem_halo::packing::ColumnPacking;
-use nvshmem_halo::{Decomposition2d, Tiling};
+use nvshmem_halo::{Decomposition2d, NormTarget, Tiling};
 use nvshmem_host::{Kernel, KernelArg, LaunchConfig, Nvshmem, OnStream, SymmetricBuffer};
 use std::error::Error;
 use std::process::ExitCode;
@@ -79,14 +79,13 @@ impl Iterations for GridIterations<'_, '_> {
         on: OnStream<'_>,
         common: &CommonKernels<'_>,
         grids: &HaloGrids<'_, f32>,
-        norms: &NormBuffers<'_>,
+        norm: NormTarget,
         k: u32,
     ) -> Result<(), Box<dyn Error>> {
         let patch = *grids.patch();
         let tiling = self.tiling;
         let config = jacobi::stencil_config(tiling, tiling.grid(&patch));
         let packed = self.packed.as_symmetric_ptr();
-        let norm = norms.target(k);
         let (current, next) = (grids.current(), grids.next());
         let parity = k % 2;
         // SAFETY: grid_p(a, a_new, patch, tiling, norm) and grid_pack(…, packed) on
