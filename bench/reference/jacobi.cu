@@ -141,17 +141,18 @@ __device__ __forceinline__ float signalled_band(float *current, float *next, con
     return residual;
 }
 
-// The end of a norm on this PE, for the thread sums_pending_norm chose: the PE's total of the
-// pending slots into totals[my_pe] on every PE. Kept out of line: it runs once per launch on one
-// thread, and inlined it would cost the stencil loop registers.
+// The end of a norm on this PE, for the warp sums_pending_norm chose: the PE's total of the
+// pending slots into totals[my_pe] on every PE (by lane 0). Kept out of line: it runs once per
+// launch on one warp, and inlined it would cost the stencil loop registers.
 __device__ __noinline__ void send_norm_total(NormTarget n) {
     double total = sum_norm_slots(n.pending);
+    if (rank_in_block() % 32 != 0) return;
     int me = nvshmem_my_pe();
     for (int pe = 0; pe < nvshmem_n_pes(); pe++) nvshmem_double_p(n.totals + me, total, pe);
 }
 
 // Adds the block's residual to norm target `n`'s slots (none when n.slots is nullptr), and sums the
-// launch before's norm in the first block (nvshmem_halo::device::add_norm). Whole block.
+// launch before's norm in the first warp (nvshmem_halo::device::add_norm). Whole block.
 __device__ __forceinline__ void add_norm(const NormTarget &n, float residual) {
     if (n.slots != nullptr) add_to_norm_slots(n.slots, residual);
     if (sums_pending_norm(n)) send_norm_total(n);

@@ -232,20 +232,24 @@ __device__ __forceinline__ void add_to_norm_slots(double *slots, float value) {
     }
 }
 
-// Sums and zeroes the slots (for the next norm on the same set); returns the sum.
+// The slots' total in every lane of the calling warp, each lane summing and zeroing (for the next
+// norm on the same set) the slots lane, lane + 32, ... (nvshmem_halo's take_lane_slots and
+// warp::sum_f64). The whole warp calls it.
 __device__ __forceinline__ double sum_norm_slots(double *slots) {
-    double total = 0.0;
-    for (uint32_t s = 0; s < NORM_SLOTS; s++) {
+    double part = 0.0;
+    for (uint32_t s = rank_in_block() % 32; s < NORM_SLOTS; s += 32) {
         volatile double *address = slots + s * NORM_SLOT_STRIDE;
-        total += *address;
+        part += *address;
         *address = 0.0;
     }
-    return total;
+#pragma unroll
+    for (int mask = 16; mask > 0; mask >>= 1) part += __shfl_xor_sync(0xffffffffu, part, mask);
+    return part;
 }
 
 // What a stencil launch does with the norm (nvshmem_halo::NormTarget): `slots`, the slot set it
 // adds to (nullptr: it computes no norm); `pending`, the other set, which the launch before it
-// filled and this one sums in its first block (nullptr: none); `totals`, where that sum goes (on
+// filled and this one sums in its first warp (nullptr: none); `totals`, where that sum goes (on
 // every PE, at index my_pe, where the PEs share the totals). A norm is summed by the next launch,
 // or by a launch of norm_close after the last, so that no block waits for the others.
 struct NormTarget {
@@ -262,14 +266,17 @@ __host__ __device__ inline NormTarget norm_target(double *slots, double *totals,
             sums < 0 ? nullptr : slots + (sums % 2) * NORM_SLOTS_LEN, sums < 0 ? nullptr : totals + sums * pes};
 }
 
-// Whether this thread sums `n`'s pending norm: thread 0 of the grid's first block.
+// Whether this thread sums `n`'s pending norm: the first warp of the grid's first block.
 __device__ __forceinline__ bool sums_pending_norm(const NormTarget &n) {
-    return n.pending != nullptr && blockIdx.x == 0 && blockIdx.y == 0 && rank_in_block() == 0;
+    return n.pending != nullptr && blockIdx.x == 0 && blockIdx.y == 0 && rank_in_block() < 32;
 }
 
-// The end of a norm on one PE: the pending total into *totals. Kept out of line: it runs once per
-// launch on one thread, and inlined it would cost the stencil loop registers.
-__device__ __noinline__ void keep_norm_total(NormTarget n) { *n.totals = sum_norm_slots(n.pending); }
+// The end of a norm on one PE: the pending total into *totals (by lane 0). Kept out of line: it
+// runs once per launch on one warp, and inlined it would cost the stencil loop registers.
+__device__ __noinline__ void keep_norm_total(NormTarget n) {
+    double total = sum_norm_slots(n.pending);
+    if (rank_in_block() % 32 == 0) *n.totals = total;
+}
 
 // ---------------------------------------------------------------------------------------------
 // The initial state (examples/jacobi/kernels/src/problem.rs and stencil.rs)

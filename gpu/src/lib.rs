@@ -29,7 +29,7 @@
 //! | module | NVSHMEM section | contents |
 //! |---|---|---|
 //! | [`thread`] | (CUDA built-ins) | thread, block and grid indices, `__syncthreads` (GPU target only) |
-//! | [`warp`] | (CUDA warp shuffles) | `warp::sum`, a warp's sum in every lane (GPU target only) |
+//! | [`warp`] | (CUDA warp shuffles) | `warp::sum`, `warp::sum_f64`, a warp's sum in every lane (GPU target only) |
 //! | [`memory`] | (PTX memory model) | atomics, relaxed loads and fences on this GPU's own memory, at GPU and system scope (GPU target only) |
 //! | [`grid`] | (cooperative launch) | `grid::GridBarrier`, a barrier for all blocks of a cooperatively launched grid (GPU target only) |
 //! | [`pe`] | Library setup, exit, and query | [`pe::my_pe`], [`pe::n_pes`], versions, [`pe::global_exit`] |

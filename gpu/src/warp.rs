@@ -33,23 +33,44 @@ const BUTTERFLY: [u32; 5] = [16, 8, 4, 2, 1];
 #[inline]
 pub fn sum(mut value: f32) -> f32 {
     for lane_mask in BUTTERFLY {
-        let other: f32;
-        // SAFETY: a butterfly shuffle among the warp's 32 lanes; it reads registers only, and a
-        // lane that does not take part is a hang or a wrong value (see above). Not `pure`: a pure asm may be moved into a branch that only some
-        // lanes take (the compiler did sink it into the lane-0 branch of a norm reduction), and
-        // a shuffle needs every lane of its mask.
-        unsafe {
-            core::arch::asm!(
-                "shfl.sync.bfly.b32 {out}, {value}, {lane_mask}, 31, -1;",
-                out = out(reg32) other,
-                value = in(reg32) value,
-                lane_mask = in(reg32) lane_mask,
-                options(nostack, nomem),
-            )
-        };
-        value += other;
+        value += f32::from_bits(shuffle_xor(value.to_bits(), lane_mask));
     }
     value
+}
+
+/// [`sum`] for `f64`: each step shuffles the value's two 32-bit halves. Every lane of the warp
+/// calls it; safe for the same reasons.
+#[cfg(any(target_arch = "nvptx64", doc))]
+#[inline]
+pub fn sum_f64(mut value: f64) -> f64 {
+    for lane_mask in BUTTERFLY {
+        let bits = value.to_bits();
+        let high = u64::from(shuffle_xor((bits >> 32) as u32, lane_mask));
+        let low = u64::from(shuffle_xor(bits as u32, lane_mask));
+        value += f64::from_bits(high << 32 | low);
+    }
+    value
+}
+
+/// The 32 bits `value` of lane `lane ^ lane_mask` (`shfl.sync.bfly.b32` over the whole warp).
+#[cfg(any(target_arch = "nvptx64", doc))]
+#[inline(always)]
+fn shuffle_xor(value: u32, lane_mask: u32) -> u32 {
+    let other: u32;
+    // SAFETY: a butterfly shuffle among the warp's 32 lanes; it reads registers only, and a lane
+    // that does not take part is a hang or a wrong value (see `sum`). Not `pure`: a pure asm may be
+    // moved into a branch that only some lanes take (the compiler did sink it into the lane-0
+    // branch of a norm reduction), and a shuffle needs every lane of its mask.
+    unsafe {
+        core::arch::asm!(
+            "shfl.sync.bfly.b32 {out}, {value}, {lane_mask}, 31, -1;",
+            out = out(reg32) other,
+            value = in(reg32) value,
+            lane_mask = in(reg32) lane_mask,
+            options(nostack, nomem),
+        )
+    };
+    other
 }
 
 #[cfg(test)]

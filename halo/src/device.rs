@@ -211,10 +211,10 @@ pub fn arrive_block(
 }
 
 /// Adds every calling thread's `residual` to the norm `target` adds to (nothing when it adds to
-/// none), and, when `target` sums an earlier launch's norm, sums it in the grid's first block and
-/// puts this PE's total into its place in the norm's row on every PE: the puts are complete after
-/// `quiet` or a barrier. No block waits for the others, and the norm needs no launch of its own
-/// ([`NormTarget`] says why the sum waits for the next launch).
+/// none), and, when `target` sums an earlier launch's norm, sums it in the first warp of the
+/// grid's first block and puts this PE's total into its place in the norm's row on every PE: the
+/// puts are complete after `quiet` or a barrier. No block waits for the others, and the norm needs
+/// no launch of its own ([`NormTarget`] says why the sum waits for the next launch).
 ///
 /// Every thread of every block of the grid calls it once, with the same `target` (warps converged;
 /// block size a multiple of 32; a grid of one or two dimensions), and no other kernel running
@@ -226,9 +226,10 @@ pub fn add_norm(target: &NormTarget, residual: f32) {
         unsafe { add_to_norm_slots(target.slots, residual) };
     }
     let first_block = thread::block_idx_x() == 0 && thread::block_idx_y() == 0;
-    if target.sums() && first_block && thread::rank_in_block() == 0 {
+    if target.sums() && first_block && thread::rank_in_block() < 32 {
         // SAFETY: the target's invariant; the launch that added to the pending slots has finished
-        // (the caller's order of launches), and this launch adds to other slots.
+        // (the caller's order of launches), and this launch adds to other slots; the whole first
+        // warp calls it (block sizes are multiples of 32).
         unsafe { put_total(*target) };
     }
 }
@@ -262,25 +263,30 @@ unsafe fn last_block_in(counter: *mut u32) -> bool {
     }
 }
 
-/// The first block's part of [`add_norm`]: sums and zeroes the pending slots and puts the total
-/// to every PE. Kept out of line: the NVSHMEM calls and the slots' sum would otherwise raise the
+/// The first warp's part of [`add_norm`]: sums and zeroes the pending slots, each lane two of them
+/// (one round trip to memory, where one thread would make several), and lane 0 puts the total to
+/// every PE. Kept out of line: the NVSHMEM calls and the slots' sum would otherwise raise the
 /// registers of the stencil loop, and with them lower the resident blocks. The target comes by
 /// value: by reference, every thread of the kernel would first store it to local memory, some
 /// 10 % more memory traffic on a large grid.
 ///
 /// # Safety
-/// `target` sums a norm whose additions are complete and visible to this thread; called by one
-/// thread.
+/// `target` sums a norm whose additions are complete and visible to this warp; called by the 32
+/// lanes of one warp, converged.
 #[inline(never)]
 unsafe fn put_total(target: NormTarget) {
-    // SAFETY: the pending slots hold `NORM_SLOTS_LEN` values and the row one symmetric `f64` per
-    // PE (`NormTarget`'s invariant); `other` is a PE of the job.
-    unsafe {
-        let total = sum_norm_slots(target.pending);
-        let me = pe::my_pe();
-        let row = target.totals.add(me as usize);
-        for other in 0..pe::n_pes() {
-            rma::p(row, total, other);
+    let lane = thread::lane_id();
+    // SAFETY: the pending slots hold `NORM_SLOTS_LEN` values (`NormTarget`'s invariant) that
+    // nothing else touches meanwhile (the caller's contract).
+    let total = warp::sum_f64(unsafe { take_lane_slots(target.pending, lane) });
+    if lane == 0 {
+        // SAFETY: the row holds one symmetric `f64` per PE (`NormTarget`'s invariant); `other` is
+        // a PE of the job.
+        unsafe {
+            let row = target.totals.add(pe::my_pe() as usize);
+            for other in 0..pe::n_pes() {
+                rma::p(row, total, other);
+            }
         }
     }
 }
@@ -334,8 +340,8 @@ unsafe fn arrive_at_meeting(meeting: *mut u32, pushed: bool) {
 }
 
 /// Adds every calling thread's `value` into one of the [`NORM_SLOTS`] slots of `slots`: each warp
-/// sums its lanes and lane 0 adds the sum to the slot its warp number picks. [`sum_norm_slots`]
-/// gives the total.
+/// sums its lanes and lane 0 adds the sum to the slot its warp number picks. [`take_lane_slots`]
+/// and a warp sum give the total.
 ///
 /// Every thread of the block calls it (warps converged; block size a multiple of 32), or the sums
 /// are wrong.
@@ -356,23 +362,24 @@ unsafe fn add_to_norm_slots(slots: *mut f64, value: f32) {
     }
 }
 
-/// The total of the norm slots, which it also sets back to zero. Called by one thread, once every
-/// block's additions are visible to it ([`add_norm`]'s first block of the next launch).
+/// Lane `lane`'s part of the norm slots' total: the slots `lane`, `lane + 32`, …, which it also
+/// sets back to zero. Called by the lanes of one warp once every block's additions are visible to
+/// them ([`add_norm`]'s first warp of the next launch); the warp's sum of the parts is the total.
 ///
 /// # Safety
 /// `slots` holds [`crate::NORM_SLOTS_LEN`] `f64` that nothing else touches meanwhile.
 #[inline]
-unsafe fn sum_norm_slots(slots: *mut f64) -> f64 {
-    let mut total = 0.0;
-    // An opaque count keeps the loop a loop: unrolled whole, its 64 loads in flight would need
-    // some 130 registers, and a kernel takes the registers of the most demanding function it calls.
-    for slot in 0..core::hint::black_box(NORM_SLOTS) {
+unsafe fn take_lane_slots(slots: *mut f64, lane: u32) -> f64 {
+    let mut part = 0.0;
+    // A count known to the compiler, so that the loads are all in flight at once.
+    for k in 0..NORM_SLOTS / 32 {
+        let slot = lane as usize % 32 + 32 * k;
         // SAFETY: inside `slots` (the caller's contract).
         unsafe {
             let address = slots.add(slot * NORM_SLOT_STRIDE);
-            total += address.read_volatile();
+            part += address.read_volatile();
             address.write_volatile(0.0);
         }
     }
-    total
+    part
 }

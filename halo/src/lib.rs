@@ -72,7 +72,7 @@ pub const NORM_SLOTS_LEN: usize = NORM_SLOTS * NORM_SLOT_STRIDE;
 /// A norm is summed by the next launch on the stream, not by the last block of its own: the end
 /// of a launch orders every block's additions before the next launch, so no block has to count
 /// itself in, which would cost each of them a fence and a round trip to memory on its way out. The
-/// first block of the next launch sums the slots (zeroing them for the norm after next) and puts
+/// first warp of the next launch sums the slots (zeroing them for the norm after next) and puts
 /// the PE's total into `totals[my_pe]` on every PE; once every PE's kernels have finished and the
 /// PEs have met, each PE sums its row in PE order, so every PE gets the same norm without a
 /// barrier on the norm's iteration. After the last launch, a launch that only sums takes the last

@@ -17,7 +17,7 @@
 //! rows before it stores any, so that several loads are in flight per thread (a bandwidth-bound
 //! kernel needs them). No NVSHMEM call sits in that loop: edge cells are sent after it. The norm's
 //! partial sums go through warp shuffles into spread-out slots ([`nvshmem_halo::NORM_SLOTS`]); the
-//! first block of the next launch puts the PE's total to every PE
+//! first warp of the next launch puts the PE's total to every PE
 //! ([`nvshmem_halo::device::add_norm`], [`norm_close`] after the last launch), and [`norm_sum`] adds
 //! up each norm's row once the run is over: no norm costs a barrier, nor a block a wait.
 //!
@@ -198,8 +198,8 @@ pub fn jacobi_overlap(
 
 /// Every iteration of the run in one cooperative launch: the blocks walk the boundary-first bands
 /// of each iteration as [`jacobi_overlap`] does (signals between PEs), add to the iteration's norm
-/// if it has one, and sum the iteration before's (first block; targets picked from `norms` by
-/// [`NormTarget::at`]), then meet in a grid barrier before the next iteration; the first block
+/// if it has one, and sum the iteration before's (first warp; targets picked from `norms` by
+/// [`NormTarget::at`]), then meet in a grid barrier before the next iteration; the first warp
 /// sums the last norm after the last barrier. The final values are in `a` after an even number of
 /// iterations, in `a_new` after an odd one.
 ///
