@@ -268,15 +268,14 @@ __global__ void jacobi_persistent(float *a, float *a_new, Patch p, Tiling t, Sch
             t.boundary_first_band(p, band, first, end);
             residual += signalled_band(current, next, p, t, s, iteration, cb, first, end);
         }
-        int64_t adds = schedule.computes(iteration) ? (int64_t)schedule.index(iteration) : -1;
-        int64_t sums = iteration > 0 && schedule.computes(iteration - 1) ? (int64_t)schedule.index(iteration - 1) : -1;
-        add_norm(norm_target(norm_slots, totals, adds, sums, nvshmem_n_pes()), residual);
+        int64_t sums = iteration > 0 ? schedule.norm_of(iteration - 1) : -1;
+        add_norm(norm_target(norm_slots, totals, schedule.norm_of(iteration), sums, nvshmem_n_pes()), residual);
         barrier.wait();
         float *swap = current;
         current = next;
         next = swap;
     }
-    add_norm(norm_target(norm_slots, totals, -1, schedule.index(schedule.iterations - 1), nvshmem_n_pes()), 0.0f);
+    add_norm(norm_target(norm_slots, totals, -1, schedule.norm_of(schedule.iterations - 1), nvshmem_n_pes()), 0.0f);
 }
 
 // The norm of the last stencil launch before it (one block of 32 threads).

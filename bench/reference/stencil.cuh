@@ -76,6 +76,8 @@ struct Schedule {
     __host__ __device__ bool computes(uint32_t k) const { return (k + 1) % every == 0 || k + 1 == iterations; }
     __host__ __device__ uint32_t index(uint32_t k) const { return (k + 1 + every - 1) / every - 1; }
     __host__ __device__ uint32_t count() const { return (iterations + every - 1) / every; }
+    // The number of the norm iteration k computes, -1 where it computes none (NormSchedule::norm_of).
+    __host__ __device__ int64_t norm_of(uint32_t k) const { return computes(k) ? (int64_t)index(k) : -1; }
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -540,14 +542,10 @@ struct Norms {
     // to k's norm if k computes one, and sums k - 1's if that one computed one and is not before
     // `first` (nvshmem_halo::host::NormBuffers::target).
     NormTarget target(uint32_t k, uint32_t first) const {
-        int64_t adds = schedule.computes(k) ? (int64_t)schedule.index(k) : -1;
-        int64_t sums = k > first && schedule.computes(k - 1) ? (int64_t)schedule.index(k - 1) : -1;
-        return norm_target(slots, totals, adds, sums, pes);
+        return norm_target(slots, totals, schedule.norm_of(k), k > first ? schedule.norm_of(k - 1) : -1, pes);
     }
     // The target of a launch that only sums, after iteration `last`, the last of its sequence.
-    NormTarget closing(uint32_t last) const {
-        return norm_target(slots, totals, -1, schedule.computes(last) ? (int64_t)schedule.index(last) : -1, pes);
-    }
+    NormTarget closing(uint32_t last) const { return norm_target(slots, totals, -1, schedule.norm_of(last), pes); }
     // `totals` is the caller's symmetric count() x `pes` doubles, or nullptr for a local one (one PE).
     void allocate(Schedule s, double *symmetric_totals, uint32_t n_pes) {
         schedule = s;

@@ -277,7 +277,7 @@ impl<'nv> NormBuffers<'nv> {
     /// The target of a launch that only sums, after iteration `last` (the last of a sequence of
     /// launches), so that its norm, if it computed one, reaches the totals.
     pub fn closing(&self, last: u32) -> NormTarget {
-        self.at(None, self.schedule.closing(last))
+        self.at(None, self.schedule.norm_of(last))
     }
 
     /// The target that adds to norm `adds` and sums norm `sums`.

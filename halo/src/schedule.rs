@@ -81,27 +81,18 @@ impl NormSchedule {
     /// assert_eq!(schedule.launch(4, 0), (None, Some(0)));
     /// assert_eq!(schedule.launch(4, 4), (None, None)); // 3 was another sequence's
     /// assert_eq!(schedule.launch(9, 0), (Some(2), None));
-    /// assert_eq!(schedule.closing(9), Some(2)); // summed after the last launch
+    /// assert_eq!(schedule.norm_of(9), Some(2)); // summed after the last launch
     /// ```
     pub const fn launch(&self, k: u32, first: u32) -> (Option<u32>, Option<u32>) {
-        let adds = if self.computes(k) {
-            Some(self.index(k))
-        } else {
-            None
-        };
-        let sums = if k > first && self.computes(k - 1) {
-            Some(self.index(k - 1))
-        } else {
-            None
-        };
-        (adds, sums)
+        let sums = if k > first { self.norm_of(k - 1) } else { None };
+        (self.norm_of(k), sums)
     }
 
-    /// The norm that a launch after iteration `last`, the last of its sequence, sums: `last`'s,
-    /// if it computed one.
-    pub const fn closing(&self, last: u32) -> Option<u32> {
-        if self.computes(last) {
-            Some(self.index(last))
+    /// The number of the norm iteration `k` computes, if it computes one; after the last launch of
+    /// a sequence, a launch that only sums takes the last iteration's.
+    pub const fn norm_of(&self, k: u32) -> Option<u32> {
+        if self.computes(k) {
+            Some(self.index(k))
         } else {
             None
         }
@@ -161,7 +152,7 @@ mod tests {
                             assert_ne!(a % 2, b % 2, "{iterations} every {every} at {k}");
                         }
                     }
-                    summed.extend(s.closing(iterations - 1));
+                    summed.extend(s.norm_of(iterations - 1));
                     assert_eq!(added, summed, "{iterations} every {every} from {first}");
                     let expected: Vec<u32> = (first..iterations)
                         .filter(|&k| s.computes(k))

@@ -271,7 +271,7 @@ pub unsafe fn jacobi_persistent(
         core::mem::swap(&mut current, &mut next);
     }
     // The last iteration's norm, after the last grid barrier.
-    let last = schedule.closing(schedule.iterations - 1);
+    let last = schedule.norm_of(schedule.iterations - 1);
     // SAFETY: as above; no block adds any more.
     let target = unsafe { norms.at(None, last, n_pes) };
     device::add_norm(&target, 0.0);
