@@ -259,11 +259,16 @@ pub unsafe fn jacobi_persistent(
         // This iteration's norm, if it computes one, and the sum of the last iteration's, whose
         // additions the grid barrier since completed.
         let (adds, sums) = schedule.launch(iteration, 0);
-        // SAFETY: the buffers hold two slot sets and `schedule.rows()` rows; every block adds
-        // (the conditions are uniform); the set added to was last summed an iteration ago, the
-        // set summed is the other one.
-        let target = unsafe { norms.at(adds, sums, n_pes) };
-        device::add_norm(&target, residual);
+        // Only an iteration with a norm makes a target: made in every one, its addresses stayed
+        // live across the band loop and pushed two of the loop's values out to local memory,
+        // reloaded before each band's first loads.
+        if adds.is_some() || sums.is_some() {
+            // SAFETY: the buffers hold two slot sets and `schedule.rows()` rows; every block adds
+            // (the conditions are uniform); the set added to was last summed an iteration ago,
+            // the set summed is the other one.
+            let target = unsafe { norms.at(adds, sums, n_pes) };
+            device::add_norm(&target, residual);
+        }
         // ANCHOR: persistent_grid_barrier
         // SAFETY: every thread of every block calls it once per iteration.
         unsafe { barrier.wait() };
