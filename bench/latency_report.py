@@ -69,6 +69,8 @@ def main():
     pes_list = sorted({k[1] for k in keys})
     norms = sorted({k[2] for k in keys})
     variants = [v for v in VARIANTS if any(k[3] == v for k in keys)]
+    counts = sorted({len(got) for got in runs.values()})
+    per_program = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
     out = ["# Jacobi in the latency-bound regime (one GPU)", "",
            "Method: `bench/run-latency.sh` runs `jacobi` (Rust) and the CUDA C++ twin "
            "(`bench/reference/jacobi.cu`, the same kernels written in CUDA C++) alternately, one after the "
@@ -76,7 +78,7 @@ def main():
            "above; each program times its iteration loop with CUDA events after a warm-up and reports the "
            "slowest PE's µs per iteration. `put-block+graph` replays CUDA graphs of 100 iterations. "
            "`grid-pack` and `grid-p` are `jacobi2d-grid`'s (Rust only: no twin). A cell shows the median "
-           "of its runs (here one per program). The floor's yardsticks come from the Rust run of the same "
+           f"of its runs (here {per_program} per program). The floor's yardsticks come from the Rust run of the same "
            "cell: `fit_copy_gbps` (a working set of one grid copied back and forth in one launch, or by "
            "the copy engine, the faster), `launch_us` (an empty kernel launched 1000 times back to back) and "
            "`barrier_us` (the one-thread barrier kernel, every PE launching it, 1000 times). A `–` is a "

@@ -39,6 +39,12 @@ class LatencyReport(unittest.TestCase):
         text = report([line("put-block", 1, 1024, 100, 4.0, "rust"), line("put-block", 1, 1024, 100, 5.0, "cuda")])
         self.assertIn("| 1024² | 4.00 / 5.00 (0.800) |", text)
 
+    def test_the_method_counts_the_runs_per_program(self):
+        once = [line("put-block", 1, 1024, 100, 4.0, "rust"), line("put-block", 1, 1024, 100, 5.0, "cuda")]
+        self.assertIn("(here 1 per program)", report(once))
+        twice = once + [line("put-block", 1, 1024, 100, 4.2, "rust")]
+        self.assertIn("(here 1 to 2 per program)", report(twice))
+
     def test_the_floor_is_memory_or_launch_and_the_meeting(self):
         # 1024²: 8 MiB at 3355.4432 GB/s is 2.5 µs; a launch of 4 µs wins, plus a 9 µs meeting at 4 PEs.
         text = report([line("put-block", 4, 1024, 1, 20.0, "rust", fit=3355.4432)])
