@@ -1,7 +1,7 @@
 //! The NVSHMEM handle: initialisation (once per process), finalisation on drop, and the calls that
 //! need nothing else.
 
-use crate::allocation_check::Ledger;
+use crate::allocation_check::{Ledger, Refusal};
 use crate::bootstrap::{Bootstrap, Plugin};
 use crate::error::CudaContext as _;
 use crate::{Error, InitError, InitStatus, UniqueId, exit_guard, result};
@@ -254,9 +254,13 @@ impl Nvshmem {
         self.check_allocations.store(on, Ordering::SeqCst);
     }
 
-    /// Runs the allocation check for a request of `bytes` aligned to `alignment` (0: NVSHMEM's
-    /// default), when it is on; returns whether it ran.
-    pub(crate) fn check_allocation(&self, bytes: usize, alignment: usize) -> Result<bool, Error> {
+    /// Runs the allocation check for a request aligned to `alignment` (0: NVSHMEM's default) of
+    /// which this PE's verdict is `verdict`, when it is on; returns whether it ran.
+    pub(crate) fn check_allocation(
+        &self,
+        verdict: Result<usize, Refusal>,
+        alignment: usize,
+    ) -> Result<bool, Error> {
         if !self.check_allocations.load(Ordering::SeqCst) {
             return Ok(false);
         }
@@ -266,7 +270,9 @@ impl Nvshmem {
             // Every PE makes the same choice at the same point, so every PE allocates it here.
             empty => empty.insert(Ledger::allocate(self.lib, self.n_pes)?),
         };
-        ledger.check(&self.stream, bytes, alignment).map(|()| true)
+        ledger
+            .check(&self.stream, verdict, alignment)
+            .map(|()| true)
     }
 
     /// Bytes held by this handle's live symmetric buffers.
