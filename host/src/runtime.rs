@@ -42,6 +42,9 @@ pub struct Nvshmem {
     /// NVSHMEM's numbers of the split teams this PE holds a [`crate::TeamHandle`] of
     /// (`team.rs`).
     split_teams: RwLock<Vec<i32>>,
+    /// The ranges registered through a [`crate::RegisteredBuffer`] and not unregistered: those of
+    /// live guards and of leaked ones (`registration.rs`).
+    registered_ranges: Mutex<Vec<crate::registration::Range>>,
 }
 
 impl std::fmt::Debug for Nvshmem {
@@ -188,6 +191,7 @@ impl Nvshmem {
             check_allocations,
             heap_in_use: AtomicUsize::new(0),
             split_teams: RwLock::new(Vec::new()),
+            registered_ranges: Mutex::new(Vec::new()),
         })
     }
 
@@ -278,6 +282,15 @@ impl Nvshmem {
     /// Bytes held by this handle's live symmetric buffers.
     pub(crate) fn heap_in_use(&self) -> &AtomicUsize {
         &self.heap_in_use
+    }
+
+    /// The ranges registered through guards and not unregistered, locked.
+    pub(crate) fn registered_ranges(
+        &self,
+    ) -> std::sync::MutexGuard<'_, Vec<crate::registration::Range>> {
+        self.registered_ranges
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
     }
 
     /// The split teams this PE holds a handle of.

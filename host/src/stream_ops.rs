@@ -447,7 +447,7 @@ impl OnStream<'_> {
         // SAFETY: `dest` is symmetric, both hold `count` elements (checked), `source` is local
         // memory NVSHMEM can read (a symmetric buffer or a registered allocation), `pe` is valid.
         unsafe { result::stream::putmem_or_getmem(lib, put, to, from.cast(), length, pe, stream) };
-        Ok(())
+        source.order_release_after(self.stream)
     }
 
     /// Checks and enqueues one of NVSHMEM's on-stream `getmem` calls.
@@ -465,7 +465,7 @@ impl OnStream<'_> {
         // SAFETY: `source` is symmetric, both hold `count` elements (checked), `dest` is local
         // memory NVSHMEM can write (a symmetric buffer or a registered allocation), `pe` is valid.
         unsafe { result::stream::putmem_or_getmem(lib, get, to.cast(), from, length, pe, stream) };
-        Ok(())
+        dest.order_release_after(self.stream)
     }
 
     /// Checks and enqueues one of NVSHMEM's on-stream `putmem_signal` calls; `signal` is the
@@ -496,7 +496,7 @@ impl OnStream<'_> {
                 stream,
             )
         };
-        Ok(())
+        source.order_release_after(self.stream)
     }
 
     /// Checks the PE, and that both buffers hold `count` elements of `T`; the bytes to move.

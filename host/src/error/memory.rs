@@ -104,6 +104,17 @@ pub enum MemoryError {
         /// The buffer's length, in elements.
         len: usize,
     },
+    /// A registration of memory that overlaps memory already registered with NVSHMEM through a
+    /// [`crate::RegisteredBuffer`] that is alive or was leaked (`mem::forget`): a leaked guard keeps
+    /// its range registered for the rest of the handle's life.
+    AlreadyRegistered {
+        /// The new allocation's device address.
+        address: u64,
+        /// Its bytes.
+        bytes: usize,
+        /// The registered range it overlaps: its address and bytes.
+        registered: (u64, usize),
+    },
     /// A host slice and a buffer differ in length.
     LengthMismatch {
         /// The buffer's length.
@@ -266,6 +277,17 @@ impl fmt::Display for MemoryError {
                 f,
                 "index {index} is past the end of the `{buffer}` buffer, which has {len} \
                  element(s); pass an index below {len}"
+            ),
+            MemoryError::AlreadyRegistered {
+                address,
+                bytes,
+                registered: (start, length),
+            } => write!(
+                f,
+                "the allocation at {address:#x} ({bytes} bytes) overlaps memory registered with \
+                 NVSHMEM at {start:#x} ({length} bytes) by a RegisteredBuffer that is alive or was \
+                 leaked (mem::forget keeps its range registered until NVSHMEM finalises); drop \
+                 the other RegisteredBuffer first, or register another allocation"
             ),
             MemoryError::EmptyAllocation => write!(
                 f,
