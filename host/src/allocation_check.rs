@@ -2,7 +2,7 @@
 //! order, and no PE may refuse a request that the others go on to allocate, or NVSHMEM's heap goes
 //! out of step across PEs and the job deadlocks or corrupts memory.
 //!
-//! Before each allocation, every PE reaches its own verdict on the request ([`local_verdict`]: the
+//! Before each allocation, every PE reaches its own verdict on the request (`local_verdict`: the
 //! arguments, the heap's cap, the GPU's free memory, which differ between GPUs), writes
 //! `(sequence number, bytes, alignment, refusal)` into its slot of a small symmetric ledger, all
 //! PEs meet in a barrier, each gathers every PE's record (`nvshmemx_getmem_on_stream`), and all
