@@ -1,5 +1,6 @@
 //! Typed buffers in NVSHMEM's symmetric heap.
 
+use crate::allocation_check;
 use crate::environment::{self, HeapBound};
 use crate::error::CudaContext as _;
 use crate::result::Allocation;
@@ -71,7 +72,8 @@ impl Nvshmem {
     }
 
     /// Allocates `len` values of `T` at an address aligned to `alignment` bytes (`nvshmem_align`);
-    /// collective. `alignment` must be a power of two, at least `T`'s alignment.
+    /// collective. `alignment` must be a power of two, at least `T`'s alignment and a pointer's
+    /// size (8 bytes).
     ///
     /// ```no_run
     /// # let nvshmem = nvshmem_host::Nvshmem::init()?;
@@ -83,60 +85,33 @@ impl Nvshmem {
         len: usize,
         alignment: usize,
     ) -> Result<SymmetricBuffer<'_, T>, Error> {
-        if !alignment.is_power_of_two() || alignment < std::mem::align_of::<T>() {
-            return Err(MemoryError::InvalidAlignment {
-                alignment,
-                minimum: std::mem::align_of::<T>(),
-            }
-            .into());
-        }
         self.allocate(len, Allocation::Aligned(alignment))
     }
 
+    /// Reaches this PE's verdict on the request, makes it part of the collective check (so that
+    /// every PE returns the same error where any PE refuses), and allocates.
     fn allocate<T: Pod>(
         &self,
         len: usize,
         how: Allocation,
     ) -> Result<SymmetricBuffer<'_, T>, Error> {
-        if len == 0 || std::mem::size_of::<T>() == 0 {
-            return Err(MemoryError::EmptyAllocation.into());
-        }
-        let bytes = len.saturating_mul(std::mem::size_of::<T>());
         let alignment = match how {
-            Allocation::Aligned(alignment) => alignment,
-            Allocation::Uninitialized | Allocation::Zeroed => 0,
+            Allocation::Aligned(alignment) => Some(alignment),
+            Allocation::Uninitialized | Allocation::Zeroed => None,
         };
-        let checked = self.check_allocation(bytes, alignment)?;
-        // NVSHMEM crashes the process when it cannot place a request in the heap or back it with
-        // device memory, so a request the heap's cap cannot hold beside the live buffers, or one
-        // beyond the GPU's free memory, is refused here, while the heap is still intact. NVSHMEM
-        // keeps part of the heap for itself, so a request just below the cap's room can still fail
-        // inside NVSHMEM.
         let in_use = self.heap_in_use().load(Ordering::SeqCst);
         let bound = environment::heap_bound(|name| std::env::var_os(name));
-        if let Some(HeapBound::Cap(cap)) = bound
-            && in_use.saturating_add(bytes) as u64 > cap
-        {
-            return Err(MemoryError::HeapExhausted {
-                bytes,
-                in_use,
-                bound,
-            }
-            .into());
-        }
         let (free, _total) = self
             .context()
             .mem_get_info()
             .doing("reading the GPU's free memory")?;
-        if bytes > free {
-            let bound = Some(HeapBound::FreeMemory(free as u64));
-            return Err(MemoryError::HeapExhausted {
-                bytes,
-                in_use,
-                bound,
-            }
-            .into());
-        }
+        // `nvshmem_align` is undefined below a pointer's size.
+        let minimum = align_of::<T>().max(size_of::<*const T>());
+        let element = (len, size_of::<T>(), minimum);
+        let verdict = allocation_check::local_verdict(element, alignment, in_use, bound, free);
+        let checked = self.check_allocation(verdict, alignment.unwrap_or(0))?;
+        // Reached with a refusal only with the check off: the refusal is then this PE's alone.
+        let bytes = verdict.map_err(|refusal| Error::from(refusal.into_error()))?;
         // NVSHMEM grows the heap by whole granules beside what it keeps for itself: a request
         // that leaves less than a granule below the cap may have met the cap after all.
         let granule = environment::heap_granule(|name| std::env::var_os(name));
@@ -256,7 +231,8 @@ impl<T: Pod> Drop for SymmetricBuffer<'_, T> {
         // SAFETY: `address` came from `result::malloc` and nothing uses it after this; every PE drops
         // its buffers in the same order (the type's documented contract).
         unsafe { result::free(self.nvshmem.lib(), self.ptr().cast()) }
-        let bytes = self.len * std::mem::size_of::<T>();
+        // The product was checked when the buffer was allocated.
+        let bytes = self.len * size_of::<T>();
         self.nvshmem
             .heap_in_use()
             .fetch_sub(bytes, Ordering::SeqCst);

@@ -59,6 +59,7 @@ mod exit_guard;
 mod graph;
 mod image;
 mod launch;
+mod lengths;
 mod mapped_signal_adds;
 mod module;
 #[cfg(feature = "mpi")]
@@ -76,8 +77,8 @@ mod unique_id;
 pub use bootstrap::{Bootstrap, Plugin};
 pub use buffer::SymmetricBuffer;
 pub use error::{
-    AllocationRequest, CudaContext, Error, GraphError, InitError, LaunchError, MemoryError,
-    ModuleError, TeamError,
+    AllocationRefusal, AllocationRequest, CudaContext, Error, GraphError, InitError, LaunchError,
+    MemoryError, ModuleError, TeamError,
 };
 pub use graph::Graph;
 pub use image::ModuleImage;

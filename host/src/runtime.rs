@@ -1,7 +1,7 @@
 //! The NVSHMEM handle: initialisation (once per process), finalisation on drop, and the calls that
 //! need nothing else.
 
-use crate::allocation_check::Ledger;
+use crate::allocation_check::{Ledger, Refusal};
 use crate::bootstrap::{Bootstrap, Plugin};
 use crate::error::CudaContext as _;
 use crate::{Error, InitError, InitStatus, UniqueId, exit_guard, result};
@@ -42,6 +42,9 @@ pub struct Nvshmem {
     /// NVSHMEM's numbers of the split teams this PE holds a [`crate::TeamHandle`] of
     /// (`team.rs`).
     split_teams: RwLock<Vec<i32>>,
+    /// The ranges registered through a [`crate::RegisteredBuffer`] and not unregistered: those of
+    /// live guards and of leaked ones (`registration.rs`).
+    registered_ranges: Mutex<Vec<crate::registration::Range>>,
 }
 
 impl std::fmt::Debug for Nvshmem {
@@ -188,6 +191,7 @@ impl Nvshmem {
             check_allocations,
             heap_in_use: AtomicUsize::new(0),
             split_teams: RwLock::new(Vec::new()),
+            registered_ranges: Mutex::new(Vec::new()),
         })
     }
 
@@ -254,9 +258,13 @@ impl Nvshmem {
         self.check_allocations.store(on, Ordering::SeqCst);
     }
 
-    /// Runs the allocation check for a request of `bytes` aligned to `alignment` (0: NVSHMEM's
-    /// default), when it is on; returns whether it ran.
-    pub(crate) fn check_allocation(&self, bytes: usize, alignment: usize) -> Result<bool, Error> {
+    /// Runs the allocation check for a request aligned to `alignment` (0: NVSHMEM's default) of
+    /// which this PE's verdict is `verdict`, when it is on; returns whether it ran.
+    pub(crate) fn check_allocation(
+        &self,
+        verdict: Result<usize, Refusal>,
+        alignment: usize,
+    ) -> Result<bool, Error> {
         if !self.check_allocations.load(Ordering::SeqCst) {
             return Ok(false);
         }
@@ -266,12 +274,23 @@ impl Nvshmem {
             // Every PE makes the same choice at the same point, so every PE allocates it here.
             empty => empty.insert(Ledger::allocate(self.lib, self.n_pes)?),
         };
-        ledger.check(&self.stream, bytes, alignment).map(|()| true)
+        ledger
+            .check(&self.stream, verdict, alignment)
+            .map(|()| true)
     }
 
     /// Bytes held by this handle's live symmetric buffers.
     pub(crate) fn heap_in_use(&self) -> &AtomicUsize {
         &self.heap_in_use
+    }
+
+    /// The ranges registered through guards and not unregistered, locked.
+    pub(crate) fn registered_ranges(
+        &self,
+    ) -> std::sync::MutexGuard<'_, Vec<crate::registration::Range>> {
+        self.registered_ranges
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
     }
 
     /// The split teams this PE holds a handle of.

@@ -21,9 +21,10 @@
 //! # Ok::<(), nvshmem_host::Error>(())
 //! ```
 
+use crate::lengths;
 use crate::result::stream::Delivery::{self, Blocking, NonBlocking};
 use crate::result::stream::Transfer;
-use crate::{Error, LocalMemory, MemoryError, Nvshmem, SymmetricBuffer, TeamError, result};
+use crate::{Error, LocalMemory, Nvshmem, SymmetricBuffer, TeamError, result};
 use bytemuck::Pod;
 use cudarc::driver::CudaStream;
 use nvshmem_abi::{Cmp, SignalOp, Team};
@@ -36,20 +37,6 @@ mod sealed {
     /// What [`super::StreamOperations`] runs on: NVSHMEM and a stream of its context.
     pub trait Target {
         fn target(&self) -> super::OnStream<'_>;
-    }
-}
-
-/// An error unless `len ≥ needed`.
-fn need(buffer: &'static str, len: usize, needed: usize) -> Result<(), Error> {
-    if len >= needed {
-        Ok(())
-    } else {
-        Err(MemoryError::BufferTooShort {
-            buffer,
-            len,
-            needed,
-        }
-        .into())
     }
 }
 
@@ -105,10 +92,6 @@ impl Nvshmem {
     }
 }
 
-fn bytes<T>(count: usize) -> usize {
-    count * std::mem::size_of::<T>()
-}
-
 fn cast_mut<T: Pod>(buffer: &SymmetricBuffer<'_, T>) -> *mut c_void {
     buffer.as_symmetric_ptr().as_ptr().cast()
 }
@@ -119,7 +102,7 @@ fn cast<T: Pod>(buffer: &SymmetricBuffer<'_, T>) -> *const c_void {
 
 /// The address of word `index` of a signal buffer.
 fn signal_word(signal: &SymmetricBuffer<'_, u64>, index: usize) -> Result<*mut u64, Error> {
-    need("signal", signal.len(), index + 1)?;
+    lengths::index_in("signal", signal.len(), index)?;
     // SAFETY: `index < len` (checked above), so the word is inside the allocation.
     Ok(unsafe { signal.as_symmetric_ptr().add(index) }.as_ptr())
 }
@@ -315,8 +298,7 @@ pub trait StreamOperations: sealed::Target {
         count: usize,
     ) -> Result<(), Error> {
         let _ = op;
-        need("dest", dest.len(), count)?;
-        need("source", source.len(), count)?;
+        lengths::reduce(dest.len(), source.len(), count)?;
         let on = self.target();
         let live = on.nvshmem.live_teams();
         let team = live.raw(team)?;
@@ -344,8 +326,7 @@ pub trait StreamOperations: sealed::Target {
         let live = on.nvshmem.live_teams();
         let n = live.n_pes(on.nvshmem, team)?.max(0) as usize;
         let team = live.raw(team)?;
-        need("dest", dest.len(), count)?;
-        need("source", source.len(), count * n)?;
+        lengths::reducescatter(dest.len(), source.len(), count, n)?;
         let (to, from) = (
             dest.as_symmetric_ptr().as_ptr(),
             source.as_symmetric_ptr().as_ptr(),
@@ -369,9 +350,8 @@ pub trait StreamOperations: sealed::Target {
         let live = on.nvshmem.live_teams();
         check_pe(root, live.n_pes(on.nvshmem, team)?)?;
         let team = live.raw(team)?;
-        need("dest", dest.len(), count)?;
-        need("source", source.len(), count)?;
-        let (to, from, length) = (cast_mut(dest), cast(source), bytes::<T>(count));
+        let length = lengths::broadcast::<T>(dest.len(), source.len(), count)?;
+        let (to, from) = (cast_mut(dest), cast(source));
         // SAFETY: `team` exists with this PE in it, `root` is in it, the buffers are long enough.
         unsafe {
             result::stream::broadcastmem(on.lib(), team, to, from, length, root, on.cu_stream())
@@ -392,9 +372,8 @@ pub trait StreamOperations: sealed::Target {
         let live = on.nvshmem.live_teams();
         let n = live.n_pes(on.nvshmem, team)?.max(0) as usize;
         let team = live.raw(team)?;
-        need("dest", dest.len(), count * n)?;
-        need("source", source.len(), count)?;
-        let (to, from, length) = (cast_mut(dest), cast(source), bytes::<T>(count));
+        let length = lengths::fcollect::<T>(dest.len(), source.len(), count, n)?;
+        let (to, from) = (cast_mut(dest), cast(source));
         // SAFETY: `team` exists with this PE in it, the buffers are long enough.
         unsafe { result::stream::fcollectmem(on.lib(), team, to, from, length, on.cu_stream()) }
     }
@@ -413,9 +392,8 @@ pub trait StreamOperations: sealed::Target {
         let live = on.nvshmem.live_teams();
         let n = live.n_pes(on.nvshmem, team)?.max(0) as usize;
         let team = live.raw(team)?;
-        need("dest", dest.len(), count * n)?;
-        need("source", source.len(), count * n)?;
-        let (to, from, length) = (cast_mut(dest), cast(source), bytes::<T>(count));
+        let length = lengths::alltoall::<T>(dest.len(), source.len(), count, n)?;
+        let (to, from) = (cast_mut(dest), cast(source));
         // SAFETY: `team` exists with this PE in it, the buffers are long enough.
         unsafe { result::stream::alltoallmem(on.lib(), team, to, from, length, on.cu_stream()) }
     }
@@ -463,13 +441,13 @@ impl OnStream<'_> {
         pe: i32,
         delivery: Delivery,
     ) -> Result<(), Error> {
-        self.check_transfer(dest.len(), source.len(), count, pe)?;
-        let (to, from, length) = (cast_mut(dest), source.local_ptr(), bytes::<T>(count));
+        let length = self.check_transfer::<T>(dest.len(), source.len(), count, pe)?;
+        let (to, from) = (cast_mut(dest), source.local_ptr());
         let (lib, stream, put) = (self.lib(), self.cu_stream(), Transfer::Put(delivery));
         // SAFETY: `dest` is symmetric, both hold `count` elements (checked), `source` is local
         // memory NVSHMEM can read (a symmetric buffer or a registered allocation), `pe` is valid.
         unsafe { result::stream::putmem_or_getmem(lib, put, to, from.cast(), length, pe, stream) };
-        Ok(())
+        source.order_release_after(self.stream)
     }
 
     /// Checks and enqueues one of NVSHMEM's on-stream `getmem` calls.
@@ -481,13 +459,13 @@ impl OnStream<'_> {
         pe: i32,
         delivery: Delivery,
     ) -> Result<(), Error> {
-        self.check_transfer(dest.len(), source.len(), count, pe)?;
-        let (to, from, length) = (dest.local_ptr(), cast(source), bytes::<T>(count));
+        let length = self.check_transfer::<T>(dest.len(), source.len(), count, pe)?;
+        let (to, from) = (dest.local_ptr(), cast(source));
         let (lib, stream, get) = (self.lib(), self.cu_stream(), Transfer::Get(delivery));
         // SAFETY: `source` is symmetric, both hold `count` elements (checked), `dest` is local
         // memory NVSHMEM can write (a symmetric buffer or a registered allocation), `pe` is valid.
         unsafe { result::stream::putmem_or_getmem(lib, get, to.cast(), from, length, pe, stream) };
-        Ok(())
+        dest.order_release_after(self.stream)
     }
 
     /// Checks and enqueues one of NVSHMEM's on-stream `putmem_signal` calls; `signal` is the
@@ -501,9 +479,9 @@ impl OnStream<'_> {
         pe: i32,
         delivery: Delivery,
     ) -> Result<(), Error> {
-        self.check_transfer(dest.len(), source.len(), count, pe)?;
+        let length = self.check_transfer::<T>(dest.len(), source.len(), count, pe)?;
         let word = signal_word(signal, index)?;
-        let (to, from, length) = (cast_mut(dest), source.local_ptr(), bytes::<T>(count));
+        let (to, from) = (cast_mut(dest), source.local_ptr());
         let (lib, stream, signal) = (self.lib(), self.cu_stream(), (word, value, op as i32));
         // SAFETY: as for `put`; the signal word is symmetric and in range (checked).
         unsafe {
@@ -518,20 +496,19 @@ impl OnStream<'_> {
                 stream,
             )
         };
-        Ok(())
+        source.order_release_after(self.stream)
     }
 
-    /// Checks the PE, and that both buffers hold `count` elements.
-    fn check_transfer(
+    /// Checks the PE, and that both buffers hold `count` elements of `T`; the bytes to move.
+    fn check_transfer<T>(
         &self,
         dest: usize,
         source: usize,
         count: usize,
         pe: i32,
-    ) -> Result<(), Error> {
+    ) -> Result<usize, Error> {
         check_pe(pe, self.nvshmem.n_pes())?;
-        need("dest", dest, count)?;
-        need("source", source, count)
+        lengths::transfer::<T>(dest, source, count)
     }
 }
 
@@ -540,13 +517,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn checks_name_the_buffer_and_the_pe() {
-        let error = need("source", 3, 8).unwrap_err().to_string();
-        assert!(
-            error.contains("`source` buffer has 3 element(s)"),
-            "{error}"
-        );
-        assert!(need("dest", 8, 8).is_ok());
+    fn checks_name_the_pe() {
         let error = check_pe(4, 4).unwrap_err().to_string();
         assert!(
             error.contains("PE 4 does not exist in a team of 4"),

@@ -210,7 +210,8 @@ fn aligned_allocations_are_aligned_and_bad_alignments_refused() {
     let nvshmem = Nvshmem::init().expect("init");
     let buffer = nvshmem.alloc_aligned::<f32>(100, 1 << 16).unwrap();
     assert_eq!(buffer.as_symmetric_ptr().as_ptr() as usize % (1 << 16), 0);
-    for bad in [3, 2] {
+    // 4 is f32's alignment, but nvshmem_align needs at least a pointer's size.
+    for bad in [3, 2, 4] {
         let error = nvshmem
             .alloc_aligned::<f32>(100, bad)
             .unwrap_err()
@@ -218,7 +219,7 @@ fn aligned_allocations_are_aligned_and_bad_alignments_refused() {
         println!("{error}");
         assert!(
             error.contains(&format!(
-                "alignment {bad} is not a power of two of at least 4"
+                "alignment {bad} is not a power of two of at least 8"
             )),
             "{error}"
         );

@@ -20,6 +20,16 @@ pub struct AllocationRequest {
     pub alignment: u64,
 }
 
+/// Why one PE refused a symmetric allocation, as every PE learns it from the collective check (see
+/// [`MemoryError::AllocationRefused`]).
+#[derive(Debug)]
+pub struct AllocationRefusal {
+    /// The PE that refused.
+    pub pe: i32,
+    /// Its reason, as it would have returned it alone.
+    pub reason: MemoryError,
+}
+
 /// A symmetric allocation, or a copy or operation on symmetric buffers, cannot be made.
 #[derive(Debug)]
 #[non_exhaustive]
@@ -53,11 +63,12 @@ pub enum MemoryError {
         /// Whether MPS serves this machine.
         mps: bool,
     },
-    /// The alignment asked of `nvshmem_align` is not a power of two or is below the type's.
+    /// The alignment asked of `nvshmem_align` is not a power of two, or is below the type's or a
+    /// pointer's size (below which `nvshmem_align` is undefined).
     InvalidAlignment {
         /// The alignment asked for.
         alignment: usize,
-        /// The element type's alignment.
+        /// The least alignment allowed: the element type's, and at least a pointer's size.
         minimum: usize,
     },
     /// PEs asked for different symmetric allocations at the same point.
@@ -65,8 +76,45 @@ pub enum MemoryError {
         /// Every PE's request.
         requests: Vec<AllocationRequest>,
     },
+    /// Some PEs refused a symmetric allocation for reasons that differ across PEs (a GPU with less
+    /// free memory, another heap setting): every PE returns this same error and none allocated.
+    /// Where every PE refused for the same reason, that reason is the error instead.
+    AllocationRefused {
+        /// Each refusing PE and its reason, in PE order.
+        refusals: Vec<AllocationRefusal>,
+    },
     /// A symmetric allocation of zero elements was requested.
     EmptyAllocation,
+    /// A length or byte count computed from the arguments does not fit in `usize`: no buffer can
+    /// hold it.
+    Overflow {
+        /// What was computed (`the request's bytes (elements × element size)`, …).
+        quantity: &'static str,
+        /// The count given.
+        count: usize,
+        /// What it was multiplied by.
+        factor: usize,
+    },
+    /// An element index past the end of a symmetric buffer.
+    IndexOutOfRange {
+        /// Which argument (`signal`).
+        buffer: &'static str,
+        /// The index given.
+        index: usize,
+        /// The buffer's length, in elements.
+        len: usize,
+    },
+    /// A registration of memory that overlaps memory already registered with NVSHMEM through a
+    /// [`crate::RegisteredBuffer`] that is alive or was leaked (`mem::forget`): a leaked guard keeps
+    /// its range registered for the rest of the handle's life.
+    AlreadyRegistered {
+        /// The new allocation's device address.
+        address: u64,
+        /// Its bytes.
+        bytes: usize,
+        /// The registered range it overlaps: its address and bytes.
+        registered: (u64, usize),
+    },
     /// A host slice and a buffer differ in length.
     LengthMismatch {
         /// The buffer's length.
@@ -182,7 +230,8 @@ impl fmt::Display for MemoryError {
             MemoryError::InvalidAlignment { alignment, minimum } => write!(
                 f,
                 "alignment {alignment} is not a power of two of at least {minimum} (the element \
-                 type's alignment); pass e.g. {}",
+                 type's alignment, and at least a pointer's size, as nvshmem_align requires); pass \
+                 e.g. {}",
                 (*minimum).max(alignment.next_power_of_two())
             ),
             MemoryError::AllocationMismatch { requests } => {
@@ -204,6 +253,42 @@ impl fmt::Display for MemoryError {
                      order; nothing was allocated"
                 )
             }
+            MemoryError::AllocationRefused { refusals } => {
+                write!(
+                    f,
+                    "a symmetric allocation was refused on {} PE(s); no PE allocated it:",
+                    refusals.len()
+                )?;
+                for refusal in refusals {
+                    write!(f, "\n  - PE {}: {}", refusal.pe, refusal.reason)?;
+                }
+                Ok(())
+            }
+            MemoryError::Overflow {
+                quantity,
+                count,
+                factor,
+            } => write!(
+                f,
+                "{quantity} ({count} × {factor}) does not fit in usize, so no buffer can hold it; \
+                 pass a count the buffers hold"
+            ),
+            MemoryError::IndexOutOfRange { buffer, index, len } => write!(
+                f,
+                "index {index} is past the end of the `{buffer}` buffer, which has {len} \
+                 element(s); pass an index below {len}"
+            ),
+            MemoryError::AlreadyRegistered {
+                address,
+                bytes,
+                registered: (start, length),
+            } => write!(
+                f,
+                "the allocation at {address:#x} ({bytes} bytes) overlaps memory registered with \
+                 NVSHMEM at {start:#x} ({length} bytes) by a RegisteredBuffer that is alive or was \
+                 leaked (mem::forget keeps its range registered until NVSHMEM finalises); drop \
+                 the other RegisteredBuffer first, or register another allocation"
+            ),
             MemoryError::EmptyAllocation => write!(
                 f,
                 "a symmetric allocation of zero elements was requested; allocate at least one"

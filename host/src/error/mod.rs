@@ -14,7 +14,7 @@ mod team;
 pub use graph::GraphError;
 pub use init::InitError;
 pub use launch::LaunchError;
-pub use memory::{AllocationRequest, MemoryError};
+pub use memory::{AllocationRefusal, AllocationRequest, MemoryError};
 pub use module::ModuleError;
 pub use team::TeamError;
 
