@@ -9,6 +9,8 @@ use cudarc::driver::sys::CUresult;
 use cudarc::driver::{CudaContext, CudaStream};
 use nvshmem_pe_env::rendezvous;
 use nvshmem_sys::NvshmemHost;
+use std::cell::Cell;
+use std::marker::PhantomData;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
@@ -26,6 +28,10 @@ static INITIALIZED: AtomicBool = AtomicBool::new(false);
 /// println!("PE {} of {}", nvshmem.my_pe(), nvshmem.n_pes());
 /// # Ok::<(), nvshmem_host::Error>(())
 /// ```
+///
+/// The handle may move to another thread but is not shared between threads (`!Sync`): NVSHMEM's
+/// collective calls (allocation, barriers, team splits) must be made by every PE in the same order,
+/// and two threads of one PE calling them at once would each enter a different collective.
 pub struct Nvshmem {
     lib: &'static NvshmemHost,
     context: Arc<CudaContext>,
@@ -45,6 +51,8 @@ pub struct Nvshmem {
     /// The ranges registered through a [`crate::RegisteredBuffer`] and not unregistered: those of
     /// live guards and of leaked ones (`registration.rs`).
     registered_ranges: Mutex<Vec<crate::registration::Range>>,
+    /// Makes the handle `!Sync` (see the type's documentation).
+    not_shared: PhantomData<Cell<()>>,
 }
 
 impl std::fmt::Debug for Nvshmem {
@@ -192,6 +200,7 @@ impl Nvshmem {
             heap_in_use: AtomicUsize::new(0),
             split_teams: RwLock::new(Vec::new()),
             registered_ranges: Mutex::new(Vec::new()),
+            not_shared: PhantomData,
         })
     }
 
