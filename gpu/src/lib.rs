@@ -234,7 +234,7 @@ pub use element::{
     AtomicAdd, AtomicBitwise, AtomicCompareSwap, AtomicElement, AtomicInteger, Element, WaitElement,
 };
 pub use nvshmem_abi::SymmetricPtr;
-pub use nvshmem_abi::{KernelDescriptor, KernelParam, SafeKernel, SingleParam};
+pub use nvshmem_abi::{KernelDescriptor, KernelParam, ParamCode, SafeKernel, SingleParam};
 pub use p2p::Cmp;
 
 /// What `#[kernel]`'s expansion names: the signature's parts (see `nvshmem_abi`'s launch items).
