@@ -7,7 +7,9 @@
 //! | module globals found by name | [`DEVICE_CHECKS_SYMBOL`], [`MAPPED_SIGNAL_ADDS_SYMBOL`] | the GPU crate defines them, the builder keeps them visible, the host fills them |
 //! | the device transport pin | [`PINNED_DEVICE_TRANSPORT_SYMBOL`], [`PINNABLE_RELEASES`], [`pinnable_offset`], [`PROXY_DEVICE_TRANSPORT`] | the builder pins NVSHMEM's device code and marks the module, the host checks NVSHMEM's choice |
 //! | the device checks' settings | [`DeviceChecks`], [`DEFAULT_TIMEOUT_NS`] | the GPU crate reads them, the host writes them |
-//! | kernel parameters | [`SymmetricPtr`], [`Team`] | the host passes them, kernels receive them |
+//! | kernel parameters | [`SymmetricPtr`], [`Team`], [`KernelParam`], [`SliceParam`] | the host passes them, kernels receive them |
+//! | launch descriptors and signatures | [`KernelDescriptor`], [`SafeKernel`], [`ParamCode`], [`Signature`], [`SIGNATURE_SYMBOL_PREFIX`] | `#[kernel]` emits them, the builder keeps the signature globals visible, the host compares them before a typed launch |
+//! | element types | [`ElementType`], [`for_each_element!`] | the device's typed calls and slices, the host's buffers passed as slices |
 //! | operation codes | [`Cmp`], [`SignalOp`], the reduction operators of [`op`] | the same values on the device and in the host's on-stream calls |
 //! | reduction tables | [`for_each_arith_reduce_element!`], [`for_each_bitwise_reduce_element!`], [`for_each_arith_reduce_op!`], [`for_each_bitwise_reduce_op!`] | the device's and the host's on-stream reductions, for the same (operator, type) pairs |
 //!
@@ -15,6 +17,7 @@
 #![no_std]
 
 mod checks;
+mod launch;
 mod operations;
 mod reduce;
 mod symmetric;
@@ -23,6 +26,11 @@ mod team;
 pub use checks::{
     DEFAULT_TIMEOUT_NS, DEVICE_CHECKS_SYMBOL, DeviceChecks, MAPPED_SIGNAL_ADDS_SYMBOL,
     PINNABLE_RELEASES, PINNED_DEVICE_TRANSPORT_SYMBOL, PROXY_DEVICE_TRANSPORT, pinnable_offset,
+};
+pub use launch::{
+    ElementType, KernelDescriptor, KernelParam, LayoutCode, ParamCode, ParamCodeOf,
+    SIGNATURE_SYMBOL_PREFIX, SafeKernel, Signature, SingleParam, SliceParam, encode_signature,
+    signature_len, signature_symbol, write_signature,
 };
 pub use operations::{Cmp, SignalOp};
 pub use reduce::op;

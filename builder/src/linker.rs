@@ -20,6 +20,7 @@
 use crate::transport_pin::{self, DeviceTransports};
 use nvshmem_abi::{
     DEVICE_CHECKS_SYMBOL, MAPPED_SIGNAL_ADDS_SYMBOL, PINNED_DEVICE_TRANSPORT_SYMBOL,
+    SIGNATURE_SYMBOL_PREFIX,
 };
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -45,10 +46,16 @@ pub const NVSHMEM_STATE_SYMBOLS: [&str; 2] =
 /// The `-internalize-public-api-list` of the link step: the kernels `exports`, and the globals the
 /// host finds by name: NVSHMEM's ([`NVSHMEM_STATE_SYMBOLS`]), `nvshmem-gpu`'s, which a module
 /// built without the device checks or the load/store path lacks (harmless to the internalize step),
-/// and the transport pin's mark.
+/// the transport pin's mark, and `#[kernel]`'s signature global of each export (for the kernels;
+/// other exports have none, also harmless), which the host reads before a typed launch.
 fn public_api(exports: &[String]) -> String {
+    let signatures: Vec<String> = exports
+        .iter()
+        .map(|export| format!("{SIGNATURE_SYMBOL_PREFIX}{export}"))
+        .collect();
     let kept: Vec<&str> = exports
         .iter()
+        .chain(&signatures)
         .map(String::as_str)
         .chain(NVSHMEM_STATE_SYMBOLS)
         .chain([
@@ -644,6 +651,7 @@ attributes #1 = { "target-cpu"="sm_70" "target-features"="+ptx60" }
                       @NVSHMEMRS_MAPPED_SIGNAL_ADDS = global i32 0\n\
                       @NVSHMEMRS_PINNED_DEVICE_TRANSPORT = constant i32 0\n\
                       @nvshmemi_device_state_d = global i64 0\n\
+                      @nvshmemrs_signature_kernel = constant [4 x i8] c\"NRS\\01\"\n\
                       @helper_state = global i64 0\n\
                       define void @kernel() { ret void }\n";
         let mut child = Command::new(opt)
@@ -666,6 +674,7 @@ attributes #1 = { "target-cpu"="sm_70" "target-features"="+ptx60" }
             "@NVSHMEMRS_MAPPED_SIGNAL_ADDS = global",
             "@NVSHMEMRS_PINNED_DEVICE_TRANSPORT = constant",
             "@nvshmemi_device_state_d = global",
+            "@nvshmemrs_signature_kernel = constant",
             "define void @kernel",
         ] {
             assert!(ir.contains(kept), "{kept} is gone:\n{ir}");

@@ -79,7 +79,7 @@ mod sealed {
     note = "the element types are f32, f64, i8, i16, i32, i64, u8, u16, u32, u64, isize, usize; \
             move other plain data with the byte (`*mem`) functions"
 )]
-pub trait Element: Copy + sealed::Sealed + 'static {
+pub trait Element: nvshmem_abi::ElementType + sealed::Sealed {
     /// NVSHMEM's name of the type, as in `nvshmem_<name>_put`.
     const NVSHMEM_NAME: &'static str;
     /// The NVSHMEM functions for this type; use the functions of [`crate::rma`] instead.
@@ -161,20 +161,7 @@ macro_rules! implement_element {
             &[$(<$rust as Element>::RMA_NAMES, <$rust as Element>::COLLECTIVE_NAMES),*];
     } };
 }
-implement_element! {
-    f32 => float,
-    f64 => double,
-    i8 => int8,
-    i16 => int16,
-    i32 => int32,
-    i64 => int64,
-    u8 => uint8,
-    u16 => uint16,
-    u32 => uint32,
-    u64 => uint64,
-    isize => ptrdiff,
-    usize => size,
-}
+nvshmem_abi::for_each_element!(implement_element);
 
 /// A type NVSHMEM can wait on and test (`wait_until`, `test` and their `_all`/`_any`/`_some`/
 /// `_vector` forms): `i16`, `i32`, `i64`, `u16`, `u32`, `u64`, `isize`, `usize`.

@@ -234,8 +234,14 @@ pub use element::{
     AtomicAdd, AtomicBitwise, AtomicCompareSwap, AtomicElement, AtomicInteger, Element, WaitElement,
 };
 pub use nvshmem_abi::SymmetricPtr;
+pub use nvshmem_abi::{KernelDescriptor, KernelParam, ParamCode, SafeKernel, SingleParam};
 pub use p2p::Cmp;
-pub use params::{KernelDescriptor, KernelParam, SafeKernel, SingleParam};
+
+/// What `#[kernel]`'s expansion names: the signature's parts (see `nvshmem_abi`'s launch items).
+#[doc(hidden)]
+pub mod __kernel {
+    pub use nvshmem_abi::{LayoutCode, ParamCode, ParamCodeOf, encode_signature, signature_len};
+}
 pub use pe::Pe;
 pub use scope::{Block, Pending, Thread, Warp};
 pub use signal::SignalOp;

@@ -76,13 +76,6 @@ impl<T> SymmetricSlice<T> {
         }
     }
 
-    /// The two words a kernel launch passes for the slice, address then length (see the type's
-    /// documentation), as the host's launch takes them.
-    #[doc(hidden)]
-    pub fn launch_words(&self) -> (&SymmetricPtr<T>, &usize) {
-        (&self.start, &self.len)
-    }
-
     /// The number of elements.
     pub const fn len(self) -> usize {
         self.len

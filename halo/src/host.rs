@@ -24,8 +24,8 @@ use bytemuck::Pod;
 use cudarc::driver::{CudaSlice, DevicePtr};
 use nvshmem_gpu::Element;
 use nvshmem_host::{
-    CudaContext as _, Error, IntoParam, KernelArg, Nvshmem, SymmetricBuffer, SymmetricPtr,
-    SymmetricSlice,
+    CudaContext as _, Error, IntoParam, KernelArg, LaunchValue, Nvshmem, SymmetricBuffer,
+    SymmetricPtr,
 };
 
 // SAFETY: `#[repr(C)]` plain integers, declared once in this crate for host and kernels alike.
@@ -105,10 +105,11 @@ impl<'nv, T: Pod> HaloGrids<'nv, T> {
         self.next.as_symmetric_ptr()
     }
 
-    /// The array an iteration reads, as a safe kernel takes it: a slice of [`Patch::len`]
+    /// The array an iteration reads, as a safe kernel's slice parameter takes it (two words for an
+    /// unsafe launch, opaque): [`Patch::len`]
     /// elements. An error if the array was allocated without the allocation check
     /// (`NVSHMEMRS_CHECK_ALLOCATIONS=0`), which is what makes its length the same on every PE.
-    pub fn current_slice(&self) -> Result<SymmetricSlice<T>, Error>
+    pub fn current_slice(&self) -> Result<LaunchValue<'_>, Error>
     where
         T: Element,
     {
@@ -116,7 +117,7 @@ impl<'nv, T: Pod> HaloGrids<'nv, T> {
     }
 
     /// The array an iteration writes, as [`current_slice`](Self::current_slice) gives the other.
-    pub fn next_slice(&self) -> Result<SymmetricSlice<T>, Error>
+    pub fn next_slice(&self) -> Result<LaunchValue<'_>, Error>
     where
         T: Element,
     {

@@ -236,8 +236,12 @@ impl MeetingCounter {
 macro_rules! kernel_params {
     ($($ty:ty),*) => { $(
         // SAFETY: as said above; `#[repr(C)]` or `#[repr(transparent)]`, the same layout on host and
-        // device, passed as one parameter.
-        unsafe impl KernelParam for $ty {}
+        // device, passed as one parameter; outside the closed set of codes, known by its layout.
+        unsafe impl KernelParam for $ty {
+            const CODE: nvshmem_gpu::ParamCode =
+                nvshmem_gpu::ParamCode::layout(size_of::<$ty>(), align_of::<$ty>());
+            type Launch = $ty;
+        }
         // SAFETY: as above.
         unsafe impl SingleParam for $ty {}
     )* };

@@ -6,7 +6,6 @@ use crate::{Error, Kernel, LaunchError, OnStream};
 use cudarc::driver::CudaFunction;
 use cudarc::driver::sys::CUdevice_attribute;
 use nvshmem_abi::SymmetricPtr;
-use nvshmem_gpu::SymmetricSlice;
 use std::ffi::c_void;
 
 /// cudarc's `launch_kernel` and `launch_cooperative_kernel`.
@@ -73,7 +72,8 @@ impl LaunchConfig {
 /// ```
 pub unsafe trait KernelArg {
     /// Appends the addresses of the kernel parameters this value fills, as `cuLaunchKernel` wants
-    /// them: one, the value itself, for every type but [`SymmetricSlice`], which fills two.
+    /// them: one, the value itself, for every type but a typed launch's slice
+    /// ([`LaunchValue`](crate::LaunchValue)), which fills two.
     fn push_params(&self, params: &mut Vec<*mut c_void>) {
         params.push((self as *const Self).cast_mut().cast());
     }
@@ -95,15 +95,6 @@ unsafe impl<T> KernelArg for *const T {}
 unsafe impl<T> KernelArg for *mut T {}
 // SAFETY: `SymmetricPtr` is `#[repr(transparent)]` over a device pointer.
 unsafe impl<T> KernelArg for SymmetricPtr<T> {}
-// SAFETY: `#[kernel]` takes a `SymmetricSlice` as two parameters, its address and its length.
-unsafe impl<T> KernelArg for SymmetricSlice<T> {
-    fn push_params(&self, params: &mut Vec<*mut c_void>) {
-        let (start, len) = self.launch_words();
-        start.push_params(params);
-        len.push_params(params);
-    }
-}
-
 impl Kernel<'_> {
     /// The kernel's name.
     pub fn name(&self) -> &str {

@@ -274,6 +274,11 @@ impl<'nv> Module<'nv> {
         })
     }
 
+    /// The raw handle of the loaded module, for reading its globals.
+    pub(crate) fn cu_module(&self) -> CUmodule {
+        self.module
+    }
+
     pub(crate) fn nvshmem(&self) -> &'nv Nvshmem {
         self.nvshmem
     }

@@ -1,26 +1,35 @@
 //! Typed launches: a kernel named by the launch descriptor that `#[kernel]` emits beside it, with
 //! the arguments checked against its parameter types at compile time, not by a string name and a
-//! list of `&dyn KernelArg`. A safe kernel's launch is safe.
+//! list of `&dyn KernelArg`, and the descriptor checked against the loaded module when the kernel
+//! is looked up. A safe kernel's launch is safe.
 //!
 //! ```no_run
-//! # mod ring_kernels {
-//! #     use nvshmem_gpu::{SymmetricSlice, kernel};
-//! #     #[kernel]
-//! #     pub fn ring_block(source: SymmetricSlice<f32>, received: SymmetricSlice<f32>) {}
-//! # }
-//! # const PTX: &str = "";
-//! let nvshmem = nvshmem_host::Nvshmem::init()?;
-//! let module = nvshmem.load_module(PTX)?;
-//! let source = nvshmem.alloc_zeroed::<f32>(1024)?;
-//! let received = nvshmem.alloc_zeroed::<f32>(1024)?;
-//! let ring = module.typed_kernel::<ring_kernels::RingBlock>()?;
-//! ring.run_cooperative(nvshmem_host::LaunchConfig::linear(1, 256), (&source, &received))?;
-//! # Ok::<(), nvshmem_host::Error>(())
+//! use nvshmem_host::{Error, LaunchConfig, Nvshmem, SafeKernel, SliceParam};
+//! /// Runs the ring kernel `K` (`ring_kernels::RingBlock`, which `#[kernel]` emits for
+//! /// `pub fn ring_block(source: SymmetricSlice<f32>, received: SymmetricSlice<f32>)`).
+//! fn ring<K: SafeKernel<Params = (SliceParam<f32>, SliceParam<f32>)>>(ptx: &str) -> Result<(), Error> {
+//!     let nvshmem = Nvshmem::init()?;
+//!     let module = nvshmem.load_module(ptx)?;
+//!     let source = nvshmem.alloc_zeroed::<f32>(1024)?;
+//!     let received = nvshmem.alloc_zeroed::<f32>(1024)?;
+//!     let ring = module.typed_kernel::<K>()?;
+//!     ring.run_cooperative(LaunchConfig::linear(1, 256), (&source, &received))
+//! }
 //! ```
+//!
+//! # Why the descriptor is checked against the module
+//! The descriptor comes from the host build of the kernel crate, the module from its device build
+//! (or from any PTX the program loads). [`Module::typed_kernel`] therefore compares the
+//! descriptor's crate, version and parameter types with the signature the device build stored in
+//! the module, and refuses a difference ([`ModuleError::ParameterMismatch`],
+//! [`ModuleError::KernelFromAnotherCrate`], [`ModuleError::SignatureMissing`]): a parameter type
+//! that depends on `cfg`, or a module of another crate whose kernel has the same name, would
+//! otherwise pass one type as another (a number as an address, a `u8` slice as a `u64` one).
 //!
 //! # Why a safe kernel's launch is safe
 //! [`TypedKernel::run_cooperative`] and [`TypedKernel::run`] establish what the kernel's safe code relies on: the arguments
-//! have the kernel's parameter types (the descriptor's `Params`); each `SymmetricSlice` comes from a
+//! have the kernel's parameter types (the descriptor's `Params`, which the module's signature of
+//! the kernel matches); each `SymmetricSlice` comes from a
 //! live [`SymmetricBuffer`] that the allocation check found allocated with the same size on every
 //! PE; each `Team` is a predefined team or comes from a borrowed [`TeamHandle`]; and the buffers
 //! and handles outlive the kernel, because the call borrows them and returns only once the
@@ -30,11 +39,14 @@
 //! (a block waits for one that is not yet resident): a hang, not a memory error. What a cooperative
 //! launch adds is progress.
 
+#[cfg(doc)]
+use crate::ModuleError;
 use crate::{
     Error, Kernel, KernelArg, LaunchConfig, LaunchError, Module, SymmetricBuffer, TeamHandle,
 };
 use bytemuck::Pod;
-use nvshmem_gpu::{KernelDescriptor, KernelParam, SafeKernel, SymmetricSlice, Team};
+use nvshmem_abi::{ElementType, KernelDescriptor, SafeKernel, SliceParam, Team};
+use std::ffi::c_void;
 use std::marker::PhantomData;
 
 /// A kernel of a [`Module`] known by its launch descriptor `K` (see the module documentation).
@@ -46,10 +58,14 @@ pub struct TypedKernel<'m, K> {
 
 impl<'nv> Module<'nv> {
     /// The kernel that the launch descriptor `K` names (`#[kernel]` emits one per kernel, named
-    /// after it in `UpperCamelCase`: `RingBlock` for `ring_block`).
+    /// after it in `UpperCamelCase`: `RingBlock` for `ring_block`). Refused where the module's
+    /// signature of the kernel is not the descriptor's (module documentation): another crate or
+    /// version, or a parameter type that differs between the host and device builds.
     pub fn typed_kernel<K: KernelDescriptor>(&self) -> Result<TypedKernel<'_, K>, Error> {
+        let kernel = self.kernel(K::NAME)?;
+        crate::signature::check::<K>(self.cu_module())?;
         Ok(TypedKernel {
-            kernel: self.kernel(K::NAME)?,
+            kernel,
             _descriptor: PhantomData,
         })
     }
@@ -63,7 +79,7 @@ impl<'m, K: KernelDescriptor> TypedKernel<'m, K> {
 
     /// Launches the kernel cooperatively with `args` on the handle's stream and waits until it has
     /// finished. Safe for a safe kernel (module documentation); every PE runs the same kernel.
-    pub fn run_cooperative<A: LaunchArgs<K::Params>>(
+    pub fn run_cooperative<'a, A: LaunchArgs<'a, K::Params>>(
         &self,
         config: LaunchConfig,
         args: A,
@@ -85,7 +101,11 @@ impl<'m, K: KernelDescriptor> TypedKernel<'m, K> {
     /// free: beside other PEs' kernels that wait on this PE (several PEs on one GPU), a cooperative
     /// grid as large as the GPU could wait for them to leave while they wait for this PE, for ever.
     /// Safe for a safe kernel (module documentation); a kernel that waits may hang.
-    pub fn run<A: LaunchArgs<K::Params>>(&self, config: LaunchConfig, args: A) -> Result<(), Error>
+    pub fn run<'a, A: LaunchArgs<'a, K::Params>>(
+        &self,
+        config: LaunchConfig,
+        args: A,
+    ) -> Result<(), Error>
     where
         K: SafeKernel,
     {
@@ -97,7 +117,7 @@ impl<'m, K: KernelDescriptor> TypedKernel<'m, K> {
 
     /// Turns `args` into launch arguments, launches the kernel with them by `launch`, and waits
     /// until it has finished, so that the buffers `args` borrows outlive it.
-    fn launch_and_wait<A: LaunchArgs<K::Params>>(
+    fn launch_and_wait<'a, A: LaunchArgs<'a, K::Params>>(
         &self,
         args: A,
         launch: impl FnOnce(&Kernel<'m>, &[&dyn KernelArg]) -> Result<(), Error>,
@@ -108,97 +128,149 @@ impl<'m, K: KernelDescriptor> TypedKernel<'m, K> {
     }
 }
 
-/// A host value passed for a kernel parameter of type `P`: `P` itself for numbers, `bool` and the
-/// predefined [`Team`]s, a borrowed [`TeamHandle`] for a split team, a borrowed
-/// [`SymmetricBuffer<T>`] for a `SymmetricSlice<T>`.
+/// A kernel argument converted for a launch: the words its parameter receives, opaque to the
+/// program (a slice's address cannot be read back, let alone dereferenced on the host), and bound
+/// by `'a` to the buffer or team handle it was made from. A launch takes it as a [`KernelArg`].
+pub struct LaunchValue<'a> {
+    /// The parameter words: one for a scalar (its bytes at the start of the word, which is where
+    /// the driver reads a smaller parameter from on a little-endian host), two for a slice
+    /// (address, then element count).
+    words: [u64; 2],
+    /// How many of `words` the parameter takes.
+    count: usize,
+    borrow: PhantomData<&'a ()>,
+}
+
+impl LaunchValue<'_> {
+    /// A one-word parameter of `bytes` (at most 8).
+    fn scalar(bytes: &[u8]) -> LaunchValue<'static> {
+        let mut word = [0u8; 8];
+        word[..bytes.len()].copy_from_slice(bytes);
+        LaunchValue {
+            words: [u64::from_ne_bytes(word), 0],
+            count: 1,
+            borrow: PhantomData,
+        }
+    }
+}
+
+impl std::fmt::Debug for LaunchValue<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "LaunchValue({} word(s))", self.count)
+    }
+}
+
+// SAFETY: the words are what the parameter the value was made for receives (`IntoParam`).
+unsafe impl KernelArg for LaunchValue<'_> {
+    fn push_params(&self, params: &mut Vec<*mut c_void>) {
+        for word in &self.words[..self.count] {
+            params.push((word as *const u64).cast_mut().cast());
+        }
+    }
+}
+
+/// A host value passed for a kernel parameter of type `P` (in its launch form, as descriptors list
+/// it): `P` itself for numbers, `bool` and the predefined [`Team`]s, a borrowed [`TeamHandle`] for
+/// a split team, a borrowed [`SymmetricBuffer<T>`] for a [`SliceParam<T>`] (a kernel's
+/// `SymmetricSlice<T>`). What it gives is opaque ([`LaunchValue`]), for the launch only.
 ///
 /// # Safety
-/// A safe kernel trusts its parameters: what `into_param` returns must be valid for the kernel's
-/// use of `P` for as long as `self` exists (a slice: memory of one live symmetric allocation of at
-/// least its length on every PE, as the allocation check establishes). The trait is `unsafe` to
-/// implement because a safe implementation could hand a launch a slice of memory already freed:
+/// A safe kernel trusts its parameters: the value `into_param` returns must be valid for the
+/// kernel's use of `P` for `'a` (a slice: memory of one live symmetric allocation of at least its
+/// length of `P`'s element type on every PE, as the allocation check establishes). The trait is
+/// `unsafe` to implement because an implementation could pass one buffer for a slice of another
+/// element type:
 ///
 /// ```compile_fail,E0200
-/// use nvshmem_gpu::SymmetricSlice;
-/// /// A slice kept from a buffer since dropped.
-/// struct Kept(SymmetricSlice<f32>);
-/// impl nvshmem_host::IntoParam<SymmetricSlice<f32>> for Kept {
-///     fn into_param(self) -> Result<SymmetricSlice<f32>, nvshmem_host::Error> {
-///         Ok(self.0)
+/// use nvshmem_host::{Error, LaunchValue, SliceParam, SymmetricBuffer};
+/// /// A byte buffer passed as a slice of `u64`s, eight times as long.
+/// struct Widened<'a, 'nv>(&'a SymmetricBuffer<'nv, u8>);
+/// impl<'a> nvshmem_host::IntoParam<'a, SliceParam<u64>> for Widened<'a, '_> {
+///     fn into_param(self) -> Result<LaunchValue<'a>, Error> {
+///         nvshmem_host::IntoParam::<SliceParam<u8>>::into_param(self.0)
 ///     }
 /// }
 /// ```
-pub unsafe trait IntoParam<P> {
+pub unsafe trait IntoParam<'a, P> {
     /// The parameter's value, or why this value cannot be passed.
-    fn into_param(self) -> Result<P, Error>;
+    fn into_param(self) -> Result<LaunchValue<'a>, Error>;
 }
 
 macro_rules! as_themselves {
     ($($ty:ty),*) => { $(
-        // SAFETY: a number or `bool` is valid by itself.
-        unsafe impl IntoParam<$ty> for $ty {
-            fn into_param(self) -> Result<$ty, Error> {
-                Ok(self)
+        // SAFETY: a number is valid by itself.
+        unsafe impl IntoParam<'static, $ty> for $ty {
+            fn into_param(self) -> Result<LaunchValue<'static>, Error> {
+                Ok(LaunchValue::scalar(&self.to_ne_bytes()))
             }
         }
     )* };
 }
-as_themselves!(
-    f32, f64, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, bool
-);
+as_themselves!(f32, f64, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
+
+// SAFETY: a `bool` is passed as one byte, 0 or 1.
+unsafe impl IntoParam<'static, bool> for bool {
+    fn into_param(self) -> Result<LaunchValue<'static>, Error> {
+        Ok(LaunchValue::scalar(&[u8::from(self)]))
+    }
+}
 
 /// A team by value: only a predefined one. A split team's `Team` is a copy that outlives its
 /// [`TeamHandle`], and a kernel's team queries on a destroyed team read NVSHMEM's emptied slot for
 /// it (a null pointer), so a split team is passed as the borrowed handle instead.
 // SAFETY: the predefined teams exist for as long as NVSHMEM does, which outlives every launch.
-unsafe impl IntoParam<Team> for Team {
-    fn into_param(self) -> Result<Team, Error> {
+unsafe impl IntoParam<'static, Team> for Team {
+    fn into_param(self) -> Result<LaunchValue<'static>, Error> {
         if crate::team::PREDEFINED_TEAMS.contains(&self) {
-            Ok(self)
+            Ok(LaunchValue::scalar(&self.raw().to_ne_bytes()))
         } else {
             Err(LaunchError::SplitTeamByValue { team: self.raw() }.into())
         }
     }
 }
 
-// SAFETY: the borrowed handle keeps its team from being destroyed until the launch has finished,
-// and only a member of the team holds a handle.
-unsafe impl IntoParam<Team> for &TeamHandle<'_> {
-    fn into_param(self) -> Result<Team, Error> {
-        Ok(self.team())
+// SAFETY: the borrowed handle keeps its team from being destroyed for `'a`, and only a member of
+// the team holds a handle.
+unsafe impl<'a> IntoParam<'a, Team> for &'a TeamHandle<'_> {
+    fn into_param(self) -> Result<LaunchValue<'a>, Error> {
+        Ok(LaunchValue::scalar(&self.team().raw().to_ne_bytes()))
     }
 }
 
-// SAFETY: the slice spans the borrowed buffer, whose allocation was checked (refused otherwise).
-unsafe impl<T: Pod + nvshmem_gpu::Element> IntoParam<SymmetricSlice<T>>
-    for &SymmetricBuffer<'_, T>
-{
-    fn into_param(self) -> Result<SymmetricSlice<T>, Error> {
+// SAFETY: the slice spans the buffer, borrowed for `'a`, whose allocation of `len` elements of `T`
+// was checked to have that size on every PE (refused otherwise).
+unsafe impl<'a, T: Pod + ElementType> IntoParam<'a, SliceParam<T>> for &'a SymmetricBuffer<'_, T> {
+    fn into_param(self) -> Result<LaunchValue<'a>, Error> {
         if !self.checked {
             return Err(LaunchError::UncheckedAllocation {
                 bytes: self.len() * size_of::<T>(),
             }
             .into());
         }
-        // SAFETY: the buffer is one symmetric allocation of `len` elements, checked to have that
-        // size on every PE, and borrowed for as long as the slice is used (`run_cooperative`).
-        Ok(unsafe { SymmetricSlice::from_raw_parts(self.ptr(), self.len()) })
+        Ok(LaunchValue {
+            words: [self.ptr() as u64, self.len() as u64],
+            count: 2,
+            borrow: PhantomData,
+        })
     }
 }
 
 /// The arguments of a launch, as a tuple matching the kernel's parameter tuple `P`. Implemented for
 /// tuples of [`IntoParam`] values only (sealed): the launch relies on what it returns.
-pub trait LaunchArgs<P>: sealed::Tuple {
-    /// The parameter values.
-    type Params: ParamList;
+pub trait LaunchArgs<'a, P>: sealed::Tuple {
     /// Converts every argument.
-    fn params(self) -> Result<Self::Params, Error>;
+    fn params(self) -> Result<ParamList<'a>, Error>;
 }
 
-/// A tuple of kernel parameter values, as `cuLaunchKernel` takes them.
-pub trait ParamList {
+/// A launch's converted arguments, in order.
+#[derive(Debug)]
+pub struct ParamList<'a>(Vec<LaunchValue<'a>>);
+
+impl ParamList<'_> {
     /// The values as launch arguments, in order.
-    fn as_args(&self) -> Vec<&dyn KernelArg>;
+    pub fn as_args(&self) -> Vec<&dyn KernelArg> {
+        self.0.iter().map(|value| value as &dyn KernelArg).collect()
+    }
 }
 
 mod sealed {
@@ -210,22 +282,13 @@ macro_rules! launch_args {
     ($(($($arg:ident: $param:ident),*)),* $(,)?) => { $(
         impl<$($arg,)*> sealed::Tuple for ($($arg,)*) {}
 
-        impl<$($arg: IntoParam<$param>,)* $($param: KernelParam + KernelArg,)*> LaunchArgs<($($param,)*)>
+        impl<'a, $($arg: IntoParam<'a, $param>,)* $($param,)*> LaunchArgs<'a, ($($param,)*)>
             for ($($arg,)*)
         {
-            type Params = ($($param,)*);
             #[allow(non_snake_case)]
-            fn params(self) -> Result<Self::Params, Error> {
+            fn params(self) -> Result<ParamList<'a>, Error> {
                 let ($($arg,)*) = self;
-                Ok(($($arg.into_param()?,)*))
-            }
-        }
-
-        impl<$($param: KernelArg,)*> ParamList for ($($param,)*) {
-            #[allow(non_snake_case)]
-            fn as_args(&self) -> Vec<&dyn KernelArg> {
-                let ($($param,)*) = self;
-                vec![$($param as &dyn KernelArg),*]
+                Ok(ParamList(vec![$($arg.into_param()?),*]))
             }
         }
     )* };
@@ -246,14 +309,29 @@ launch_args!(
 
 #[cfg(test)]
 mod tests {
-    use super::IntoParam;
+    use super::{IntoParam, LaunchValue};
     use crate::{Error, LaunchError, Team};
+
+    fn words(value: &LaunchValue<'_>) -> Vec<u64> {
+        value.words[..value.count].to_vec()
+    }
 
     #[test]
     fn predefined_teams_pass_by_value() {
         for team in [Team::WORLD, Team::SHARED, Team::NODE, Team::SAME_MYPE_NODE] {
-            assert_eq!(team.into_param().unwrap(), team);
+            assert_eq!(words(&team.into_param().unwrap()), [team.raw() as u64]);
         }
+    }
+
+    #[test]
+    fn scalars_fill_the_start_of_one_word() {
+        assert_eq!(words(&true.into_param().unwrap()), [1]);
+        assert_eq!(words(&IntoParam::<i8>::into_param(-1i8).unwrap()), [0xff]);
+        assert_eq!(
+            words(&1.5f32.into_param().unwrap()),
+            [u64::from(1.5f32.to_bits())]
+        );
+        assert_eq!(words(&u64::MAX.into_param().unwrap()), [u64::MAX]);
     }
 
     #[test]

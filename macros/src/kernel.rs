@@ -114,8 +114,9 @@ fn check_param_attrs(attrs: &[Attribute], errors: &mut Errors) {
             errors.push(syn::Error::new_spanned(
                 attr,
                 "kernel parameters cannot be conditional: the host passes every parameter it \
-                 sees, so the device and host parameter lists must agree; put `#[cfg]` on the \
-                 whole kernel instead, or pass the value always",
+                 sees, so the device and host parameter lists must agree; pass the value always, \
+                 with the same type in the host and device builds (a typed launch refuses a \
+                 kernel whose builds disagree)",
             ));
         }
     }
@@ -373,40 +374,80 @@ fn slice_element(ty: &Type) -> Option<&Type> {
 }
 
 /// The kernel's launch descriptor: a unit struct named after the kernel in `UpperCamelCase` that
-/// implements `nvshmem_gpu::KernelDescriptor` (entry name and parameter types) and, for a safe kernel,
-/// `nvshmem_gpu::SafeKernel`, on every target, so that the host's typed launch can name it.
+/// implements `nvshmem_gpu::KernelDescriptor` (entry name, parameter types, the crate and the
+/// parameters' codes as this build sees them) and, for a safe kernel, `nvshmem_gpu::SafeKernel`,
+/// on every target, so that the host's typed launch can name it; and, in the device build, the
+/// kernel's signature global, the same facts as the device build sees them.
 fn descriptor(kernel: &ItemFn) -> TokenStream2 {
-    let cfgs = kernel
+    let cfgs: Vec<&Attribute> = kernel
         .attrs
         .iter()
-        .filter(|attr| attr.path().is_ident("cfg"));
+        .filter(|attr| attr.path().is_ident("cfg"))
+        .collect();
     let name = &kernel.sig.ident;
     let entry = name.to_string();
     let descriptor = syn::Ident::new(&upper_camel_case(&entry), name.span());
     let types = param_types(kernel);
+    let names = param_names(kernel);
     let doc = format!("The launch descriptor of the kernel `{entry}` (made by `#[kernel]`).");
-    let cfgs3 = cfgs.clone();
-    let safe = kernel.sig.unsafety.is_none().then(|| {
+    let is_safe = kernel.sig.unsafety.is_none();
+    let safe = is_safe.then(|| {
         quote! {
-            #(#cfgs3)*
+            #(#cfgs)*
             // SAFETY: the kernel is a safe fn whose parameters the check above requires to be
             // `KernelParam`s.
             unsafe impl ::nvshmem_gpu::SafeKernel for #descriptor {}
         }
     });
-    let cfgs2 = cfgs.clone();
+    let launch_types = types.iter().map(|ty| {
+        if is_safe {
+            quote! { <#ty as ::nvshmem_gpu::KernelParam>::Launch }
+        } else {
+            quote! { #ty }
+        }
+    });
+    let symbol = syn::Ident::new(
+        &format!("{}{entry}", nvshmem_abi::SIGNATURE_SYMBOL_PREFIX),
+        name.span(),
+    );
     quote! {
         #(#cfgs)*
         #[doc = #doc]
         #[derive(Debug, Clone, Copy)]
         pub struct #descriptor;
-        #(#cfgs2)*
-        // SAFETY: the descriptor's facts are the kernel's.
+        #(#cfgs)*
+        // SAFETY: the descriptor's facts are the kernel's, as this build compiles it.
         unsafe impl ::nvshmem_gpu::KernelDescriptor for #descriptor {
             const NAME: &'static str = #entry;
-            type Params = (#(#types,)*);
+            type Params = (#(#launch_types,)*);
+            const CRATE: &'static str = ::core::env!("CARGO_PKG_NAME");
+            const VERSION: &'static str = ::core::env!("CARGO_PKG_VERSION");
+            const PARAM_NAMES: &'static [&'static str] = &[#(#names),*];
+            const PARAM_CODES: &'static [::nvshmem_gpu::__kernel::ParamCode] = {
+                #[allow(unused_imports)]
+                use ::nvshmem_gpu::__kernel::LayoutCode as _;
+                &[#(::nvshmem_gpu::__kernel::ParamCodeOf::<#types>::CODE),*]
+            };
         }
         #safe
+        #(#cfgs)*
+        #[cfg(target_arch = "nvptx64")]
+        const _: () = {
+            const LEN: usize = ::nvshmem_gpu::__kernel::signature_len(
+                <#descriptor as ::nvshmem_gpu::KernelDescriptor>::CRATE,
+                <#descriptor as ::nvshmem_gpu::KernelDescriptor>::VERSION,
+                <#descriptor as ::nvshmem_gpu::KernelDescriptor>::PARAM_CODES,
+            );
+            // The device build's view of the kernel, which the host compares with the descriptor
+            // of its own build before a typed launch.
+            #[unsafe(no_mangle)]
+            #[allow(non_upper_case_globals)]
+            static #symbol: [u8; LEN] = ::nvshmem_gpu::__kernel::encode_signature(
+                <#descriptor as ::nvshmem_gpu::KernelDescriptor>::CRATE,
+                <#descriptor as ::nvshmem_gpu::KernelDescriptor>::VERSION,
+                <#descriptor as ::nvshmem_gpu::KernelDescriptor>::PARAM_CODES,
+            );
+        };
     }
 }
 
@@ -431,6 +472,22 @@ fn param_types(kernel: &ItemFn) -> Vec<&Type> {
         .iter()
         .filter_map(|input| match input {
             FnArg::Typed(param) => Some(&*param.ty),
+            FnArg::Receiver(_) => None,
+        })
+        .collect()
+}
+
+/// The kernel's parameter names, in order (a pattern other than a name is rejected before).
+fn param_names(kernel: &ItemFn) -> Vec<String> {
+    kernel
+        .sig
+        .inputs
+        .iter()
+        .filter_map(|input| match input {
+            FnArg::Typed(param) => match &*param.pat {
+                Pat::Ident(name) => Some(name.ident.to_string()),
+                _ => None,
+            },
             FnArg::Receiver(_) => None,
         })
         .collect()
@@ -627,11 +684,37 @@ mod tests {
             #[doc = "The launch descriptor of the kernel `k` (made by `#[kernel]`)."]
             #[derive(Debug, Clone, Copy)]
             pub struct K;
-            // SAFETY: the descriptor's facts are the kernel's.
+            // SAFETY: the descriptor's facts are the kernel's, as this build compiles it.
             unsafe impl ::nvshmem_gpu::KernelDescriptor for K {
                 const NAME: &'static str = "k";
                 type Params = (*mut u32, usize,);
+                const CRATE: &'static str = ::core::env!("CARGO_PKG_NAME");
+                const VERSION: &'static str = ::core::env!("CARGO_PKG_VERSION");
+                const PARAM_NAMES: &'static [&'static str] = &["p", "n"];
+                const PARAM_CODES: &'static [::nvshmem_gpu::__kernel::ParamCode] = {
+                    #[allow(unused_imports)]
+                    use ::nvshmem_gpu::__kernel::LayoutCode as _;
+                    &[
+                        ::nvshmem_gpu::__kernel::ParamCodeOf::<*mut u32>::CODE,
+                        ::nvshmem_gpu::__kernel::ParamCodeOf::<usize>::CODE
+                    ]
+                };
             }
+            #[cfg(target_arch = "nvptx64")]
+            const _: () = {
+                const LEN: usize = ::nvshmem_gpu::__kernel::signature_len(
+                    <K as ::nvshmem_gpu::KernelDescriptor>::CRATE,
+                    <K as ::nvshmem_gpu::KernelDescriptor>::VERSION,
+                    <K as ::nvshmem_gpu::KernelDescriptor>::PARAM_CODES,
+                );
+                #[unsafe(no_mangle)]
+                #[allow(non_upper_case_globals)]
+                static nvshmemrs_signature_k: [u8; LEN] = ::nvshmem_gpu::__kernel::encode_signature(
+                    <K as ::nvshmem_gpu::KernelDescriptor>::CRATE,
+                    <K as ::nvshmem_gpu::KernelDescriptor>::VERSION,
+                    <K as ::nvshmem_gpu::KernelDescriptor>::PARAM_CODES,
+                );
+            };
         };
         assert_eq!(expansion.to_string(), expected.to_string());
     }
@@ -700,12 +783,57 @@ mod tests {
     fn no_copy_check_without_parameters() {
         let expansion = expand(TokenStream2::new(), quote! { pub unsafe fn k() {} });
         let file: syn::File = syn::parse2(expansion).unwrap();
-        assert!(
-            !file
-                .items
-                .iter()
-                .any(|item| matches!(item, syn::Item::Const(_)))
+        let device_only: Attribute = parse_quote! { #[cfg(target_arch = "nvptx64")] };
+        assert!(!file.items.iter().any(
+            |item| matches!(item, syn::Item::Const(check) if !check.attrs.contains(&device_only))
+        ));
+    }
+
+    #[test]
+    fn the_device_build_stores_the_signature_of_each_parameter() {
+        let expansion = expand(
+            TokenStream2::new(),
+            quote! {
+                #[cfg(feature = "wide")]
+                pub fn fill(data: SymmetricSlice<Word>, value: u32) {}
+            },
         );
+        let file: syn::File = syn::parse2(expansion).unwrap();
+        let signature = file
+            .items
+            .iter()
+            .find_map(|item| match item {
+                syn::Item::Const(item) if quote!(#item).to_string().contains("no_mangle") => {
+                    Some(item)
+                }
+                _ => None,
+            })
+            .expect("a signature global");
+        assert!(
+            signature
+                .attrs
+                .contains(&parse_quote! { #[cfg(feature = "wide")] })
+        );
+        assert!(
+            signature
+                .attrs
+                .contains(&parse_quote! { #[cfg(target_arch = "nvptx64")] })
+        );
+        let text = quote!(#signature).to_string();
+        assert!(text.contains("static nvshmemrs_signature_fill"), "{text}");
+        // The codes come from the types, through the traits, not from their tokens: an alias whose
+        // meaning depends on the target gets each build's own code.
+        let descriptor = quote!(#file).to_string();
+        for code in [
+            quote! { ::nvshmem_gpu::__kernel::ParamCodeOf::<SymmetricSlice<Word> >::CODE },
+            quote! { ::nvshmem_gpu::__kernel::ParamCodeOf::<u32>::CODE },
+            quote! { &["data", "value"] },
+        ] {
+            assert!(
+                descriptor.contains(&code.to_string()),
+                "{descriptor} lacks {code}"
+            );
+        }
     }
 
     #[test]

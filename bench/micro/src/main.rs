@@ -53,9 +53,7 @@ mod options;
 use check::{POISON, mismatches, pattern};
 use clap::{Parser, ValueEnum};
 use nvshmem_host::timing::StreamTimer;
-use nvshmem_host::{
-    Bootstrap, KernelArg, LaunchConfig, Module, Nvshmem, SymmetricBuffer, SymmetricSlice,
-};
+use nvshmem_host::{Bootstrap, KernelArg, LaunchConfig, Module, Nvshmem, SymmetricBuffer};
 use options::{Bench, Grid, Options, Scope};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -479,10 +477,11 @@ impl<'a> Runner<'a> {
                             unsafe {
                                 let (dest, source) = (dest.add(offset), source.add(offset));
                                 if options.safe {
-                                    let dest = SymmetricSlice::from_raw_parts(dest.as_ptr(), count);
-                                    let source =
-                                        SymmetricSlice::from_raw_parts(source.as_ptr(), count);
-                                    kernel.launch(config, &[&dest, &source, &iters, &runner.peer])
+                                    // Each slice parameter is two words, address and length.
+                                    kernel.launch(
+                                        config,
+                                        &[&dest, &count, &source, &count, &iters, &runner.peer],
+                                    )
                                 } else {
                                     kernel.launch(
                                         config,

@@ -20,7 +20,7 @@ mod args;
 
 use args::{Args, Fault};
 use clap::Parser;
-use nvshmem_host::{LaunchConfig, Module, Nvshmem, SymmetricBuffer, SymmetricSlice};
+use nvshmem_host::{LaunchConfig, Module, Nvshmem, SymmetricBuffer};
 use std::process::ExitCode;
 
 const KERNELS: nvshmem_host::ModuleImage = nvshmem_host::module_image!("FAULTS_KERNELS");
@@ -101,10 +101,10 @@ fn put_past_the_end(nvshmem: &Nvshmem, module: &Module<'_>, buffer: &SymmetricBu
         println!("PE {}: putting past the end of a slice", nvshmem.my_pe());
         // SAFETY: `buffer` is a symmetric allocation of `len` elements on every PE, alive until
         // this process exits; the kernel's own check refuses the range past its end.
+        // The slice parameter is two words, the address and the length.
         unsafe {
-            let slice =
-                SymmetricSlice::from_raw_parts(buffer.as_symmetric_ptr().as_ptr(), buffer.len());
-            kernel.launch(LaunchConfig::linear(1, 32), &[&slice])?
+            let (start, len) = (buffer.as_symmetric_ptr(), buffer.len());
+            kernel.launch(LaunchConfig::linear(1, 32), &[&start, &len])?
         };
         nvshmem.synchronize()
     });

@@ -29,8 +29,8 @@ use clap::Parser;
 use clap::ValueEnum;
 use moe_alltoall_kernels::{Combine, Control, Dispatch, NO_PAIR, Scratch};
 use nvshmem_host::{
-    Bootstrap, Error, LaunchArgs, LaunchConfig, Nvshmem, ParamList, SafeKernel, SymmetricBuffer,
-    TypedKernel, timing::StreamTimer,
+    Bootstrap, Error, LaunchArgs, LaunchConfig, Nvshmem, SafeKernel, SymmetricBuffer, TypedKernel,
+    timing::StreamTimer,
 };
 use routing::{Shape, problem, reference, wrong_tokens};
 use std::ffi::OsString;
@@ -148,7 +148,7 @@ impl Round<'_> {
 ///
 /// # Safety
 /// The buffers `args` borrows stay allocated until the stream has been synchronised.
-unsafe fn enqueue_cooperative<K: SafeKernel, A: LaunchArgs<K::Params>>(
+unsafe fn enqueue_cooperative<'a, K: SafeKernel, A: LaunchArgs<'a, K::Params>>(
     kernel: &TypedKernel<'_, K>,
     config: LaunchConfig,
     args: A,

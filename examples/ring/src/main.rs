@@ -16,7 +16,7 @@ mod args;
 use args::Args;
 use clap::Parser;
 use nvshmem_host::{
-    Bootstrap, LaunchConfig, Module, Nvshmem, SafeKernel, SymmetricBuffer, SymmetricSlice,
+    Bootstrap, LaunchConfig, Module, Nvshmem, SafeKernel, SliceParam, SymmetricBuffer,
 };
 use ring_kernels::{RingBlock, RingElementwise};
 use std::ffi::OsString;
@@ -115,13 +115,7 @@ fn run_and_check<K>(
     expected_source: &[f32],
 ) -> Result<bool, Box<dyn std::error::Error>>
 where
-    K: SafeKernel<
-        Params = (
-            SymmetricSlice<f32>,
-            SymmetricSlice<f32>,
-            SymmetricSlice<f32>,
-        ),
-    >,
+    K: SafeKernel<Params = (SliceParam<f32>, SliceParam<f32>, SliceParam<f32>)>,
 {
     let (me, n_pes, count) = (nvshmem.my_pe(), nvshmem.n_pes(), expected_source.len());
     let previous = (me + n_pes - 1) % n_pes;

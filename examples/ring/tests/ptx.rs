@@ -1,6 +1,7 @@
 //! The ring kernels' PTX, as the builder produced it for this build: kernels exported, NVSHMEM's
 //! state symbols kept, ISA and target right, `ptxas` accepts it, and the device checks of PE
-//! arguments present exactly in the profile that asks for them.
+//! arguments present exactly in the profile that asks for them; each kernel's signature global,
+//! as the device build wrote it, is what the host build's descriptor says.
 
 const PTX_PATH: &str = env!("RING_KERNELS_PTX");
 const PTX: &str = include_str!(env!("RING_KERNELS_PTX"));
@@ -67,4 +68,36 @@ fn device_checks_follow_the_profile() {
             "the check does not name the call"
         );
     }
+}
+
+/// The bytes of the module global `symbol`, as the PTX initialises it (`.b8 symbol[N] = {…};`).
+fn global_bytes(symbol: &str) -> Option<Vec<u8>> {
+    let line = PTX.lines().find(|line| {
+        line.starts_with(".visible .global") && line.contains(&format!(" {symbol}["))
+    })?;
+    let values = &line[line.find('{')? + 1..line.rfind('}')?];
+    values
+        .split(',')
+        .map(|value| value.trim().parse().ok())
+        .collect()
+}
+
+#[test]
+fn each_kernels_signature_global_is_its_descriptors() {
+    use nvshmem_abi::{KernelDescriptor, Signature};
+    fn check<K: KernelDescriptor>() {
+        let symbol = format!("{}{}", nvshmem_abi::SIGNATURE_SYMBOL_PREFIX, K::NAME);
+        let bytes = global_bytes(&symbol).unwrap_or_else(|| panic!("no visible {symbol}"));
+        let stored = Signature::decode(&bytes).expect("a signature");
+        assert_eq!(
+            (stored.crate_name, stored.crate_version),
+            (K::CRATE, K::VERSION)
+        );
+        assert!(
+            stored.codes().eq(K::PARAM_CODES.iter().copied()),
+            "{symbol}"
+        );
+    }
+    check::<ring_kernels::RingBlock>();
+    check::<ring_kernels::RingElementwise>();
 }

@@ -26,7 +26,7 @@ use nvshmem_halo::{
     packing::HaloPacking3d,
 };
 use nvshmem_host::{
-    Bootstrap, LaunchConfig, Module, Nvshmem, SafeKernel, SymmetricBuffer, SymmetricSlice,
+    Bootstrap, LaunchConfig, Module, Nvshmem, SafeKernel, SliceParam, SymmetricBuffer,
 };
 use std::ffi::OsString;
 use std::fmt::Debug;
@@ -102,28 +102,16 @@ trait Cell: Real + Element + Pod + Debug {
     const NAME: &'static str;
     type Exchange: SafeKernel<
         Params = (
-            SymmetricSlice<Self>,
-            SymmetricSlice<Self>,
-            SymmetricSlice<u64>,
-            SymmetricSlice<u32>,
+            SliceParam<Self>,
+            SliceParam<Self>,
+            SliceParam<u64>,
+            SliceParam<u32>,
             u32,
             u32,
         ),
     >;
-    type Stencil7: SafeKernel<
-        Params = (
-            SymmetricSlice<Self>,
-            SymmetricSlice<Self>,
-            SymmetricSlice<u32>,
-        ),
-    >;
-    type Stencil27: SafeKernel<
-        Params = (
-            SymmetricSlice<Self>,
-            SymmetricSlice<Self>,
-            SymmetricSlice<u32>,
-        ),
-    >;
+    type Stencil7: SafeKernel<Params = (SliceParam<Self>, SliceParam<Self>, SliceParam<u32>)>;
+    type Stencil27: SafeKernel<Params = (SliceParam<Self>, SliceParam<Self>, SliceParam<u32>)>;
     /// The bits, for the exact comparison.
     fn bits(self) -> u64;
 }

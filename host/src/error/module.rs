@@ -40,6 +40,36 @@ pub enum ModuleError {
         /// Why not.
         why: String,
     },
+    /// The module stores no signature for a kernel that a typed launch asked for (or one this
+    /// crate cannot read): it was not built by `#[kernel]` and nvshmem-builder of this release.
+    SignatureMissing {
+        /// The kernel.
+        kernel: String,
+    },
+    /// A typed launch's descriptor comes from another kernel crate, or another version of it,
+    /// than the loaded module's kernel of the same name.
+    KernelFromAnotherCrate {
+        /// The kernel.
+        kernel: String,
+        /// The descriptor's crate, `name@version`.
+        descriptor: String,
+        /// The module's crate, `name@version`.
+        module: String,
+    },
+    /// The host build of a kernel crate (the descriptor) and its device build (the loaded module)
+    /// disagree on a kernel parameter's type.
+    ParameterMismatch {
+        /// The kernel.
+        kernel: String,
+        /// The parameter's index (0 for the first).
+        index: usize,
+        /// The parameter's name in the host build, or `None` where it has no such parameter.
+        name: Option<String>,
+        /// Its type in the host build, or `None` where it has no such parameter.
+        host: Option<String>,
+        /// Its type in the device build, or `None` where it has no such parameter.
+        device: Option<String>,
+    },
     /// The module has no kernel of that name.
     KernelNotFound {
         /// The name asked for.
@@ -97,6 +127,50 @@ impl fmt::Display for ModuleError {
                  read ({why}); rebuild the kernels with NVSHMEM_RS_DEVICE_TRANSPORTS=all (or \
                  `.device_transports(DeviceTransports::All)` in build.rs)"
             ),
+            ModuleError::SignatureMissing { kernel } => write!(
+                f,
+                "the module stores no readable signature of kernel `{kernel}`, so a typed launch \
+                 cannot check that its parameters are the descriptor's: build the kernel crate \
+                 with #[kernel] and nvshmem-builder of this nvshmem-host's release, and load the \
+                 module that build produced"
+            ),
+            ModuleError::KernelFromAnotherCrate {
+                kernel,
+                descriptor,
+                module,
+            } => write!(
+                f,
+                "the loaded module's kernel `{kernel}` was built from the kernel crate {module}, \
+                 but the launch descriptor comes from {descriptor}: a descriptor launches only the \
+                 module built from its own crate and version. Load the PTX that build of \
+                 {descriptor} produced, or launch with the descriptor of {module}"
+            ),
+            ModuleError::ParameterMismatch {
+                kernel,
+                index,
+                name,
+                host,
+                device,
+            } => {
+                let or_none = |ty: &Option<String>| {
+                    ty.as_ref()
+                        .map_or("no such parameter".to_string(), |ty| format!("`{ty}`"))
+                };
+                let name = name
+                    .as_ref()
+                    .map_or(String::new(), |name| format!(" `{name}`"));
+                write!(
+                    f,
+                    "kernel `{kernel}`'s parameter {index}{name} is {} in the host build of its \
+                     crate but {} in the loaded module (the device build): the launch would pass \
+                     the one as the other. Give the parameter one type in every build (no type \
+                     that depends on `cfg(target_arch)`, a cargo feature or `debug_assertions`, \
+                     no kernel defined twice under `#[cfg]`), rebuild, and load the module built \
+                     from this kernel crate",
+                    or_none(host),
+                    or_none(device)
+                )
+            }
             ModuleError::KernelNotFound { name, available } => write!(
                 f,
                 "the module has no kernel `{name}`; it has: {}. Kernels are the #[kernel] \
