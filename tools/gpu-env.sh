@@ -3,13 +3,14 @@
 # of the GPU machine, and starting and stopping the MPS control daemon.
 
 # nvshmem_env: finds NVSHMEM (NVSHMEM_HOME, else Python's nvidia.nvshmem, asked in isolated mode so
-# that no package in the current folder is imported) and exports what every run needs: one
+# that no package in the current folder is imported, with the user's own site-packages) and exports what every run needs: one
 # machine, no network transport, no NVLink multicast (NVLS), the unique-id bootstrap on the
 # loopback interface, and MPS folders of our own: new ones in a private folder (mktemp -d makes it
 # 0700), never a fixed name that another user could create first, owning the control pipe or
 # planting a link where the daemon writes its log.
 nvshmem_env() {
-    NVSHMEM_HOME=${NVSHMEM_HOME:-$(python3 -I -c 'import nvidia.nvshmem as m; print(list(m.__path__)[0])' 2>/dev/null)}
+    NVSHMEM_HOME=${NVSHMEM_HOME:-$(python3 -I -c 'import site, sys; sys.path.append(site.getusersitepackages())
+import nvidia.nvshmem as m; print(list(m.__path__)[0])' 2>/dev/null)}
     export NVSHMEM_HOME NVSHMEM_REMOTE_TRANSPORT=none NVSHMEM_DISABLE_NVLS=1
     export NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=${NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME:-lo}
     local mps

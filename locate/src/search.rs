@@ -335,15 +335,16 @@ fn dotted_version(name: &str) -> Option<Vec<u32>> {
 }
 
 /// Asks `python3` where the `nvidia.nvshmem` package lives, in isolated mode (`-I`): without the
-/// current folder, `PYTHONPATH` or the user's site-packages on its path, so that no package
-/// planted where the program happens to run is imported.
+/// current folder or `PYTHONPATH` on its path, so that no package planted where the program
+/// happens to run is imported. The user's own site-packages (`pip install --user`) is added back.
 fn python_package_dir() -> Result<PathBuf, Attempt> {
     python_package_dir_from(Command::new("python3"))
 }
 
 /// [`python_package_dir`] with the `python3` command given, so that a test can choose its folder.
 fn python_package_dir_from(mut python: Command) -> Result<PathBuf, Attempt> {
-    const SCRIPT: &str = "import nvidia.nvshmem as m; print(list(m.__path__)[0])";
+    const SCRIPT: &str = "import site, sys; sys.path.append(site.getusersitepackages()); \
+                          import nvidia.nvshmem as m; print(list(m.__path__)[0])";
     let tried = format!("python3 -I -c '{SCRIPT}'");
     let output = python
         .args(["-I", "-c", SCRIPT])
