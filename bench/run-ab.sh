@@ -50,7 +50,6 @@ one() {
     sed -nE 's/^(\[pe [0-9]+\] )?(result: .*)/\2/p' <<< "$out" |
         sed "s|\$| build=$(basename "$build") round=$round|" >> "$RESULTS"
 }
-if [[ -e $CUDA_MPS_PIPE_DIRECTORY/control ]]; then stop_mps > /dev/null 2>&1; fi
 start_mps > /dev/null 2>&1 || { echo "run-ab: MPS did not start" >&2; exit 2; }
 trap 'stop_mps > /dev/null 2>&1' EXIT
 for pes in "${PES_LIST[@]}"; do

@@ -223,8 +223,6 @@ use_pes() {
         echo "pes-$PES: $PES on $(( (PES + PPG - 1) / PPG )) GPU(s), $PPG per GPU, MPS $MPS" | tee -a "$MACHINE" "$LOG"
     fi
 }
-# A daemon left over by an earlier run.
-if [[ -e $CUDA_MPS_PIPE_DIRECTORY/control ]]; then stop_mps > /dev/null 2>&1; fi
 
 # job NAME IMPL ROUND LIMIT COMMAND...: runs one program under `timeout`, logs its output, and keeps
 # its result/check/skip lines in RESULTS, tagged with the program, the round, the job and the PE

@@ -48,7 +48,6 @@ reference_env 4G
 MPS_ON=0
 cleanup() { (( MPS_ON )) && stop_mps > /dev/null 2>&1; rm -rf "$TMP"; }
 trap cleanup EXIT
-if [[ -e $CUDA_MPS_PIPE_DIRECTORY/control ]]; then stop_mps > /dev/null 2>&1; fi
 elapsed() { echo $(( $(date +%s) - START )); }
 echo "gpu: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); nvshmem $(nvshmem_version); commit $(head -1 $DIST/COMMIT)" |
     tee "$OUT/latency-1gpu-machine.txt"

@@ -25,7 +25,6 @@ BUILD=$(mktemp -d)
 trap 'rm -rf "$BUILD"' EXIT
 build_nvshmem moe_alltoall > "$BUILD/build.log" 2>&1 || { cat "$BUILD/build.log"; exit 1; }
 read -ra ARGS <<< "${MOE_ARGS:---hidden 4096 --routing random,skewed,empty-pe --check --iters 50}"
-if [[ -e $CUDA_MPS_PIPE_DIRECTORY/control ]]; then stop_mps > /dev/null 2>&1; fi
 start_mps || exit 2
 trap 'stop_mps > /dev/null 2>&1; rm -rf "$BUILD"' EXIT
 

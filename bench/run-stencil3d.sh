@@ -35,7 +35,6 @@ reference_env 3G
 MPS_ON=0
 cleanup() { (( MPS_ON )) && stop_mps > /dev/null 2>&1; rm -rf "$TMP"; }
 trap cleanup EXIT
-if [[ -e $CUDA_MPS_PIPE_DIRECTORY/control ]]; then stop_mps > /dev/null 2>&1; fi
 start_mps > /dev/null 2>&1 && MPS_ON=1
 echo "gpu: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); nvshmem $(nvshmem_version); MPS $( (( MPS_ON )) && echo on || echo off)"
 if [[ -n $NVCC ]] && build_nvshmem stencil3d > "$TMP/build.log" 2>&1; then echo "built the CUDA C++ twin"

@@ -2,14 +2,21 @@
 # Shared by gpu-suite/run.sh and bench/run-bench.sh (sourced, not run): the NVSHMEM environment
 # of the GPU machine, and starting and stopping the MPS control daemon.
 
-# nvshmem_env: finds NVSHMEM (NVSHMEM_HOME, else Python's nvidia.nvshmem) and exports what every run
-# needs: one machine, no network transport, no NVLink multicast (NVLS), the unique-id bootstrap on
-# the loopback interface, and MPS folders of our own.
+# nvshmem_env: finds NVSHMEM (NVSHMEM_HOME, else Python's nvidia.nvshmem, asked in isolated mode so
+# that no package in the current folder is imported, with the user's own site-packages) and exports what every run needs: one
+# machine, no network transport, no NVLink multicast (NVLS), the unique-id bootstrap on the
+# loopback interface, and MPS folders of our own: new ones in a private folder (mktemp -d makes it
+# 0700), never a fixed name that another user could create first, owning the control pipe or
+# planting a link where the daemon writes its log.
 nvshmem_env() {
-    NVSHMEM_HOME=${NVSHMEM_HOME:-$(python3 -c 'import nvidia.nvshmem as m; print(list(m.__path__)[0])' 2>/dev/null)}
+    NVSHMEM_HOME=${NVSHMEM_HOME:-$(python3 -I -c 'import site, sys; sys.path.append(site.getusersitepackages())
+import nvidia.nvshmem as m; print(list(m.__path__)[0])' 2>/dev/null)}
     export NVSHMEM_HOME NVSHMEM_REMOTE_TRANSPORT=none NVSHMEM_DISABLE_NVLS=1
     export NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=${NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME:-lo}
-    export CUDA_MPS_PIPE_DIRECTORY=/tmp/nvshmem-rs-mps/pipe CUDA_MPS_LOG_DIRECTORY=/tmp/nvshmem-rs-mps/log
+    local mps
+    mps=$(mktemp -d "${TMPDIR:-/tmp}/nvshmem-rs-mps.XXXXXX")
+    mkdir "$mps/pipe" "$mps/log"
+    export CUDA_MPS_PIPE_DIRECTORY=$mps/pipe CUDA_MPS_LOG_DIRECTORY=$mps/log
 }
 
 # nvshmem_version: NVSHMEM's x.y.z from its headers ("unknown" when they are not there).
@@ -29,7 +36,6 @@ start_mps() {
         echo "start_mps: CUDA_MPS_PIPE_DIRECTORY and CUDA_MPS_LOG_DIRECTORY are not set; call nvshmem_env first" >&2
         return 1
     fi
-    mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY" || return 1
     if ! nvidia-cuda-mps-control -d; then
         echo "start_mps: nvidia-cuda-mps-control -d failed (is a daemon already running on $CUDA_MPS_PIPE_DIRECTORY? stop it with stop_mps)" >&2
         return 1

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Unpacks the native files of wheels into a prefix (bin/, include/, lib/), with their modes.
+"""Unpacks the native files of wheels into a prefix (bin/, include/, lib/), with their modes masked
+to at most 0755.
 
     tools/unpack-wheels.py PREFIX WHEEL...
 
@@ -24,6 +25,12 @@ def destination(member: str):
     return None
 
 
+def file_mode(info: zipfile.ZipInfo) -> int:
+    """The mode an unpacked member gets: the archive's, at most 0755 (no set-id bits, nothing
+    others may write), else 0644."""
+    return ((info.external_attr >> 16) & 0o755) or 0o644
+
+
 def unpack(prefix: str, wheel: str) -> int:
     count = 0
     with zipfile.ZipFile(wheel) as archive:
@@ -37,8 +44,7 @@ def unpack(prefix: str, wheel: str) -> int:
             os.makedirs(os.path.dirname(path), exist_ok=True)
             with archive.open(info) as source, open(path, "wb") as target:
                 target.write(source.read())
-            mode = (info.external_attr >> 16) & 0o777
-            os.chmod(path, mode or 0o644)
+            os.chmod(path, file_mode(info))
             count += 1
     return count
 

@@ -2,14 +2,14 @@
 # Compiles and links the CUDA C++ references on a machine without a GPU or a CUDA install, so that
 # the build on the GPU machine (bench/run-bench.sh) is very likely to work the first time.
 #
-#   bench/reference/compile-check.sh [CACHE_DIR]      (default /tmp/nvshmem-rs-cuda-wheels)
+#   bench/reference/compile-check.sh [CACHE_DIR]   (default ~/.cache/nvshmem-rs-cuda-wheels, yours alone)
 #
 # Installs CUDA 13.0's compiler, NVVM, runtime and headers and NCCL from PyPI wheels into CACHE_DIR
 # (once), takes NVSHMEM from the project's .deps (./x deps), and builds every program as the harness
 # does; libcuda is replaced by an empty stub at link time (the programs only need it at run time).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-CACHE=${1:-/tmp/nvshmem-rs-cuda-wheels}
+CACHE=${1:-${XDG_CACHE_HOME:-$HOME/.cache}/nvshmem-rs-cuda-wheels}
 WHEELS=(nvidia-cuda-nvcc==13.0.88 nvidia-nvvm==13.0.88 nvidia-cuda-runtime==13.0.96
     nvidia-cuda-crt==13.0.88 nvidia-cuda-cccl==13.0.85 nvidia-nccl-cu13)
 if [[ ! -f $CACHE/.complete ]]; then

@@ -131,18 +131,14 @@ mod tests {
         patch: 5,
     };
 
-    fn install_with(files: &[&str]) -> Install {
-        let root = std::env::temp_dir().join(format!(
-            "nvshmem-builder-arch-{}-{}",
-            std::process::id(),
-            files.join("+")
-        ));
-        let _ = std::fs::remove_dir_all(&root);
+    fn install_with(files: &[&str]) -> (tempfile::TempDir, Install) {
+        let scratch = tempfile::tempdir().unwrap();
+        let root = scratch.path().to_path_buf();
         std::fs::create_dir_all(root.join("lib")).unwrap();
         for file in files.iter().chain(&["libnvshmem_host.so.3"]) {
             std::fs::write(root.join("lib").join(file), b"").unwrap();
         }
-        Install::at(root, Source::HomeVariable).unwrap()
+        (scratch, Install::at(root, Source::HomeVariable).unwrap())
     }
 
     #[test]
@@ -190,7 +186,7 @@ mod tests {
 
     #[test]
     fn single_file_layout_serves_sm_90_only() {
-        let install = install_with(&["libnvshmem_device.bc"]);
+        let (_scratch, install) = install_with(&["libnvshmem_device.bc"]);
         assert!(
             device_bitcode(&install, V345, "sm_90")
                 .unwrap()
@@ -209,7 +205,8 @@ mod tests {
 
     #[test]
     fn per_architecture_layout_lists_what_it_has() {
-        let install = install_with(&["libnvshmem_device_sm_80.bc", "libnvshmem_device_sm_90.bc"]);
+        let (_scratch, install) =
+            install_with(&["libnvshmem_device_sm_80.bc", "libnvshmem_device_sm_90.bc"]);
         assert!(
             device_bitcode(&install, V345, "sm_80")
                 .unwrap()
@@ -231,7 +228,7 @@ mod tests {
 
     #[test]
     fn a_runtime_only_install_is_told_to_add_the_development_files() {
-        let install = install_with(&[]);
+        let (_scratch, install) = install_with(&[]);
         let message = device_bitcode(&install, V345, "sm_90")
             .unwrap_err()
             .to_string();

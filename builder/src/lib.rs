@@ -280,7 +280,8 @@ impl PtxBuilder {
         self
     }
 
-    /// The folder the PTX is written to (default: `OUT_DIR`, which cargo gives build scripts). When
+    /// The folder the PTX is written to (default: `OUT_DIR`, which cargo gives build scripts, else a
+    /// new private folder under the system's temporary folder, which is kept). When
     /// it is cargo's layout, `<target>/<profile>/build/<name>/out`, the nested build shares the
     /// profile's kernel folder with the build scripts (see [`PtxBuilder::build`]).
     ///
@@ -314,8 +315,9 @@ impl PtxBuilder {
             println!(
                 "cargo::warning=ptxas was not found, so {} was not assembled as a check (looked \
                  in $PTXAS, $PATH, $CUDA_HOME/bin, $CUDA_PATH/bin, /usr/local/cuda/bin and \
-                 .deps/python/nvidia/cu13/bin here and in the nvshmem-rs checkout); install CUDA \
-                 or the nvidia-cuda-nvcc wheel, or set PTXAS",
+                 .deps/python/nvidia/cu13/bin at this project's root and in the nvshmem-rs \
+                 checkout, never above the project nor in folders others can write); install \
+                 CUDA or the nvidia-cuda-nvcc wheel, or set PTXAS",
                 built.path.display()
             );
         }
@@ -413,8 +415,19 @@ impl PtxBuilder {
         let out_dir = self
             .out_dir
             .clone()
-            .or_else(|| std::env::var_os("OUT_DIR").map(PathBuf::from))
-            .unwrap_or_else(|| std::env::temp_dir().join("nvshmem-builder"));
+            .or_else(|| std::env::var_os("OUT_DIR").map(PathBuf::from));
+        // Outside a build script, with no folder given: a new private one, kept for the PTX.
+        let out_dir = match out_dir {
+            Some(dir) => dir,
+            None => tempfile::Builder::new()
+                .prefix("nvshmem-builder-")
+                .tempdir()
+                .map_err(|error| BuildError::Io {
+                    path: std::env::temp_dir(),
+                    error,
+                })?
+                .keep(),
+        };
         let package = package_name(&manifest)?;
         let name = if self.load_store {
             package.clone()
@@ -467,7 +480,13 @@ impl PtxBuilder {
             error,
         })?;
         let modules = ptx_file::split_modules(&linked);
-        let ptxas = ptxas::find(&caller_dir).ok();
+        let ptxas = match ptxas::find(&caller_dir) {
+            Ok(found) => Some(found),
+            Err(skipped) => {
+                warnings.extend(skipped.into_iter().map(|line| format!("ptxas {line}")));
+                None
+            }
+        };
         let profile = sass::Profile::of_build_script();
         let sass_archs = targets
             .iter()
@@ -693,9 +712,8 @@ mod tests {
 
     #[test]
     fn package_name_is_read_from_the_package_section() {
-        let dir = std::env::temp_dir().join(format!("nvshmem-builder-pkg-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let manifest = dir.join("Cargo.toml");
+        let dir = tempfile::tempdir().unwrap();
+        let manifest = dir.path().join("Cargo.toml");
         std::fs::write(
             &manifest,
             "[workspace]\n\n[package]\nname = \"ring-kernels\"\n",

@@ -277,7 +277,8 @@ mod tests {
 
     #[test]
     fn the_linker_path_depends_on_the_builders_sources_not_on_the_executable() {
-        let dir = std::env::temp_dir().join(format!("nvshmem-linker-{}", std::process::id()));
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path().join("linker");
         let first = stable_linker(&dir).unwrap();
         let again = stable_linker(&dir).unwrap();
         assert_eq!(first, again);
@@ -291,15 +292,14 @@ mod tests {
         );
         // Only the link is left: the fresh one it came from was renamed over it.
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
-        std::fs::remove_dir_all(&dir).unwrap();
         assert_ne!(fnv1a(&[b"a"]), fnv1a(&[b"b"]));
         assert_eq!(fnv1a(&[b"ab", b"c"]), fnv1a(&[b"abc"]));
     }
 
     #[test]
     fn threads_of_one_process_point_the_linker_at_once() {
-        let dir =
-            std::env::temp_dir().join(format!("nvshmem-linker-threads-{}", std::process::id()));
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path().join("linker");
         let threads = 8;
         let start = std::sync::Barrier::new(threads);
         std::thread::scope(|scope| {
@@ -313,7 +313,6 @@ mod tests {
             }
         });
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -409,11 +409,8 @@ mod tests {
         let start = Path::new(env!("CARGO_MANIFEST_DIR"));
         let ptxas = crate::ptxas::find(start)
             .expect("no ptxas: `./x deps` installs it into the checkout's .deps");
-        let dir = std::env::temp_dir().join(format!(
-            "nvshmem-builder-sass-kernels-{}",
-            std::process::id()
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
         let ptx = dir.join("k.ptx");
         std::fs::write(&ptx, TWO_KERNELS).unwrap();
         let kernels = strings(&["first", "second"]);
@@ -444,7 +441,6 @@ mod tests {
         let stale = cache.join(cache_name(&ptxas, TWO_KERNELS, "sm_90", true));
         std::fs::write(&stale, b"\x7fELF\0").unwrap();
         assert_eq!(compiled(true, &cache), Vec::<String>::new());
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -459,8 +455,8 @@ mod tests {
 
     #[test]
     fn no_architectures_write_an_empty_image_without_running_anything() {
-        let dir = std::env::temp_dir().join(format!("nvshmem-builder-sass-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
         let out = dir.join("k.fatbin");
         std::fs::write(&out, b"stale").unwrap();
         build(
@@ -469,11 +465,10 @@ mod tests {
             "",
             &[],
             &[],
-            &dir,
+            dir,
             &out,
         )
         .unwrap();
         assert_eq!(std::fs::read(&out).unwrap(), b"");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -197,8 +197,8 @@ mod tests {
              p:\n  call void @proxy()\n  ret void\n}}\n"
         );
         let (pinned, _) = pin_to_proxy(&ir, 772).unwrap();
-        let dir = std::env::temp_dir().join(format!("transport-pin-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
         let (input, optimized, ptx) = (
             dir.join("pinned.ll"),
             dir.join("optimized.bc"),
@@ -221,7 +221,6 @@ mod tests {
             .unwrap();
         assert!(status.success());
         let ptx = std::fs::read_to_string(&ptx).unwrap();
-        let _ = std::fs::remove_dir_all(&dir);
         assert!(ptx.contains("proxy"), "{ptx}");
         assert!(!ptx.contains("ibgda"), "{ptx}");
         assert!(ptx.contains(PINNED_DEVICE_TRANSPORT_SYMBOL), "{ptx}");

@@ -12,14 +12,12 @@ use std::os::unix::ffi::OsStringExt;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-/// A private folder for the id file, made once per fuzzing process.
+/// A private folder for the id file, made new once per fuzzing process.
 fn folder() -> &'static std::path::Path {
-    static FOLDER: OnceLock<std::path::PathBuf> = OnceLock::new();
-    FOLDER.get_or_init(|| {
-        let folder = std::env::temp_dir().join(format!("rendezvous-fuzz-{}", std::process::id()));
-        std::fs::create_dir_all(&folder).expect("creating the fuzzing folder");
-        folder
-    })
+    static FOLDER: OnceLock<rendezvous::JobFolder> = OnceLock::new();
+    FOLDER
+        .get_or_init(|| rendezvous::JobFolder::create().expect("creating the fuzzing folder"))
+        .path()
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -31,7 +29,7 @@ fuzz_target!(|data: &[u8]| {
         let path = folder().join(rendezvous::UNIQUE_ID_FILE);
         let _ = std::fs::remove_file(&path);
         rendezvous::publish_unique_id_at(&path, rest).expect("publishing into a private folder");
-        match rendezvous::wait_for_unique_id_at(&path, expected, Duration::ZERO) {
+        match rendezvous::wait_for_unique_id_at(&path, expected, Duration::from_secs(60)) {
             Ok(bytes) => assert_eq!(bytes, rest),
             Err(error) => assert_ne!(rest.len(), expected, "{error}"),
         }

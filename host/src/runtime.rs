@@ -371,7 +371,7 @@ fn start(lib: &'static NvshmemHost, bootstrap: &Bootstrap) -> Result<(), Error> 
     log::debug!("bootstrap: {bootstrap:?}");
     match bootstrap {
         Bootstrap::Launcher(identity) => {
-            let (pe, n_pes) = (identity.pe as i32, identity.n_pes as i32);
+            let (pe, n_pes) = identity.nvshmem_pe_and_n_pes()?;
             let id = if pe == 0 {
                 let id = UniqueId::new()?;
                 rendezvous::publish_unique_id(&identity.rendezvous, id.as_bytes()).map_err(

@@ -17,6 +17,7 @@ use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser};
 
 use crate::Launch;
+use crate::pe_env::{MAX_PES, MAX_PES_PER_GPU};
 
 /// The flags that size and limit a job: `nvshmemrun`'s, and those of every program that relaunches
 /// itself through the launcher (flatten it into the program's `clap::Parser`).
@@ -29,7 +30,7 @@ pub struct JobArgs {
     #[arg(allow_hyphen_values = true, short = 'n', long = "n-pes", value_name = "N", value_parser = pe_count)]
     pub n_pes: Option<NonZeroUsize>,
     /// PEs that share each GPU [default: 1]
-    #[arg(allow_hyphen_values = true, long, value_name = "K", value_parser = pe_count)]
+    #[arg(allow_hyphen_values = true, long, value_name = "K", value_parser = pes_per_gpu)]
     pub pes_per_gpu: Option<NonZeroUsize>,
     /// End the whole job after S seconds (exit status 124)
     #[arg(allow_hyphen_values = true, long, value_name = "S", value_parser = seconds)]
@@ -92,11 +93,24 @@ pub fn assert_usage_errors<P: CommandFactory>(refused: &[(&str, &str)]) {
     }
 }
 
-/// A PE count: a whole number of at least 1.
+/// A PE count: a whole number from 1 to [`MAX_PES`].
 fn pe_count(text: &str) -> Result<NonZeroUsize, String> {
-    text.trim()
-        .parse()
-        .map_err(|_| "expected a whole number of at least 1, e.g. 2".to_string())
+    count_up_to(text, MAX_PES, "the most PEs a job may have")
+}
+
+/// A count of PEs per GPU: a whole number from 1 to [`MAX_PES_PER_GPU`].
+fn pes_per_gpu(text: &str) -> Result<NonZeroUsize, String> {
+    count_up_to(text, MAX_PES_PER_GPU, "the most PEs one GPU may hold")
+}
+
+/// A whole number from 1 to `max` (which is `what`).
+fn count_up_to(text: &str, max: usize, what: &str) -> Result<NonZeroUsize, String> {
+    let wrong = || format!("expected a whole number from 1 to {max} ({what}), e.g. 2");
+    let count: NonZeroUsize = text.trim().parse().map_err(|_| wrong())?;
+    if count.get() > max {
+        return Err(wrong());
+    }
+    Ok(count)
 }
 
 /// A positive, finite number of seconds.
@@ -218,7 +232,17 @@ mod tests {
         let cases: &[(&[&str], &str)] = &[
             (
                 &["-n", "0", "prog"],
-                "'0' for '--n-pes <N>': expected a whole number of at least 1, e.g. 2",
+                "'0' for '--n-pes <N>': expected a whole number from 1 to 4096 (the most PEs a job \
+                 may have), e.g. 2",
+            ),
+            (&["-n", "4097", "prog"], "from 1 to 4096"),
+            (
+                &["--pes-per-gpu", "4611686018427387904", "prog"],
+                "expected a whole number from 1 to 64 (the most PEs one GPU may hold)",
+            ),
+            (
+                &["--pes-per-gpu", "99999999999999999999999", "prog"],
+                "from 1 to 64",
             ),
             (&["-n", "abc", "prog"], "'abc' for '--n-pes <N>'"),
             (&["-n", "-2", "prog"], "'-2' for '--n-pes <N>'"),
@@ -291,7 +315,7 @@ mod fuzz {
         }
 
         #[test]
-        fn counts_round_trip(n in 1usize..100_000, k in 1usize..64, seconds in 1u32..100_000) {
+        fn counts_round_trip(n in 1usize..=MAX_PES, k in 1usize..=MAX_PES_PER_GPU, seconds in 1u32..100_000) {
             let args = ["-n".to_string(), n.to_string(), "--pes-per-gpu".into(), k.to_string(),
                 "--timeout".into(), seconds.to_string(), "prog".into()];
             let launch = parse(args.iter().map(OsString::from))

@@ -148,19 +148,17 @@ mod tests {
 
     #[test]
     fn driver_folder_entries_count() {
-        let dir = std::env::temp_dir().join(format!("nvshmemrs-gpus-test-{}", std::process::id()));
-        std::fs::create_dir_all(dir.join("0000:01:00.0")).unwrap();
-        std::fs::create_dir_all(dir.join("0000:02:00.0")).unwrap();
-        assert_eq!(count_gpus(None, &dir, NO_SMI), Ok(2));
-        std::fs::remove_dir_all(&dir).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("0000:01:00.0")).unwrap();
+        std::fs::create_dir(dir.path().join("0000:02:00.0")).unwrap();
+        assert_eq!(count_gpus(None, dir.path(), NO_SMI), Ok(2));
     }
 
     #[test]
     fn nvidia_smi_lines_count() {
         // A stand-in nvidia-smi that lists two GPUs and one MIG instance (not counted).
-        let dir = std::env::temp_dir().join(format!("nvshmemrs-smi-test-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let smi = dir.join("nvidia-smi");
+        let dir = tempfile::tempdir().unwrap();
+        let smi = dir.path().join("nvidia-smi");
         std::fs::write(
             &smi,
             "#!/bin/sh\necho 'GPU 0: H200 (UUID: GPU-a)'\necho '  MIG 1g.18gb Device 0'\n\
@@ -173,7 +171,6 @@ mod tests {
             count_gpus(None, Path::new(NOWHERE), smi.to_str().unwrap()),
             Ok(2)
         );
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -197,10 +194,8 @@ mod tests {
     fn an_unlistable_driver_folder_leaves_the_count_to_the_user() {
         // A file where the folder should be: it exists, so the driver is there, but it cannot be
         // listed (a permission test would not work for root).
-        let file = std::env::temp_dir().join(format!("nvshmemrs-gpus-file-{}", std::process::id()));
-        std::fs::write(&file, b"").unwrap();
-        let error = count_gpus(None, &file, NO_SMI).unwrap_err();
-        std::fs::remove_file(&file).unwrap();
+        let file = tempfile::NamedTempFile::new().unwrap();
+        let error = count_gpus(None, file.path(), NO_SMI).unwrap_err();
         assert!(
             matches!(error, GpuCountError::Uncounted { .. }),
             "{error:?}"

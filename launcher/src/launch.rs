@@ -6,8 +6,8 @@ use std::io::{self, Write};
 use std::num::NonZeroUsize;
 use std::time::{Duration, Instant};
 
-use nvshmem_pe_env::PeIdentity;
 use nvshmem_pe_env::rendezvous::JobFolder;
+use nvshmem_pe_env::{MAX_PES, MAX_PES_PER_GPU, PeIdentity};
 
 use crate::cli::JobArgs;
 use crate::gpus::{self, GpuCountError};
@@ -113,9 +113,31 @@ impl Launch {
         self
     }
 
-    /// The number of PEs this job will have, checked against the visible GPUs.
+    /// The number of PEs this job will have, checked against the visible GPUs and against
+    /// [`pe_env::MAX_PES`](crate::pe_env::MAX_PES) and
+    /// [`pe_env::MAX_PES_PER_GPU`](crate::pe_env::MAX_PES_PER_GPU).
     pub fn resolve_n_pes(&self) -> Result<usize, LaunchError> {
         let pes_per_gpu = self.pes_per_gpu.get();
+        if pes_per_gpu > MAX_PES_PER_GPU {
+            return Err(LaunchError::TooMany {
+                flag: "--pes-per-gpu",
+                value: pes_per_gpu,
+                max: MAX_PES_PER_GPU,
+            });
+        }
+        let n_pes = self.resolve_uncapped(pes_per_gpu)?;
+        if n_pes > MAX_PES {
+            return Err(LaunchError::TooMany {
+                flag: "-n",
+                value: n_pes,
+                max: MAX_PES,
+            });
+        }
+        Ok(n_pes)
+    }
+
+    /// [`Launch::resolve_n_pes`] before the caps.
+    fn resolve_uncapped(&self, pes_per_gpu: usize) -> Result<usize, LaunchError> {
         match (self.n_pes, gpus::visible_gpu_count()) {
             (Some(n), Ok(visible)) if n.get() > visible.saturating_mul(pes_per_gpu) => {
                 Err(LaunchError::TooFewGpus {
@@ -275,6 +297,15 @@ pub enum LaunchError {
         /// The GPUs visible.
         visible: usize,
     },
+    /// More PEs, or PEs per GPU, than a job may have.
+    TooMany {
+        /// The flag that sets the number (`-n` also for the default count).
+        flag: &'static str,
+        /// The number asked for.
+        value: usize,
+        /// The most allowed.
+        max: usize,
+    },
     /// The rendezvous folder could not be created.
     Rendezvous(io::Error),
     /// The launcher's signal handlers could not be installed.
@@ -297,7 +328,8 @@ impl LaunchError {
         match self {
             LaunchError::GpuCount(_)
             | LaunchError::NoVisibleGpu
-            | LaunchError::TooFewGpus { .. } => 2,
+            | LaunchError::TooFewGpus { .. }
+            | LaunchError::TooMany { .. } => 2,
             LaunchError::Spawn { source, .. } => match source.kind() {
                 io::ErrorKind::NotFound => 127,
                 io::ErrorKind::PermissionDenied => 126,
@@ -345,6 +377,11 @@ impl fmt::Display for LaunchError {
                     )
                 }
             }
+            LaunchError::TooMany { flag, value, max } => write!(
+                f,
+                "{flag} {value} is more than {max}, the most a job may have (all its PEs run on \
+                 this machine); pass {flag} {max} or less"
+            ),
             LaunchError::Rendezvous(error) => write!(
                 f,
                 "could not create the job's rendezvous folder: {error}; check that the temporary \
@@ -376,7 +413,9 @@ impl std::error::Error for LaunchError {
             LaunchError::GpuCount(error) => Some(error),
             LaunchError::Rendezvous(error) | LaunchError::Signals(error) => Some(error),
             LaunchError::Spawn { source, .. } => Some(source),
-            LaunchError::NoVisibleGpu | LaunchError::TooFewGpus { .. } => None,
+            LaunchError::NoVisibleGpu
+            | LaunchError::TooFewGpus { .. }
+            | LaunchError::TooMany { .. } => None,
         }
     }
 }
@@ -384,6 +423,25 @@ impl std::error::Error for LaunchError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_huge_count_of_pes_per_gpu_is_refused_before_anything_starts() {
+        let huge = NonZeroUsize::new(1 << 62).unwrap();
+        let error = Launch::new("prog")
+            .pes_per_gpu(huge)
+            .resolve_n_pes()
+            .unwrap_err();
+        assert!(matches!(error, LaunchError::TooMany { .. }), "{error:?}");
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "--pes-per-gpu {} is more than {MAX_PES_PER_GPU}, the most a job may have (all \
+                 its PEs run on this machine); pass --pes-per-gpu {MAX_PES_PER_GPU} or less",
+                1usize << 62
+            )
+        );
+        assert_eq!(error.exit_code(), 2);
+    }
 
     #[test]
     fn too_few_gpus_says_how_to_share() {

@@ -12,6 +12,14 @@ use crate::nvshmem_abort;
 /// How many of a PE's most recent output lines (stdout and stderr together) are kept.
 pub const TAIL_LINES: usize = 20;
 
+/// The longest line the launcher holds: a longer one goes out in pieces of this many bytes, each
+/// but the last ending in [`CUT_MARKER`], so that a PE writing without line endings cannot make
+/// the launcher's memory grow without bound.
+pub const MAX_LINE: usize = 64 * 1024;
+
+/// What ends each piece of a line longer than [`MAX_LINE`] but its last.
+pub const CUT_MARKER: &str = " [nvshmemrun: line cut at 64 KiB, continued on the next line]";
+
 /// The first line in which NVSHMEM said that it is ending the process, and when it was read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct FatalLine {
@@ -80,8 +88,9 @@ fn write_line(to: &mut impl Write, line: &[u8]) -> io::Result<()> {
 /// Starts a thread that copies `source` to `sink` until end of file, line by line, putting
 /// `prefix` before each line and recording each in `tail`.
 ///
-/// A last line without a line ending gets one. Each line goes out in one call, so lines of
-/// different PEs never mix. [`to_stdout`] and [`to_stderr`] ignore write failures (a closed stdout), so that the PE is never
+/// A last line without a line ending gets one, and a line longer than [`MAX_LINE`] goes out in
+/// pieces marked with [`CUT_MARKER`]. Each line goes out in one call, so lines of different PEs
+/// never mix. [`to_stdout`] and [`to_stderr`] ignore write failures (a closed stdout), so that the PE is never
 /// blocked on a full pipe.
 pub(crate) fn pump(
     source: impl Read + Send + 'static,
@@ -95,23 +104,56 @@ pub(crate) fn pump(
             let mut reader = BufReader::with_capacity(64 * 1024, source);
             let mut line = Vec::new();
             let mut out = Vec::new();
-            loop {
-                line.clear();
-                match reader.read_until(b'\n', &mut line) {
-                    Ok(0) => break,
-                    Ok(_) => {}
-                    Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
-                    Err(_) => break,
-                }
+            while let Ok(Some(piece)) = read_piece(&mut reader, &mut line) {
                 let text = line.strip_suffix(b"\n").unwrap_or(&line);
                 tail.push(text.strip_suffix(b"\r").unwrap_or(text));
                 out.clear();
                 out.extend_from_slice(&prefix);
                 out.extend_from_slice(text);
+                if piece == Piece::Cut {
+                    out.extend_from_slice(CUT_MARKER.as_bytes());
+                }
                 out.push(b'\n');
                 sink(&out);
             }
         })
+}
+
+/// What [`read_piece`] read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Piece {
+    /// A whole line (the last one may lack its line ending).
+    Line,
+    /// The first [`MAX_LINE`] bytes of what is left of a longer line.
+    Cut,
+}
+
+/// Reads the next line of `reader` into `line`, or its first [`MAX_LINE`] bytes if it is longer;
+/// `None` at the end of the input.
+fn read_piece(reader: &mut impl BufRead, line: &mut Vec<u8>) -> io::Result<Option<Piece>> {
+    line.clear();
+    loop {
+        let available = match reader.fill_buf() {
+            Ok(bytes) => bytes,
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+            Err(error) => return Err(error),
+        };
+        if available.is_empty() {
+            return Ok((!line.is_empty()).then_some(Piece::Line));
+        }
+        let room = &available[..available.len().min(MAX_LINE - line.len())];
+        if let Some(end) = room.iter().position(|&byte| byte == b'\n') {
+            line.extend_from_slice(&room[..=end]);
+            reader.consume(end + 1);
+            return Ok(Some(Piece::Line));
+        }
+        let taken = room.len();
+        line.extend_from_slice(room);
+        reader.consume(taken);
+        if line.len() == MAX_LINE {
+            return Ok(Some(Piece::Cut));
+        }
+    }
 }
 
 #[cfg(test)]
@@ -142,6 +184,43 @@ mod tests {
         assert_eq!(lines[0], "line 11");
         assert_eq!(lines[TAIL_LINES - 2], "line 29");
         assert_eq!(lines[TAIL_LINES - 1], "partial");
+    }
+
+    #[test]
+    fn a_pe_writing_without_line_endings_is_passed_on_in_bounded_pieces() {
+        let long = 3 * MAX_LINE + 10;
+        let text = format!("{}\nshort\n", "x".repeat(long));
+        static OUT: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
+        let tail = Arc::new(Tail::default());
+        let handle = pump(
+            io::Cursor::new(text),
+            |line: &[u8]| OUT.lock().unwrap().push(line.to_vec()),
+            b"[pe 1] ".to_vec(),
+            tail,
+        )
+        .unwrap();
+        handle.join().unwrap();
+        let pieces = OUT.lock().unwrap().clone();
+        let bound = "[pe 1] ".len() + MAX_LINE + CUT_MARKER.len() + 1;
+        assert_eq!(
+            pieces.len(),
+            5,
+            "4 pieces of the long line, then the short one"
+        );
+        let mut rejoined = Vec::new();
+        for (i, piece) in pieces.iter().enumerate() {
+            assert!(piece.len() <= bound, "piece {i} has {} bytes", piece.len());
+            let body = piece.strip_prefix(b"[pe 1] ").unwrap();
+            let body = body.strip_suffix(b"\n").unwrap();
+            match body.strip_suffix(CUT_MARKER.as_bytes()) {
+                Some(cut) => {
+                    assert!(i < 3, "piece {i} is marked as cut");
+                    rejoined.extend_from_slice(cut);
+                }
+                None => rejoined.extend_from_slice(body),
+            }
+        }
+        assert_eq!(rejoined, format!("{}short", "x".repeat(long)).as_bytes());
     }
 
     #[test]

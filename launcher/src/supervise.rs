@@ -42,6 +42,16 @@ pub(crate) struct RunningPe {
     tail: Arc<Tail>,
 }
 
+/// NVSHMEM's variable naming the network interface its unique-id bootstrap listens on.
+const UID_SOCK_IFNAME: &str = "NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME";
+
+/// The interface for the PEs' unique-id bootstrap, given the launcher's own [`UID_SOCK_IFNAME`]:
+/// every PE runs on this machine, so the loopback interface, which no other machine reaches,
+/// unless the user chose one.
+fn bootstrap_interface(chosen: Option<&OsStr>) -> Option<(&'static str, &'static str)> {
+    chosen.is_none().then_some((UID_SOCK_IFNAME, "lo"))
+}
+
 impl RunningPe {
     /// Starts `program args…` as the PE `identity`, in its own process group, with its output
     /// pumped to the launcher's (prefixed with `[pe K] ` when `prefix` is set).
@@ -57,6 +67,9 @@ impl RunningPe {
         command
             .args(args)
             .envs(identity.env_vars())
+            .envs(bootstrap_interface(
+                std::env::var_os(UID_SOCK_IFNAME).as_deref(),
+            ))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -315,5 +328,16 @@ pub(crate) fn drain_output(pes: &mut [RunningPe]) {
         if !pumps.is_empty() {
             std::thread::sleep(Duration::from_millis(1));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bootstrap_listens_on_loopback_unless_the_user_chose() {
+        assert_eq!(bootstrap_interface(None), Some((UID_SOCK_IFNAME, "lo")));
+        assert_eq!(bootstrap_interface(Some(OsStr::new("ib0"))), None);
     }
 }

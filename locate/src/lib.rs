@@ -6,12 +6,16 @@
 //! tries, in this order:
 //!
 //! 1. `NVSHMEM_HOME`, if set. A set but unusable `NVSHMEM_HOME` is an error: it is never skipped.
-//! 2. A project-local install: `.deps/python/nvidia/nvshmem` in a start folder or one of its ancestors
-//!    (this is where the project's `./x` script installs the `nvidia-nvshmem-cu13` wheel).
-//! 3. The same folder in the nvshmem-rs [`checkout`] these crates were built from, when they depend
-//!    on one by path: so a project that `./x new` made outside the checkout builds and runs against
-//!    the checkout's NVSHMEM, with nothing set.
-//! 4. Python's site-packages: the folder of the `nvidia.nvshmem` package as `python3` reports it.
+//! 2. A project-local install: `.deps/python/nvidia/nvshmem` at the root of the project of a start
+//!    folder (the builder's: the crate being built; the loader's: the running program's), that is
+//!    the nearest folder at or above it holding `Cargo.lock` ([`project_root`]). The search never
+//!    looks above the project nor in the current folder, and a folder that other users can write
+//!    ends it: on a shared machine, `/tmp/.deps` is anybody's.
+//! 3. The same folder in the nvshmem-rs [`checkout`] these crates were built from (recorded when
+//!    they were compiled), when they depend on one by path: so a project that `./x new` made
+//!    outside the checkout builds and runs against the checkout's NVSHMEM, with nothing set.
+//! 4. Python's site-packages: the folder of the `nvidia.nvshmem` package as `python3 -I` (isolated:
+//!    not from the current folder, `PYTHONPATH` or the user's site-packages) reports it.
 //! 5. NVIDIA's system packages `libnvshmem3-cuda-13` and `libnvshmem3-cuda-12` (with their `-dev`
 //!    packages for headers and device bitcode), CUDA 13 first. They split the install in two: the
 //!    libraries in `/usr/lib/<multiarch triple>/nvshmem/<CUDA major>` (apt: `x86_64-linux-gnu`, or
@@ -22,7 +26,11 @@
 //!    version has its own `comm_libs/<CUDA version>/nvshmem`, tried newest CUDA 13 first, then CUDA
 //!    12; then `comm_libs/nvshmem`, the SDK's link to its default CUDA version's.
 //!
-//! When nothing is found, [`NotFound`] lists every place tried and why it was rejected.
+//! Every place found by searching (all but `NVSHMEM_HOME` and `NVHPC_ROOT`, which the user names) is
+//! used only when no other user could have put it there: its library folder and each folder above
+//! it must be owned by this user or root and writable by nobody else ([`trusted`]). When nothing is
+//! found, [`NotFound`] lists every place tried and why it was rejected, those skipped for this
+//! reason included.
 //! [`find`] logs the install it chose at `debug` through the `log` crate and never prints; a
 //! program without a logger loses nothing, because a failure is returned in full.
 //!
@@ -34,9 +42,11 @@
 
 mod install;
 mod search;
+mod trust;
 
 pub use install::{Install, Version, VersionError, parse_version_header};
 pub use search::find;
+pub use trust::{PROJECT_MARKER, Untrusted, project_root, trusted};
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -48,7 +58,7 @@ pub const HOME_VAR: &str = "NVSHMEM_HOME";
 /// environment module sets it.
 pub const HPC_SDK_VAR: &str = "NVHPC_ROOT";
 
-/// Where a project-local install lives, relative to a project's root.
+/// Where a project-local install lives, relative to a project's root ([`project_root`]).
 pub const PROJECT_LOCAL_DIR: &str = ".deps/python/nvidia/nvshmem";
 
 /// File names of NVSHMEM's host library, most specific first (the wheels ship only the versioned one).
@@ -185,18 +195,10 @@ pub fn newer_release_hint() -> String {
 mod tests {
     use super::*;
 
-    /// A fresh folder for one test, under the system's temporary folder.
-    pub(crate) fn scratch(name: &str) -> PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("nvshmem-locate-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
-    }
-
     #[test]
     fn a_checkout_is_a_folder_with_the_x_script_that_cargo_did_not_unpack() {
-        let root = scratch("checkout-of");
+        let scratch = tempfile::tempdir().unwrap();
+        let root = scratch.path().to_path_buf();
         let crate_dir = root.join("locate");
         std::fs::create_dir_all(&crate_dir).unwrap();
         assert_eq!(checkout_of(&crate_dir), None);

@@ -4,12 +4,14 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::trust::{self, PROJECT_MARKER};
 use crate::{
     Attempt, CUDA_MAJORS, HOME_VAR, HPC_SDK_DEFAULT_DIR, HPC_SDK_VAR, Install, NotFound,
     PROJECT_LOCAL_DIR, Source, checkout,
 };
 
-/// Finds NVSHMEM: `NVSHMEM_HOME`, then a project-local install above any of `start_dirs`, then the
+/// Finds NVSHMEM: `NVSHMEM_HOME`, then a project-local install at the root of the project of any of
+/// `start_dirs` ([`crate::project_root`]), then the
 /// nvshmem-rs [`checkout`]'s, then Python, then NVIDIA's system packages, then the HPC SDK (see the [crate documentation](crate)).
 ///
 /// ```no_run
@@ -81,32 +83,39 @@ fn find_with<P: AsRef<Path>>(
         tried: HOME_VAR.into(),
         reason: "not set".into(),
     });
+    let checkout = places
+        .checkout
+        .as_deref()
+        .and_then(|dir| dir.canonicalize().ok());
     let mut looked_in_checkout = false;
     for start in start_dirs {
-        let mut any_folder = false;
-        for dir in start.as_ref().ancestors() {
-            looked_in_checkout |= places.checkout.as_deref() == Some(dir);
-            let candidate = dir.join(PROJECT_LOCAL_DIR);
-            if candidate.is_dir() {
-                any_folder = true;
-                match Install::at(&candidate, Source::ProjectLocal) {
-                    Ok(install) => return Ok(install),
-                    Err(attempt) => attempts.push(attempt),
-                }
-            }
-        }
-        if !any_folder {
+        let start = start.as_ref();
+        let Some(project) = trust::project_root(start) else {
             attempts.push(Attempt {
-                tried: format!(
-                    "{PROJECT_LOCAL_DIR} in {} and its parents",
-                    start.as_ref().display()
+                tried: format!("{PROJECT_LOCAL_DIR} in the project of {}", start.display()),
+                reason: format!(
+                    "no project: no {PROJECT_MARKER} there or above it before a folder that \
+                     other users can write (the search never looks further up)"
                 ),
-                reason: "no such folder".into(),
             });
+            continue;
+        };
+        looked_in_checkout |= checkout.as_deref() == Some(project.as_path());
+        let candidate = project.join(PROJECT_LOCAL_DIR);
+        if !candidate.is_dir() {
+            attempts.push(Attempt {
+                tried: candidate.display().to_string(),
+                reason: format!("no such folder (the project of {})", start.display()),
+            });
+            continue;
+        }
+        match Install::at(&candidate, Source::ProjectLocal).and_then(searched) {
+            Ok(install) => return Ok(install),
+            Err(attempt) => attempts.push(attempt),
         }
     }
     if let Some(checkout) = places.checkout.as_ref().filter(|_| !looked_in_checkout) {
-        match Install::at(checkout.join(PROJECT_LOCAL_DIR), Source::Checkout) {
+        match Install::at(checkout.join(PROJECT_LOCAL_DIR), Source::Checkout).and_then(searched) {
             Ok(install) => return Ok(install),
             Err(mut attempt) => {
                 attempt.reason += " (the nvshmem-rs checkout these crates were built from)";
@@ -115,7 +124,7 @@ fn find_with<P: AsRef<Path>>(
         }
     }
     match ask_python() {
-        Ok(dir) => match Install::at(&dir, Source::PythonPackage) {
+        Ok(dir) => match Install::at(&dir, Source::PythonPackage).and_then(searched) {
             Ok(install) => return Ok(install),
             Err(attempt) => attempts.push(attempt),
         },
@@ -132,15 +141,20 @@ fn find_with<P: AsRef<Path>>(
         Source::SystemPackage,
         &packages,
         &mut attempts,
+        searched,
     ) {
         return Ok(install);
     }
     match &places.hpc_sdk_root {
         Some(sdk) => {
             let label = format!("the HPC SDK in {HPC_SDK_VAR}");
-            if let Some(install) =
-                first_usable(hpc_sdk_places(sdk), Source::HpcSdk, &label, &mut attempts)
-            {
+            if let Some(install) = first_usable(
+                hpc_sdk_places(sdk),
+                Source::HpcSdk,
+                &label,
+                &mut attempts,
+                Ok,
+            ) {
                 return Ok(install);
             }
         }
@@ -153,9 +167,13 @@ fn find_with<P: AsRef<Path>>(
     match newest_release(&releases) {
         Some(sdk) => {
             let label = "the newest HPC SDK release";
-            if let Some(install) =
-                first_usable(hpc_sdk_places(&sdk), Source::HpcSdk, label, &mut attempts)
-            {
+            if let Some(install) = first_usable(
+                hpc_sdk_places(&sdk),
+                Source::HpcSdk,
+                label,
+                &mut attempts,
+                searched,
+            ) {
                 return Ok(install);
             }
         }
@@ -168,6 +186,24 @@ fn find_with<P: AsRef<Path>>(
         attempts,
         checkout: places.checkout.clone(),
     })
+}
+
+/// `install` if it was found by searching in a place no other user could have put it, checked
+/// where its code is: the library folder (the host library, its bootstrap plugins, the device
+/// bitcode) and the host library itself. The places a user names (`NVSHMEM_HOME`, `NVHPC_ROOT`)
+/// are their word and are not checked.
+fn searched(install: Install) -> Result<Install, Attempt> {
+    let lib_dir = install.lib_dir();
+    let files = std::iter::once(lib_dir.clone()).chain(install.host_library());
+    for path in files {
+        if let Err(untrusted) = trust::trusted(&path) {
+            return Err(Attempt {
+                tried: lib_dir.display().to_string(),
+                reason: untrusted.to_string(),
+            });
+        }
+    }
+    Ok(install)
 }
 
 /// A folder that may hold an NVSHMEM install.
@@ -197,12 +233,14 @@ impl Place {
 }
 
 /// The first of `places` that holds an install. Records each one that exists but is unusable,
-/// and the absent ones together in one attempt labelled `label`.
+/// and the absent ones together in one attempt labelled `label`; `accept` decides on each install
+/// found ([`searched`] for places nobody named).
 fn first_usable(
     places: Vec<Place>,
     source: Source,
     label: &str,
     attempts: &mut Vec<Attempt>,
+    accept: fn(Install) -> Result<Install, Attempt>,
 ) -> Option<Install> {
     let mut absent = Vec::new();
     for place in places {
@@ -210,7 +248,7 @@ fn first_usable(
             absent.push(place.dir().display().to_string());
             continue;
         }
-        match place.open(source) {
+        match place.open(source).and_then(accept) {
             Ok(install) => return Some(install),
             Err(attempt) => attempts.push(attempt),
         }
@@ -296,12 +334,20 @@ fn dotted_version(name: &str) -> Option<Vec<u32>> {
     name.split('.').map(|part| part.parse().ok()).collect()
 }
 
-/// Asks `python3` where the `nvidia.nvshmem` package lives.
+/// Asks `python3` where the `nvidia.nvshmem` package lives, in isolated mode (`-I`): without the
+/// current folder or `PYTHONPATH` on its path, so that no package planted where the program
+/// happens to run is imported. The user's own site-packages (`pip install --user`) is added back.
 fn python_package_dir() -> Result<PathBuf, Attempt> {
-    const SCRIPT: &str = "import nvidia.nvshmem as m; print(list(m.__path__)[0])";
-    let tried = format!("python3 -c '{SCRIPT}'");
-    let output = Command::new("python3")
-        .args(["-c", SCRIPT])
+    python_package_dir_from(Command::new("python3"))
+}
+
+/// [`python_package_dir`] with the `python3` command given, so that a test can choose its folder.
+fn python_package_dir_from(mut python: Command) -> Result<PathBuf, Attempt> {
+    const SCRIPT: &str = "import site, sys; sys.path.append(site.getusersitepackages()); \
+                          import nvidia.nvshmem as m; print(list(m.__path__)[0])";
+    let tried = format!("python3 -I -c '{SCRIPT}'");
+    let output = python
+        .args(["-I", "-c", SCRIPT])
         .output()
         .map_err(|error| Attempt {
             tried: tried.clone(),
@@ -324,7 +370,19 @@ fn python_package_dir() -> Result<PathBuf, Attempt> {
 mod tests {
     use super::*;
     use crate::HOST_LIBRARY_NAMES;
-    use crate::tests::scratch;
+
+    /// A fresh private folder for one test (removed when the guard drops), and its path.
+    fn scratch() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().to_path_buf();
+        (dir, path)
+    }
+
+    /// Makes `dir` a project's root.
+    fn mark_project(dir: &Path) {
+        std::fs::create_dir_all(dir).unwrap();
+        std::fs::write(dir.join(crate::PROJECT_MARKER), b"").unwrap();
+    }
 
     fn fake_install(dir: &Path) {
         fake_library(&dir.join("lib"));
@@ -372,7 +430,7 @@ mod tests {
 
     #[test]
     fn home_variable_wins_and_is_never_skipped() {
-        let dir = scratch("home");
+        let (_scratch, dir) = scratch();
         let places = places_in(&dir, "x86_64");
         let error = find_with(Some(dir.clone()), &[&dir], no_python, &places).unwrap_err();
         assert_eq!(error.attempts.len(), 1);
@@ -384,13 +442,96 @@ mod tests {
 
     #[test]
     fn project_local_install_is_found_from_a_subfolder() {
-        let project = scratch("project");
+        let (_scratch, project) = scratch();
+        mark_project(&project);
         fake_install(&project.join(PROJECT_LOCAL_DIR));
         let deep = project.join("target/release/examples");
         std::fs::create_dir_all(&deep).unwrap();
         let install = find_with(None, &[&deep], no_python, &places_in(&project, "x86_64")).unwrap();
         assert_eq!(install.source(), Source::ProjectLocal);
-        assert_eq!(install.root(), project.join(PROJECT_LOCAL_DIR));
+        assert_eq!(
+            install.root(),
+            project.canonicalize().unwrap().join(PROJECT_LOCAL_DIR)
+        );
+    }
+
+    #[test]
+    fn an_install_above_the_project_is_never_used() {
+        let (_scratch, root) = scratch();
+        // Planted by another user in a parent folder, as in `/tmp/.deps`.
+        fake_install(&root.join(PROJECT_LOCAL_DIR));
+        let project = root.join("project");
+        mark_project(&project);
+        let deep = project.join("target/release");
+        std::fs::create_dir_all(&deep).unwrap();
+        let places = places_in(&root, "x86_64");
+        let error = find_with(None, &[&deep], no_python, &places).unwrap_err();
+        let message = error.to_string();
+        let expected = format!(
+            "{}: no such folder (the project of {})",
+            project
+                .canonicalize()
+                .unwrap()
+                .join(PROJECT_LOCAL_DIR)
+                .display(),
+            deep.display()
+        );
+        assert!(
+            message.contains(&expected),
+            "{expected:?} not in:\n{message}"
+        );
+        // Without a project, nothing above the start folder is looked at at all.
+        std::fs::remove_file(project.join(crate::PROJECT_MARKER)).unwrap();
+        let message = find_with(None, &[&deep], no_python, &places)
+            .unwrap_err()
+            .to_string();
+        assert!(message.contains("no project"), "{message}");
+    }
+
+    #[test]
+    fn python_does_not_import_a_package_planted_in_the_current_folder() {
+        let (_scratch, cwd) = scratch();
+        let planted = cwd.join("nvidia/nvshmem");
+        std::fs::create_dir_all(&planted).unwrap();
+        let ran = cwd.join("ran");
+        std::fs::write(
+            planted.join("__init__.py"),
+            format!("open({:?}, 'w').close()\n", ran.display().to_string()),
+        )
+        .unwrap();
+        let mut python = Command::new("python3");
+        python.current_dir(&cwd);
+        if let Ok(dir) = python_package_dir_from(python) {
+            assert_ne!(dir, planted, "python3 imported the planted package");
+        }
+        assert!(!ran.exists(), "python3 ran the planted package's code");
+    }
+
+    #[test]
+    fn an_install_in_a_folder_others_can_write_is_skipped_with_the_reason() {
+        use std::os::unix::fs::PermissionsExt;
+        let (_scratch, root) = scratch();
+        let shared = root.join("shared");
+        let project = shared.join("project");
+        mark_project(&project);
+        fake_install(&project.join(PROJECT_LOCAL_DIR));
+        let python = shared.join("site-packages/nvidia/nvshmem");
+        fake_install(&python);
+        let mut places = places_in(&root, "x86_64");
+        let checkout = shared.join("nvshmem-rs");
+        fake_install(&checkout.join(PROJECT_LOCAL_DIR));
+        places.checkout = Some(checkout);
+        std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let ask_python = || Ok(python.clone());
+        let error = find_with(None, &[&project], ask_python, &places).unwrap_err();
+        let message = error.to_string();
+        // The project ends below the shared folder, and each place is then refused for it.
+        let reason = format!("{} can be written by other users", shared.display());
+        assert_eq!(message.matches(&reason).count(), 3, "{message}");
+        assert!(message.contains("skipped, another user could"), "{message}");
+        // NVSHMEM_HOME is the user's word, and is used as it is.
+        let named = find_with(Some(python.clone()), &[&project], no_python, &places).unwrap();
+        assert_eq!(named.source(), Source::HomeVariable);
     }
 
     #[test]
@@ -402,7 +543,7 @@ mod tests {
         ];
         for (arch, lib_parent) in layouts {
             for cuda in CUDA_MAJORS {
-                let root = scratch(&format!("package-{arch}-{}-{cuda}", lib_parent.len()));
+                let (_scratch, root) = scratch();
                 let lib = root
                     .join("usr")
                     .join(lib_parent)
@@ -425,7 +566,7 @@ mod tests {
 
     #[test]
     fn system_packages_prefer_cuda_13_then_the_multiarch_folder() {
-        let root = scratch("package-order");
+        let (_scratch, root) = scratch();
         let places = places_in(&root, "x86_64");
         let usr = root.join("usr");
         fake_library(&usr.join("lib/x86_64-linux-gnu/nvshmem/12"));
@@ -443,7 +584,7 @@ mod tests {
 
     #[test]
     fn hpc_sdk_takes_the_newest_release_and_cuda_13() {
-        let root = scratch("hpc-sdk");
+        let (_scratch, root) = scratch();
         let places = places_in(&root, "aarch64");
         let releases = root.join("opt/nvidia/hpc_sdk/Linux_aarch64");
         // 25.11 is newer than 25.9; "latest" is not a release number and is skipped.
@@ -474,8 +615,9 @@ mod tests {
 
     #[test]
     fn sources_are_tried_in_the_documented_order() {
-        let root = scratch("order");
+        let (_scratch, root) = scratch();
         let project = root.join("project");
+        mark_project(&project);
         fake_install(&project.join(PROJECT_LOCAL_DIR));
         let python = root.join("site-packages/nvidia/nvshmem");
         fake_install(&python);
@@ -518,7 +660,7 @@ mod tests {
 
     #[test]
     fn not_found_lists_every_attempt_and_the_fix() {
-        let empty = scratch("empty");
+        let (_scratch, empty) = scratch();
         let usr = empty.join("usr");
         // A package folder without the library is reported on its own line.
         std::fs::create_dir_all(usr.join("lib64/nvshmem/12")).unwrap();
@@ -528,7 +670,10 @@ mod tests {
         assert_eq!(error.attempts.len(), 7, "{message}");
         let expected = [
             "NVSHMEM_HOME: not set".to_string(),
-            format!("{PROJECT_LOCAL_DIR} in {}", empty.display()),
+            format!(
+                "{PROJECT_LOCAL_DIR} in the project of {}: no project",
+                empty.display()
+            ),
             "stand-in: absent".to_string(),
             format!(
                 "{}: no libnvshmem_host.so.3 there",
@@ -557,10 +702,10 @@ mod tests {
 
     #[test]
     fn the_checkout_these_crates_come_from_is_tried_after_the_project_and_named_in_the_fix() {
-        let root = scratch("checkout");
+        let (_scratch, root) = scratch();
         let checkout = root.join("nvshmem-rs");
         let project = root.join("my-project");
-        std::fs::create_dir_all(&project).unwrap();
+        mark_project(&project);
         let mut places = places_in(&root, "x86_64");
         places.checkout = Some(checkout.clone());
         let error = find_with(None, &[&project], no_python, &places).unwrap_err();

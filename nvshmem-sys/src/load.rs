@@ -216,9 +216,12 @@ static LIBRARY: OnceLock<Result<Loaded, LoadError>> = OnceLock::new();
 ///
 /// It looks, in order:
 /// 1. where [`nvshmem_locate::find`] points (`NVSHMEM_HOME`, else a project-local
-///    `.deps/python/nvidia/nvshmem` above the running executable's folder or the current folder,
-///    else the one of the nvshmem-rs checkout these crates were built from, else Python's `nvidia.nvshmem`, system packages, HPC SDK): its host library; this is the install
-///    whose device bitcode `nvshmem-builder` links into kernels, so the two match;
+///    `.deps/python/nvidia/nvshmem` at the root of the running executable's project, else the one
+///    of the nvshmem-rs checkout these crates were built from, else Python's `nvidia.nvshmem`,
+///    system packages, HPC SDK): its host library; this is the install whose device bitcode
+///    `nvshmem-builder` links into kernels, so the two match. The current folder is never
+///    searched, nor any folder that another user can write (see [`nvshmem_locate::trusted`]);
+///    a program started from a scratch folder cannot be handed someone else's library;
 /// 2. then, as a last resort, `libnvshmem_host.so.3` through the system loader (`LD_LIBRARY_PATH`,
 ///    then the loader cache).
 ///
@@ -256,16 +259,12 @@ pub fn library_path() -> Option<&'static Path> {
 
 /// The search that [`library`] does.
 fn load_default() -> Result<Loaded, LoadError> {
-    let mut start_dirs = Vec::new();
-    if let Some(exe_dir) = std::env::current_exe()
+    // The program's own project only: the current folder is wherever the user happens to be.
+    let start_dirs: Vec<PathBuf> = std::env::current_exe()
         .ok()
         .and_then(|exe| exe.parent().map(Path::to_path_buf))
-    {
-        start_dirs.push(exe_dir);
-    }
-    if let Ok(current_dir) = std::env::current_dir() {
-        start_dirs.push(current_dir);
-    }
+        .into_iter()
+        .collect();
 
     let mut failures = Vec::new();
     match nvshmem_locate::find(&start_dirs) {

@@ -420,8 +420,8 @@ fn a_c_compiler_sees_the_same_layouts_and_initializers() -> Result<Completion, F
         ));
     };
     let compiler = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-    let out_dir = std::env::temp_dir().join(format!("nvshmem-sys-layout-{}", std::process::id()));
-    std::fs::create_dir_all(&out_dir).unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    let out_dir = scratch.path();
     let probe = out_dir.join("layout_probe");
     let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/layout_probe.c");
     // Warnings are not errors: NVSHMEM 3.8's layout-1 initializers brace a scalar (their `{0}` for
@@ -452,7 +452,6 @@ fn a_c_compiler_sees_the_same_layouts_and_initializers() -> Result<Completion, F
 
     let output = Command::new(&probe).output().unwrap();
     assert!(output.status.success(), "{} failed", probe.display());
-    let _ = std::fs::remove_dir_all(&out_dir);
     let c_facts: BTreeMap<String, i64> = String::from_utf8(output.stdout)
         .unwrap()
         .lines()

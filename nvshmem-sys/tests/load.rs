@@ -43,8 +43,8 @@ fn a_file_that_is_not_a_library_is_unloadable() -> Result<(), Failed> {
 /// `libcuda.so.1` it was linked against: loading it fails exactly as NVSHMEM's host library would
 /// on a machine without the NVIDIA driver, if it linked the driver directly.
 fn a_missing_driver_is_reported_as_such() -> Result<Completion, Failed> {
-    let dir = std::env::temp_dir().join(format!("nvshmem-sys-driver-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path();
     std::fs::write(
         dir.join("driver.c"),
         "int cuInit(unsigned int flags) { return (int)flags; }\n",
@@ -56,12 +56,7 @@ fn a_missing_driver_is_reported_as_such() -> Result<Completion, Failed> {
     )
     .unwrap();
     let compiler = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-    let build = |args: &[&str]| {
-        Command::new(&compiler)
-            .current_dir(&dir)
-            .args(args)
-            .output()
-    };
+    let build = |args: &[&str]| Command::new(&compiler).current_dir(dir).args(args).output();
     let built = build(&[
         "-shared",
         "-fPIC",
@@ -98,7 +93,6 @@ fn a_missing_driver_is_reported_as_such() -> Result<Completion, Failed> {
     std::fs::remove_file(dir.join("libcuda.so.1")).unwrap();
 
     let error = load_from(dir.join("libneeds_driver.so")).expect_err("libcuda.so.1 is gone");
-    let _ = std::fs::remove_dir_all(&dir);
     assert!(
         matches!(error, LoadError::DriverMissing { .. }),
         "{error:?}"

@@ -18,6 +18,15 @@ pub const PES_PER_GPU: &str = "NVSHMEMRS_PES_PER_GPU";
 /// The job's private rendezvous folder.
 pub const RENDEZVOUS: &str = "NVSHMEMRS_RENDEZVOUS";
 
+/// The most PEs a job may have. The launcher starts every PE on one machine, where this many
+/// processes already far outnumber the GPUs they share; it also keeps every PE number within
+/// NVSHMEM's `int`.
+pub const MAX_PES: usize = 4096;
+
+/// The most PEs that may share one GPU: more than MPS serves on one GPU (48 clients), so that a
+/// count that can only be a mistake is refused before processes are started.
+pub const MAX_PES_PER_GPU: usize = 64;
+
 /// How many PEs share this process's GPU: [`PES_PER_GPU`] as the launcher (or a process manager's
 /// job script) sets it, 1 where it is unset or not a positive number. The host picks the GPU by it,
 /// and a kernel whose blocks wait on other PEs sizes its grid by it, since the PEs of one GPU
@@ -79,6 +88,27 @@ impl PeIdentity {
         self.local_pe / self.pes_per_gpu
     }
 
+    /// This PE's number and the job's PE count as NVSHMEM's `int`s, after checking that the
+    /// numbers agree and are within [`MAX_PES`].
+    ///
+    /// ```
+    /// # use nvshmem_pe_env::PeIdentity;
+    /// let me = PeIdentity {
+    ///     pe: 1, n_pes: 2, local_pe: 1, local_n_pes: 2, pes_per_gpu: 1,
+    ///     rendezvous: "/tmp/job".into(),
+    /// };
+    /// assert_eq!(me.nvshmem_pe_and_n_pes(), Ok((1, 2)));
+    /// ```
+    pub fn nvshmem_pe_and_n_pes(&self) -> Result<(i32, i32), PeEnvError> {
+        self.check()?;
+        let int = |name: &'static str, value: usize| {
+            i32::try_from(value).map_err(|_| PeEnvError::Inconsistent {
+                problem: format!("{name}={value} does not fit NVSHMEM's int"),
+            })
+        };
+        Ok((int(PE, self.pe)?, int(N_PES, self.n_pes)?))
+    }
+
     /// The environment variables that describe this identity, as the launcher sets them.
     pub fn env_vars(&self) -> [(&'static str, OsString); 6] {
         [
@@ -124,6 +154,16 @@ impl PeIdentity {
     fn check(&self) -> Result<(), PeEnvError> {
         let problem = if self.pes_per_gpu == 0 {
             Some(format!("{PES_PER_GPU} is 0; it must be at least 1"))
+        } else if self.pes_per_gpu > MAX_PES_PER_GPU {
+            Some(format!(
+                "{PES_PER_GPU}={} is more than {MAX_PES_PER_GPU}, the most PEs one GPU may hold",
+                self.pes_per_gpu
+            ))
+        } else if self.n_pes > MAX_PES {
+            Some(format!(
+                "{N_PES}={} is more than {MAX_PES}, the most PEs a job may have",
+                self.n_pes
+            ))
         } else if self.pe >= self.n_pes {
             Some(format!(
                 "{PE}={} is not below {N_PES}={}",
@@ -235,6 +275,19 @@ mod tests {
     }
 
     #[test]
+    fn pe_numbers_reach_nvshmem_only_when_they_fit_its_int() {
+        let mut me = parse(&full(&[])).unwrap().unwrap();
+        assert_eq!(me.nvshmem_pe_and_n_pes(), Ok((3, 4)));
+        me.n_pes = 1 << 32;
+        me.pe = (1 << 32) - 1;
+        let error = me.nvshmem_pe_and_n_pes().unwrap_err();
+        assert!(
+            error.to_string().contains("the most PEs a job may have"),
+            "{error}"
+        );
+    }
+
+    #[test]
     fn absent_pe_means_not_launched() {
         assert_eq!(parse(&[]), Ok(None));
         assert_eq!(parse(&[(N_PES, "4")]), Ok(None));
@@ -271,6 +324,9 @@ mod tests {
             full(&[(LOCAL_PE, "4")]),
             full(&[(LOCAL_N_PES, "5"), (LOCAL_PE, "4")]),
             full(&[(PES_PER_GPU, "0")]),
+            full(&[(PES_PER_GPU, "65")]),
+            full(&[(N_PES, "4097"), (LOCAL_N_PES, "4097")]),
+            full(&[(N_PES, "4294967296"), (LOCAL_N_PES, "4")]),
         ] {
             let err = parse(&bad).unwrap_err();
             assert!(matches!(err, PeEnvError::Inconsistent { .. }), "{err}");

@@ -39,5 +39,6 @@ pub mod mps;
 pub mod rendezvous;
 
 pub use identity::{
-    LOCAL_N_PES, LOCAL_PE, N_PES, PE, PES_PER_GPU, PeEnvError, PeIdentity, RENDEZVOUS, pes_per_gpu,
+    LOCAL_N_PES, LOCAL_PE, MAX_PES, MAX_PES_PER_GPU, N_PES, PE, PES_PER_GPU, PeEnvError,
+    PeIdentity, RENDEZVOUS, pes_per_gpu,
 };

@@ -13,13 +13,14 @@
 
 use std::ffi::OsStr;
 use std::fmt;
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
 /// The variable that points CUDA clients (and the daemon) at MPS's pipe folder.
 pub const PIPE_DIRECTORY: &str = "CUDA_MPS_PIPE_DIRECTORY";
 /// MPS's pipe folder when [`PIPE_DIRECTORY`] is not set.
 pub const DEFAULT_PIPE_DIRECTORY: &str = "/tmp/nvidia-mps";
-/// The control daemon's process name.
+/// The control daemon's executable's file name.
 const CONTROL_DAEMON: &str = "nvidia-cuda-mps-control";
 
 /// How to bring a failed MPS server back, for messages.
@@ -47,6 +48,11 @@ impl fmt::Display for Mps {
 
 /// MPS as this process sees it: the control pipe in `$CUDA_MPS_PIPE_DIRECTORY` (else
 /// `/tmp/nvidia-mps`), else a running `nvidia-cuda-mps-control`. `None` when neither is there.
+///
+/// Only a daemon of this user's or root's counts: the control pipe must be a pipe or socket
+/// owned by one of them (anybody may create a file named `control` in `/tmp/nvidia-mps`), and the
+/// process must run the `nvidia-cuda-mps-control` executable as one of them (its 15-character
+/// process name could be anybody's).
 pub fn detect() -> Option<Mps> {
     detect_in(
         std::env::var_os(PIPE_DIRECTORY).as_deref(),
@@ -60,18 +66,39 @@ fn detect_in(pipe_directory: Option<&OsStr>, default: &Path, proc: &Path) -> Opt
     let folder = pipe_directory
         .filter(|value| !value.is_empty())
         .map_or_else(|| default.to_path_buf(), PathBuf::from);
-    if folder.join("control").exists() {
+    if is_control_pipe(&folder.join("control")) {
         return Some(Mps::Pipe(folder));
     }
     std::fs::read_dir(proc)
         .ok()?
         .flatten()
         .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
-        .find(|pid| {
-            std::fs::read_to_string(proc.join(pid.to_string()).join("comm"))
-                .is_ok_and(|name| name.trim_end() == CONTROL_DAEMON)
-        })
+        .find(|pid| runs_control_daemon(&proc.join(pid.to_string())))
         .map(Mps::ControlDaemon)
+}
+
+/// Whether `path` is a named pipe or socket of this user or root.
+fn is_control_pipe(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|metadata| {
+        let kind = metadata.file_type();
+        (kind.is_fifo() || kind.is_socket()) && ours_or_roots(metadata.uid())
+    })
+}
+
+/// Whether the process whose `/proc` folder is `process` runs the control daemon's executable as
+/// this user or root. Another user's process cannot be read here unless this is root, which is
+/// as well: its daemon serves only its own clients.
+fn runs_control_daemon(process: &Path) -> bool {
+    let owner = std::fs::symlink_metadata(process).map(|metadata| metadata.uid());
+    owner.is_ok_and(ours_or_roots)
+        && std::fs::read_link(process.join("exe"))
+            .is_ok_and(|exe| exe.file_name() == Some(OsStr::new(CONTROL_DAEMON)))
+}
+
+/// Whether `uid` is this process's effective user or root.
+fn ours_or_roots(uid: u32) -> bool {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    uid == 0 || uid == unsafe { libc::geteuid() }
 }
 
 #[cfg(test)]
@@ -79,40 +106,72 @@ mod tests {
     use super::*;
     use std::fs;
 
-    fn scratch(name: &str) -> PathBuf {
-        let folder = std::env::temp_dir().join(format!("mps-test-{}-{name}", std::process::id()));
-        let _ = fs::remove_dir_all(&folder);
-        fs::create_dir_all(&folder).unwrap();
-        folder
+    /// The user another user's files belong to in these tests: `nobody`.
+    const OTHER_USER: u32 = 65534;
+
+    /// Whether this test may hand files to another user (only root may).
+    fn can_chown() -> bool {
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        unsafe { libc::geteuid() == 0 }
     }
 
     #[test]
     fn the_control_pipe_or_a_running_daemon_means_mps() {
-        let root = scratch("detect");
+        let scratch = tempfile::tempdir().unwrap();
+        let root = scratch.path();
         let (pipes, default, proc) = (root.join("pipes"), root.join("default"), root.join("proc"));
         for folder in [&pipes, &default, &proc.join("41"), &proc.join("42")] {
             fs::create_dir_all(folder).unwrap();
         }
-        fs::write(proc.join("41/comm"), "bash\n").unwrap();
+        let exe = |pid: &str, program: &str| {
+            std::os::unix::fs::symlink(program, proc.join(pid).join("exe")).unwrap();
+        };
+        exe("41", "/usr/bin/bash");
+        // The kernel cuts process names to 15 characters: only the executable tells.
+        fs::write(proc.join("42/comm"), "nvidia-cuda-mps\n").unwrap();
         assert_eq!(detect_in(Some(pipes.as_os_str()), &default, &proc), None);
-
-        fs::write(proc.join("42/comm"), "nvidia-cuda-mps-control\n").unwrap();
+        exe("42", "/usr/bin/nvidia-cuda-mps-control");
         let daemon = Some(Mps::ControlDaemon(42));
         assert_eq!(detect_in(Some(pipes.as_os_str()), &default, &proc), daemon);
 
-        fs::write(pipes.join("control"), "").unwrap();
+        let _control = std::os::unix::net::UnixListener::bind(pipes.join("control")).unwrap();
         let found = detect_in(Some(pipes.as_os_str()), &default, &proc).unwrap();
         assert_eq!(found, Mps::Pipe(pipes.clone()));
         assert!(found.to_string().contains("pipes"), "{found}");
 
         // CUDA looks in the default folder only when the variable is unset (or empty).
+        let _default_control =
+            std::os::unix::net::UnixListener::bind(default.join("control")).unwrap();
         fs::remove_file(pipes.join("control")).unwrap();
-        fs::write(default.join("control"), "").unwrap();
         assert_eq!(detect_in(Some(pipes.as_os_str()), &default, &proc), daemon);
         for unset in [None, Some(OsStr::new(""))] {
             let found = detect_in(unset, &default, &proc);
             assert_eq!(found, Some(Mps::Pipe(default.clone())));
         }
-        fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn a_control_file_or_daemon_of_another_user_is_not_mps() {
+        let scratch = tempfile::tempdir().unwrap();
+        let (pipes, proc) = (scratch.path().join("pipes"), scratch.path().join("proc"));
+        fs::create_dir_all(proc.join("43")).unwrap();
+        fs::create_dir_all(&pipes).unwrap();
+        // A plain file anybody could make in `/tmp/nvidia-mps`.
+        fs::write(pipes.join("control"), "").unwrap();
+        let detect = || detect_in(Some(pipes.as_os_str()), &pipes, &proc);
+        assert_eq!(detect(), None);
+        if !can_chown() {
+            eprintln!("a_control_file_or_daemon_of_another_user_is_not_mps: chown needs root");
+            return;
+        }
+        fs::remove_file(pipes.join("control")).unwrap();
+        let _control = std::os::unix::net::UnixListener::bind(pipes.join("control")).unwrap();
+        std::os::unix::fs::lchown(pipes.join("control"), Some(OTHER_USER), None).unwrap();
+        std::os::unix::fs::symlink("/usr/bin/nvidia-cuda-mps-control", proc.join("43/exe"))
+            .unwrap();
+        std::os::unix::fs::lchown(proc.join("43"), Some(OTHER_USER), None).unwrap();
+        assert_eq!(detect(), None);
+        std::os::unix::fs::lchown(proc.join("43"), Some(0), None).unwrap();
+        assert_eq!(detect(), Some(Mps::ControlDaemon(43)));
     }
 }

@@ -24,7 +24,7 @@
 use std::fmt;
 use std::fs;
 use std::io::{self, Read, Write};
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -47,8 +47,20 @@ pub fn publish_unique_id(rendezvous: &Path, bytes: &[u8]) -> io::Result<()> {
 /// programs that start their PEs themselves), through a temporary file beside it.
 ///
 /// The file is private (mode 0600), and the temporary one is created new: a file or link someone
-/// placed at its name is an error, never followed or overwritten.
+/// placed at its name is an error, never followed or overwritten. The folder must be one that
+/// only this user (or root) can write, or another user could put their file at the name first or
+/// take the id's place; a shared folder such as `/tmp` is refused with an error that says so.
 pub fn publish_unique_id_at(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    if let Err(why) = private_folder(folder_of(path)) {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            RendezvousError::SharedFolder {
+                folder: folder_of(path).to_path_buf(),
+                why,
+            }
+            .to_string(),
+        ));
+    }
     let name = path.file_name().unwrap_or_default().to_string_lossy();
     let temporary = path.with_file_name(format!(".{name}.{}.partial", std::process::id()));
     let mut file = fs::OpenOptions::new()
@@ -77,21 +89,45 @@ pub fn wait_for_unique_id(
 
 /// [`wait_for_unique_id`] for the file `path` that [`publish_unique_id_at`] writes; the folder
 /// that must exist is the file's.
+///
+/// Besides [`wait_for_unique_id`]'s errors, refuses a folder that others can write (see
+/// [`publish_unique_id_at`]), anything at `path` but a regular file (a named pipe there is
+/// refused at once, never waited on), and an id left by an earlier job: one written more than
+/// `timeout` before this call. PE 0 may publish that much before the others start waiting, as
+/// they may start waiting that much before it publishes.
 pub fn wait_for_unique_id_at(
     path: &Path,
     len: usize,
     timeout: Duration,
 ) -> Result<Vec<u8>, RendezvousError> {
+    let began = SystemTime::now();
     let path = path.to_path_buf();
-    let rendezvous = path
-        .parent()
-        .filter(|folder| !folder.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let rendezvous = folder_of(&path);
+    match private_folder(rendezvous) {
+        Ok(()) => {}
+        Err(_) if !rendezvous.is_dir() => {
+            return Err(RendezvousError::FolderGone {
+                folder: rendezvous.to_path_buf(),
+            });
+        }
+        Err(why) => {
+            return Err(RendezvousError::SharedFolder {
+                folder: rendezvous.to_path_buf(),
+                why,
+            });
+        }
+    }
     let start = Instant::now();
     loop {
         match read_private(&path) {
-            Ok(bytes) if bytes.len() == len => return Ok(bytes),
-            Ok(bytes) => {
+            Ok((_, written)) if is_stale(written, began, timeout) => {
+                return Err(RendezvousError::Stale {
+                    path,
+                    age: began.duration_since(written).unwrap_or_default(),
+                });
+            }
+            Ok((bytes, _)) if bytes.len() == len => return Ok(bytes),
+            Ok((bytes, _)) => {
                 return Err(RendezvousError::WrongLength {
                     path,
                     expected: len,
@@ -117,6 +153,38 @@ pub fn wait_for_unique_id_at(
     }
 }
 
+/// The folder holding `path` (`.` for a bare file name).
+fn folder_of(path: &Path) -> &Path {
+    path.parent()
+        .filter(|folder| !folder.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
+/// Whether `folder` can be written only by its owner, who is this user or root; else why not.
+fn private_folder(folder: &Path) -> Result<(), String> {
+    let metadata = fs::metadata(folder).map_err(|error| error.to_string())?;
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    let mode = metadata.mode() & 0o7777;
+    if (metadata.uid() == me || metadata.uid() == 0) && mode & 0o022 == 0 {
+        Ok(())
+    } else {
+        Err(format!(
+            "owner uid {}, mode {mode:o}; this PE runs as uid {me} and needs a folder that only \
+             it (or root) can write",
+            metadata.uid()
+        ))
+    }
+}
+
+/// Whether an id written at `written` is older than a job whose PE began waiting at `began`, with
+/// `timeout` for how far apart PEs may start.
+fn is_stale(written: SystemTime, began: SystemTime, timeout: Duration) -> bool {
+    written
+        .checked_add(timeout)
+        .is_some_and(|deadline| deadline < began)
+}
+
 /// Why [`read_private`] gave no bytes.
 enum Unreadable {
     /// The file is not a private file of this user.
@@ -125,13 +193,15 @@ enum Unreadable {
     Io(io::Error),
 }
 
-/// The bytes of `path` if it is a private file of this user: a regular file, opened without
-/// following a link, owned by this user, that nobody else may read or write. Another user's file,
-/// or one others can read, is refused rather than trusted with the job's id.
-fn read_private(path: &Path) -> Result<Vec<u8>, Unreadable> {
+/// The bytes of `path` and when they were written, if it is a private file of this user: a
+/// regular file, opened without following a link, owned by this user, that nobody else may read
+/// or write. Another user's file, or one others can read, is refused rather than trusted with the
+/// job's id. The file is opened without blocking, so that a named pipe planted at its name is
+/// refused instead of waited on.
+fn read_private(path: &Path) -> Result<(Vec<u8>, SystemTime), Unreadable> {
     let opened = fs::OpenOptions::new()
         .read(true)
-        .custom_flags(libc::O_NOFOLLOW)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
         .open(path);
     let mut file = match opened {
         Ok(file) => file,
@@ -144,6 +214,11 @@ fn read_private(path: &Path) -> Result<Vec<u8>, Unreadable> {
     // SAFETY: geteuid has no preconditions and cannot fail.
     let me = unsafe { libc::geteuid() };
     let mode = metadata.mode() & 0o7777;
+    if metadata.file_type().is_fifo() {
+        return Err(Unreadable::NotPrivate(
+            "it is a named pipe (FIFO), not a regular file".into(),
+        ));
+    }
     if !metadata.is_file() {
         return Err(Unreadable::NotPrivate("it is not a regular file".into()));
     }
@@ -153,9 +228,10 @@ fn read_private(path: &Path) -> Result<Vec<u8>, Unreadable> {
             metadata.uid()
         )));
     }
+    let written = metadata.modified().map_err(Unreadable::Io)?;
     let mut bytes = Vec::new();
     file.read_to_end(&mut bytes).map_err(Unreadable::Io)?;
-    Ok(bytes)
+    Ok((bytes, written))
 }
 
 /// The unique id could not be received.
@@ -189,6 +265,21 @@ pub enum RendezvousError {
         path: PathBuf,
         /// What is wrong with it.
         why: String,
+    },
+    /// The id's folder can be written by other users, who could put their file in the id's
+    /// place.
+    SharedFolder {
+        /// The folder.
+        folder: PathBuf,
+        /// Its owner and mode.
+        why: String,
+    },
+    /// The id was written before this job: it is an earlier job's.
+    Stale {
+        /// The file.
+        path: PathBuf,
+        /// How long before this PE began waiting it was written.
+        age: Duration,
     },
     /// The file exists but could not be read.
     Io {
@@ -231,6 +322,20 @@ impl fmt::Display for RendezvousError {
                  remove it and publish the id again from rank 0 (publish_unique_id_at writes mode \
                  600), or use a fresh path in a folder only you can write",
                 path.display()
+            ),
+            RendezvousError::SharedFolder { folder, why } => write!(
+                f,
+                "the unique id's folder {} can be written by other users ({why}), who could put \
+                 their own id or a pipe in its place; use a folder only you can write, e.g. one \
+                 made with `mktemp -d` (on a file system all PEs see)",
+                folder.display()
+            ),
+            RendezvousError::Stale { path, age } => write!(
+                f,
+                "{} was written {}s before this PE began waiting, so it is an earlier job's id, \
+                 not this one's; remove it before starting the job (rank 0 writes a new one)",
+                path.display(),
+                age.as_secs()
             ),
             RendezvousError::Io { path, source } => {
                 write!(f, "could not read {}: {source}", path.display())
@@ -416,6 +521,62 @@ mod tests {
             wait_for_unique_id_at(&private, 4, Duration::from_secs(1)).unwrap(),
             b"0123"
         );
+    }
+
+    #[test]
+    fn a_named_pipe_at_the_ids_name_is_refused_at_once() {
+        let folder = JobFolder::create().unwrap();
+        let path = folder.path().join("id");
+        let name = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: `name` is a NUL-terminated path that outlives the call.
+        assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+        let start = Instant::now();
+        let error = wait_for_unique_id_at(&path, 4, Duration::from_secs(60)).unwrap_err();
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "it waited on the pipe"
+        );
+        assert!(error.to_string().contains("named pipe (FIFO)"), "{error}");
+    }
+
+    #[test]
+    fn an_id_from_before_the_job_is_refused_as_stale() {
+        let folder = JobFolder::create().unwrap();
+        let path = folder.path().join("id");
+        publish_unique_id_at(&path, b"0123").unwrap();
+        let hour_ago = SystemTime::now() - Duration::from_secs(3600);
+        fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(hour_ago)
+            .unwrap();
+        let error = wait_for_unique_id_at(&path, 4, Duration::from_secs(60)).unwrap_err();
+        assert!(matches!(error, RendezvousError::Stale { .. }), "{error}");
+        assert!(error.to_string().contains("an earlier job's id"), "{error}");
+        // Within the time PEs may start apart, it is this job's.
+        assert_eq!(
+            wait_for_unique_id_at(&path, 4, Duration::from_secs(7200)).unwrap(),
+            b"0123"
+        );
+    }
+
+    #[test]
+    fn a_folder_others_can_write_is_refused_for_the_id() {
+        use std::os::unix::fs::PermissionsExt;
+        let folder = JobFolder::create().unwrap();
+        let path = folder.path().join("id");
+        publish_unique_id_at(&path, b"0123").unwrap();
+        fs::set_permissions(folder.path(), fs::Permissions::from_mode(0o1777)).unwrap();
+        let error = wait_for_unique_id_at(&path, 4, Duration::from_secs(1)).unwrap_err();
+        assert!(
+            matches!(error, RendezvousError::SharedFolder { .. }),
+            "{error}"
+        );
+        assert!(error.to_string().contains("mode 1777"), "{error}");
+        let error = publish_unique_id_at(&path, b"4567").unwrap_err();
+        assert!(error.to_string().contains("mktemp -d"), "{error}");
+        assert_eq!(fs::read(&path).unwrap(), b"0123");
     }
 
     /// The user the other-user tests act as: `nobody`.

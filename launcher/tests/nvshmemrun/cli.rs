@@ -7,11 +7,11 @@ fn usage_errors_exit_2_and_say_what_to_do() {
     let cases: &[(&[&str], &str)] = &[
         (
             &["-n", "0", "true"],
-            "invalid value '0' for '--n-pes <N>': expected a whole number of at least 1",
+            "invalid value '0' for '--n-pes <N>': expected a whole number from 1 to 4096",
         ),
         (
             &["-n", "abc", "true"],
-            "invalid value 'abc' for '--n-pes <N>': expected a whole number of at least 1",
+            "invalid value 'abc' for '--n-pes <N>': expected a whole number from 1 to 4096",
         ),
         (&["-n", "-3", "true"], "'-3' for '--n-pes <N>'"),
         (

@@ -2,9 +2,7 @@
 //! instead of hanging it.
 
 use std::io::Read;
-use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -109,28 +107,20 @@ pub fn run(args: &[&str], visible: Option<&str>) -> Finished {
     start(args, visible).finish()
 }
 
-/// A temporary folder, removed when dropped.
-pub struct TempDir(PathBuf);
+/// A new private temporary folder, removed when dropped.
+pub struct TempDir(tempfile::TempDir);
 
 impl TempDir {
     pub fn new() -> TempDir {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let path = std::env::temp_dir().join(format!(
-            "nvshmemrun-test-{}-{}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).unwrap();
-        TempDir(path)
+        TempDir(tempfile::tempdir().unwrap())
     }
 
     /// Writes an executable `sh` script named `name` with `body`, and returns its path as text.
     /// In the body, `$D` is this folder.
     pub fn script(&self, name: &str, body: &str) -> String {
         use std::os::unix::fs::PermissionsExt;
-        let path = self.0.join(name);
-        let text = format!("#!/bin/sh\nD='{}'\n{body}\n", self.0.display());
+        let path = self.0.path().join(name);
+        let text = format!("#!/bin/sh\nD='{}'\n{body}\n", self.0.path().display());
         std::fs::write(&path, text).unwrap();
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
         path.to_str().unwrap().to_string()
@@ -139,7 +129,7 @@ impl TempDir {
     /// Waits (at most 30 s) until every file in `names` exists in this folder.
     pub fn wait_for_files(&self, names: &[&str]) {
         let start = Instant::now();
-        while !names.iter().all(|name| self.0.join(name).exists()) {
+        while !names.iter().all(|name| self.0.path().join(name).exists()) {
             assert!(
                 start.elapsed() < Duration::from_secs(30),
                 "{names:?} did not appear"
@@ -153,19 +143,13 @@ impl TempDir {
         names
             .iter()
             .flat_map(|name| {
-                let text = std::fs::read_to_string(self.0.join(name))
+                let text = std::fs::read_to_string(self.0.path().join(name))
                     .unwrap_or_else(|e| panic!("{name}: {e}"));
                 text.split_whitespace()
                     .map(|pid| pid.parse::<u32>().unwrap())
                     .collect::<Vec<_>>()
             })
             .collect()
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 

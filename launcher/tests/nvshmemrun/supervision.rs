@@ -8,6 +8,32 @@ use nvshmem_launch::{Ending, Launch, PeEnd};
 use crate::common::{GUARANTEE, TempDir, assert_all_gone, run, start};
 
 #[test]
+fn the_unique_id_bootstrap_stays_on_this_machine() {
+    let dir = TempDir::new();
+    let script = dir.script(
+        "pe.sh",
+        r#"echo "ifname=$NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME""#,
+    );
+    let done = run(&["-n", "1", &script], Some("0"));
+    assert_eq!(done.code, Some(0));
+    // The user's own choice, where this test's environment makes one, is passed on instead.
+    let expected = std::env::var("NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME").unwrap_or("lo".into());
+    assert_eq!(done.stdout_of(0), [format!("ifname={expected}")]);
+}
+
+#[test]
+fn a_huge_count_of_pes_per_gpu_is_a_usage_error_not_a_crash() {
+    let done = run(&["--pes-per-gpu", "4611686018427387904", "true"], Some("0"));
+    assert_eq!(done.code, Some(2));
+    assert!(
+        done.stderr
+            .contains("from 1 to 64 (the most PEs one GPU may hold)"),
+        "{}",
+        done.stderr
+    );
+}
+
+#[test]
 fn all_succeed_with_prefixed_output_and_the_pe_environment() {
     let dir = TempDir::new();
     let script = dir.script(
