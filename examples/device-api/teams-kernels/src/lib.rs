@@ -20,8 +20,8 @@ pub mod layout;
 use layout::THREADS;
 #[cfg(target_arch = "nvptx64")]
 use layout::collective::{
-    ALLTOALL_INTS, ALLTOALL_REALS, COUNT, MEM_INTS, SMALL, SOURCE, VARIANTS, int_source as ints_of,
-    maxloc_source, real_source as reals_of,
+    ALLTOALL_INTS, ALLTOALL_REALS, COUNT, MEM_INTS, SMALL, SOURCE, VARIANTS,
+    int_source as ints_of, maxloc_source, real_source as reals_of,
 };
 #[cfg(target_arch = "nvptx64")]
 use nvshmem_gpu::{

@@ -6,7 +6,7 @@
 use core::ops::Range;
 #[cfg(target_arch = "nvptx64")]
 use nvshmem_gpu::thread;
-use nvshmem_gpu::{SymmetricPtr, SymmetricSlice, kernel, pe, rma, sync};
+use nvshmem_gpu::{SymmetricPtr, SymmetricSlice, kernel, pe, rma};
 #[cfg(target_arch = "nvptx64")]
 use nvshmem_halo::device;
 use nvshmem_halo::{Direction, MeetingCounter, NormTarget, Patch, Tiling};
@@ -431,15 +431,12 @@ pub fn jacobi_put_block(
 /// Every PE meets here (`nvshmem_barrier_all` from one thread): the iteration's puts are complete
 /// everywhere before the next launch on the stream. The same meeting as the host's on-stream
 /// barrier, but a plain kernel launch, which CUDA graph capture accepts where NVSHMEM's on-stream
-/// barrier between PEs is refused.
-///
-/// # Safety
-/// Every PE launches it, once per meeting.
+/// barrier between PEs is refused. A safe kernel: the one thread that holds the PE's
+/// [`Leader`](nvshmem_gpu::Leader) meets; a PE that does not launch it hangs the others.
 #[kernel]
-pub unsafe fn barrier_all() {
-    if thread::global_index_x() == 0 {
-        // SAFETY: one thread per PE, every PE reaches it (the caller's contract).
-        unsafe { sync::barrier_all() };
+pub fn barrier_all() {
+    if let Some(mut leader) = nvshmem_gpu::Thread::leader() {
+        leader.barrier_all();
     }
 }
 
@@ -508,7 +505,7 @@ pub unsafe fn copy_trips(a: *mut Lanes, b: *mut Lanes, len: usize, trips: u32) {
 /// Does nothing: back-to-back launches of it time one launch, the floor of an iteration that
 /// launches a kernel.
 #[kernel]
-pub unsafe fn nothing() {}
+pub fn nothing() {}
 
 /// Copies `count` values of `source` from every PE into `dest`, PE by PE (`nvshmem_double_g`).
 ///
