@@ -408,3 +408,24 @@ pub(crate) fn root_out_of_range(call: &CStr, root: i32, n_pes: i32) -> ! {
         },
     )
 }
+
+#[repr(C)]
+struct MisalignedArgs {
+    who: Who,
+    call: *const u8,
+    address: usize,
+}
+
+/// Reports a 16-byte vector access of `call` at an address that is not 16-byte aligned and traps.
+#[cold]
+#[inline(never)]
+pub(crate) fn misaligned(call: &CStr, address: usize) -> ! {
+    fail(
+        c"nvshmem-gpu: PE %d (block %u, thread %u): %s: address 0x%llx is not 16-byte aligned; start vectors at an index whose address is a multiple of 16 (allocate with `alloc_aligned`)\n",
+        &MisalignedArgs {
+            who: who(),
+            call: call.as_ptr().cast(),
+            address,
+        },
+    )
+}

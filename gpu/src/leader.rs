@@ -237,19 +237,12 @@ macro_rules! leader_calls {
             ) {
                 let call = concat_cstr!($name, "::reduce");
                 let count = checked_count(call, Shape::Same { in_place: true }, team, dest, source);
+                let (to, from) = (dest.as_symmetric_ptr(), source.as_symmetric_ptr());
                 use $collective as raw;
                 // SAFETY: both slices hold `count` elements inside symmetric allocations of their
                 // size on every PE (checked), this PE is in `team`, and one group per PE calls
                 // (module docs).
-                unsafe {
-                    raw::reduce(
-                        team,
-                        op,
-                        dest.as_symmetric_ptr(),
-                        source.as_symmetric_ptr(),
-                        count,
-                    )
-                }
+                unsafe { raw::reduce(team, op, to, from, count) }
             }
 
             /// Combines `source` (`n` blocks, `n` the team's size) of every PE of `team`
@@ -267,18 +260,11 @@ macro_rules! leader_calls {
             ) {
                 let call = concat_cstr!($name, "::reducescatter");
                 let count = checked_count(call, Shape::Scatter, team, dest, source);
+                let (to, from) = (dest.as_symmetric_ptr(), source.as_symmetric_ptr());
                 use $collective as raw;
                 // SAFETY: `dest` holds `count` and `source` `count × n` elements (checked), as
                 // for `reduce`.
-                unsafe {
-                    raw::reducescatter(
-                        team,
-                        op,
-                        dest.as_symmetric_ptr(),
-                        source.as_symmetric_ptr(),
-                        count,
-                    )
-                }
+                unsafe { raw::reducescatter(team, op, to, from, count) }
             }
 
             /// Copies `source` of the team's PE `root` into `dest` on every PE of `team`
@@ -299,17 +285,10 @@ macro_rules! leader_calls {
                 if !(0..team::n_pes(team)).contains(&root) {
                     root_out_of_range(call, root, team::n_pes(team));
                 }
+                let (to, from) = (dest.as_symmetric_ptr(), source.as_symmetric_ptr());
                 use $collective as raw;
                 // SAFETY: as for `reduce`, and `root` is a PE of the team (checked).
-                unsafe {
-                    raw::broadcast(
-                        team,
-                        dest.as_symmetric_ptr(),
-                        source.as_symmetric_ptr(),
-                        count,
-                        root,
-                    )
-                }
+                unsafe { raw::broadcast(team, to, from, count, root) }
             }
 
             /// Concatenates `source` of every PE of `team`, in team order, into `dest` on every PE
@@ -325,17 +304,11 @@ macro_rules! leader_calls {
             ) {
                 let call = concat_cstr!($name, "::fcollect");
                 let count = checked_count(call, Shape::Gather, team, dest, source);
+                let (to, from) = (dest.as_symmetric_ptr(), source.as_symmetric_ptr());
                 use $collective as raw;
                 // SAFETY: `source` holds `count` and `dest` `count × n` elements (checked), as
                 // for `reduce`.
-                unsafe {
-                    raw::fcollect(
-                        team,
-                        dest.as_symmetric_ptr(),
-                        source.as_symmetric_ptr(),
-                        count,
-                    )
-                }
+                unsafe { raw::fcollect(team, to, from, count) }
             }
 
             /// Sends block `j` of `source` (`n` blocks, `n` the team's size) to the team's PE `j`,
@@ -352,16 +325,10 @@ macro_rules! leader_calls {
             ) {
                 let call = concat_cstr!($name, "::alltoall");
                 let count = checked_count(call, Shape::Exchange, team, dest, source);
+                let (to, from) = (dest.as_symmetric_ptr(), source.as_symmetric_ptr());
                 use $collective as raw;
                 // SAFETY: both slices hold `count × n` elements (checked), as for `reduce`.
-                unsafe {
-                    raw::alltoall(
-                        team,
-                        dest.as_symmetric_ptr(),
-                        source.as_symmetric_ptr(),
-                        count,
-                    )
-                }
+                unsafe { raw::alltoall(team, to, from, count) }
             }
         }
     };

@@ -151,6 +151,73 @@ local_atomic! {
     isize => AtomicIsize;
 }
 
+/// Reads the 16 bytes at `address` as two relaxed atomic 64-bit loads, in one vector load on the
+/// GPU (`ld.relaxed.sys.v2.b64`).
+///
+/// PTX performs a vector access as one access per component, in no order among them, each at the
+/// given semantics and scope. So the load is two relaxed atomic 64-bit loads; any value it returns
+/// is one that element-sized relaxed loads of the same bytes could return (a 64-bit atomic is
+/// stronger than several narrower ones), so, to Rust, it is `16 / size_of::<T>()` relaxed loads of
+/// the elements there: no data race with the safe layer's element-sized atomics.
+///
+/// # Safety
+/// `address` is valid for reads of 16 bytes, 16-byte aligned, and every access that may race with
+/// this one is atomic.
+#[inline(always)]
+pub(crate) unsafe fn load_16_relaxed(address: *mut u8) -> [u64; 2] {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let (low, high): (u64, u64);
+        // SAFETY: the caller's contract; the asm only reads those 16 bytes.
+        unsafe {
+            core::arch::asm!(
+                "ld.relaxed.sys.v2.b64 {{{low}, {high}}}, [{address}];",
+                low = out(reg64) low,
+                high = out(reg64) high,
+                address = in(reg64) address,
+                options(nostack, readonly),
+            )
+        };
+        [low, high]
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        let words = address.cast::<u64>();
+        // SAFETY: the caller's contract; two aligned `u64`s.
+        unsafe { [u64::load_relaxed(words), u64::load_relaxed(words.add(1))] }
+    }
+}
+
+/// Writes `words` to the 16 bytes at `address` as two relaxed atomic 64-bit stores, in one vector
+/// store on the GPU (`st.relaxed.sys.v2.b64`); see [`load_16_relaxed`] for why that is atomic
+/// element by element.
+///
+/// # Safety
+/// As for [`load_16_relaxed`], for writes.
+#[inline(always)]
+pub(crate) unsafe fn store_16_relaxed(address: *mut u8, words: [u64; 2]) {
+    #[cfg(target_arch = "nvptx64")]
+    // SAFETY: the caller's contract; the asm writes only those 16 bytes.
+    unsafe {
+        core::arch::asm!(
+            "st.relaxed.sys.v2.b64 [{address}], {{{low}, {high}}};",
+            address = in(reg64) address,
+            low = in(reg64) words[0],
+            high = in(reg64) words[1],
+            options(nostack),
+        )
+    };
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        let at = address.cast::<u64>();
+        // SAFETY: the caller's contract; two aligned `u64`s.
+        unsafe {
+            u64::store_relaxed(at, words[0]);
+            u64::store_relaxed(at.add(1), words[1]);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{LocalAtomic, RelaxedAccess};

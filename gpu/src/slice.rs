@@ -182,6 +182,54 @@ impl<T: Element + RelaxedAccess> SymmetricSlice<T> {
         }
     }
 
+    /// This PE's `N` elements from `index`, 16 bytes (`N × size_of::<T>()` must be 16: a compile
+    /// error otherwise), read with one vector load; each element is read as [`read`](Self::read)
+    /// reads it. One check: the elements lie in the slice and start on a 16-byte boundary; traps
+    /// otherwise.
+    #[inline]
+    #[track_caller]
+    pub fn read_vector<const N: usize>(self, index: usize) -> [T; N] {
+        let address = self.vector::<N>(c"SymmetricSlice::read_vector", index);
+        // SAFETY: 16 bytes in bounds and 16-byte aligned (checked), accessed atomically
+        // (`load_16_relaxed`'s docs).
+        let words = unsafe { crate::relaxed::load_16_relaxed(address.cast()) };
+        // SAFETY: `[T; N]` is 16 bytes (`vector`'s compile-time check) of a plain number type,
+        // for which every bit pattern is a value.
+        unsafe { core::mem::transmute_copy::<[u64; 2], [T; N]>(&words) }
+    }
+
+    /// Writes `values` into this PE's `N` elements from `index`, 16 bytes, with one vector store;
+    /// each element is written as [`write`](Self::write) writes it. Checked as
+    /// [`read_vector`](Self::read_vector).
+    #[inline]
+    #[track_caller]
+    pub fn write_vector<const N: usize>(self, index: usize, values: [T; N]) {
+        let address = self.vector::<N>(c"SymmetricSlice::write_vector", index);
+        // SAFETY: `[T; N]` and `[u64; 2]` are 16 bytes of plain numbers (checked in `vector`).
+        let words = unsafe { core::mem::transmute_copy::<[T; N], [u64; 2]>(&values) };
+        // SAFETY: as for `read_vector`, for an atomic store.
+        unsafe { crate::relaxed::store_16_relaxed(address.cast(), words) }
+    }
+
+    /// The address of element `index`, once `index..index + N` is checked to lie in the slice and
+    /// the address to be 16-byte aligned, for a 16-byte vector access of `N` elements (a compile
+    /// error unless they are 16 bytes).
+    #[inline(always)]
+    #[track_caller]
+    fn vector<const N: usize>(self, call: &'static CStr, index: usize) -> *mut T {
+        const { assert!(N * size_of::<T>() == 16, "a vector access moves 16 bytes") };
+        let end = index.saturating_add(N);
+        if end > self.len {
+            out_of_bounds(call, index, end, self.len);
+        }
+        // SAFETY: `index + n <= len`, inside the allocation.
+        let address = unsafe { self.start.as_ptr().add(index) };
+        if !(address as usize).is_multiple_of(16) {
+            misaligned(call, address as usize);
+        }
+        address
+    }
+
     /// The address of element `start`, once `start + (n - 1) × stride` is checked to be in bounds
     /// (no element when `n` is 0: then `start` may be the length).
     #[inline(always)]
@@ -405,6 +453,21 @@ pub(crate) fn out_of_bounds(call: &'static CStr, start: usize, end: usize, len: 
     )
 }
 
+/// Traps (on the host: panics) for `call`'s 16-byte vector access at an `address` that is not
+/// 16-byte aligned.
+#[cold]
+#[track_caller]
+fn misaligned(call: &'static CStr, address: usize) -> ! {
+    #[cfg(target_arch = "nvptx64")]
+    crate::debug::misaligned(call, address);
+    #[cfg(not(target_arch = "nvptx64"))]
+    panic!(
+        "{}: address {address:#x} is not 16-byte aligned; start vectors at an index whose \
+         address is a multiple of 16 (allocate with `alloc_aligned`)",
+        call.to_str().unwrap_or("?")
+    )
+}
+
 /// Traps (on the host: panics) for `call`'s transfer between slices of different lengths.
 #[cold]
 #[track_caller]
@@ -483,6 +546,35 @@ mod tests {
     fn a_stride_that_overflows_is_refused() {
         let mut storage = [0u32; 10];
         slice(&mut storage).read_strided::<3>(1, usize::MAX / 2 + 1);
+    }
+
+    #[repr(C, align(16))]
+    struct Aligned([u32; 12]);
+
+    #[test]
+    fn vectors_move_16_bytes_at_an_aligned_index() {
+        let mut storage = Aligned(core::array::from_fn(|i| i as u32));
+        let s = slice(&mut storage.0);
+        assert_eq!(s.read_vector::<4>(4), [4, 5, 6, 7]);
+        s.write_vector(8, [80, 90, 100, 110]);
+        assert_eq!(s.read_strided::<4>(8, 1), [80, 90, 100, 110]);
+        assert_eq!(s.read(7), 7);
+    }
+
+    #[test]
+    #[should_panic(expected = "SymmetricSlice::read_vector: address")]
+    fn a_vector_off_the_16_byte_grid_is_refused() {
+        let mut storage = Aligned([0; 12]);
+        slice(&mut storage.0).read_vector::<4>(1);
+    }
+
+    #[test]
+    #[should_panic(
+        expected = "SymmetricSlice::write_vector: range 10..14 is out of bounds for a symmetric slice of 12 elements"
+    )]
+    fn a_vector_past_the_end_is_refused() {
+        let mut storage = Aligned([0; 12]);
+        slice(&mut storage.0).write_vector(10, [0; 4]);
     }
 
     #[test]

@@ -502,8 +502,26 @@ pub mod safe_atomics {
     pub const ROUND_OF_BLOCK: usize = 2;
     /// From here, `GRID_THREADS` words: how often each ticket of the local fetch-add came out.
     pub const TICKETS: usize = ROUND_OF_BLOCK + BLOCKS as usize;
+    /// From here (16-byte aligned in a 16-byte aligned buffer), 8 words: thread 0 of block 0
+    /// writes `VECTOR_VALUES` with `write_vector`, reads them back with `read_vector` and writes
+    /// them reversed into the next 4 with `write_strided`.
+    pub const VECTOR: usize = (TICKETS + GRID_THREADS).next_multiple_of(4);
+    /// The values of the vector round trip.
+    pub const VECTOR_VALUES: [u32; 4] = [11, 12, 13, 14];
     /// Words of `cells`.
-    pub const CELLS: usize = TICKETS + GRID_THREADS;
+    pub const CELLS: usize = VECTOR + 8;
+
+    /// `cells[at]` after the kernel, for `at` from `ERRORS` on.
+    pub fn expected_cell(at: usize) -> u32 {
+        match at {
+            ERRORS => 0,
+            _ if at < TICKETS => ROUNDS,
+            _ if at < TICKETS + GRID_THREADS => 1,
+            _ if at < VECTOR => 0,
+            _ if at < VECTOR + 4 => VECTOR_VALUES[at - VECTOR],
+            _ => VECTOR_VALUES[VECTOR + 7 - at],
+        }
+    }
 
     /// `counts` on PE `me` of `n` after the kernel.
     pub fn expected_counts(me: usize, n: usize) -> [u64; COUNTS] {

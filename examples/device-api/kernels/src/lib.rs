@@ -858,9 +858,10 @@ pub unsafe fn barrier_missing_last_pe(workspace: SymmetricPtr<u64>, budget_cycle
     // ANCHOR_END: barrier_in_branch
 }
 
-/// The safe layer's atomics on slice elements (remote and local) and its grid barrier, in safe
-/// code (see [`layout::safe_atomics`]): launched cooperatively as `BLOCKS` blocks of `THREADS`
-/// threads on every PE, with zeroed `counts` (`COUNTS` words) and `cells` (`CELLS` words).
+/// The safe layer's atomics on slice elements (remote and local), its grid barrier and a 16-byte
+/// vector access, in safe code (see [`layout::safe_atomics`]): launched cooperatively as `BLOCKS`
+/// blocks of `THREADS` threads on every PE, with zeroed `counts` (`COUNTS` words) and `cells`
+/// (`CELLS` words, 16-byte aligned).
 #[kernel]
 pub fn safe_atomics_and_grid(
     counts: nvshmem_gpu::SymmetricSlice<u64>,
@@ -912,5 +913,12 @@ pub fn safe_atomics_and_grid(
             }
         }
         barrier.wait();
+    }
+
+    // A 16-byte vector round trip.
+    if first_thread {
+        cells.write_vector(VECTOR, VECTOR_VALUES);
+        let [a, b, c, d] = cells.read_vector::<4>(VECTOR);
+        cells.write_strided(VECTOR + 4, 1, [d, c, b, a]);
     }
 }

@@ -40,9 +40,10 @@ fn barriers_over_all_pes_and_queries_without_teams() {
     nvshmem.barrier_all();
 }
 
-/// The safe layer's atomics on slice elements and its grid barrier (`safe_atomics_and_grid`): every
-/// thread of several blocks on every PE adds to words of every PE, remotely and locally, contends
-/// for one compare-swap, and the blocks meet in rounds of the grid barrier; every count exact.
+/// The safe layer's atomics on slice elements, its grid barrier and its vector access
+/// (`safe_atomics_and_grid`): every thread of several blocks on every PE adds to words of every PE,
+/// remotely and locally, contends for one compare-swap, the blocks meet in rounds of the grid
+/// barrier, and one thread makes a 16-byte vector round trip; every value exact.
 #[test]
 #[ignore = "needs a GPU and NVSHMEM: gpu-suite/run.sh runs it on the GPU machine"]
 fn safe_atomics_and_grid_barrier() {
@@ -51,7 +52,10 @@ fn safe_atomics_and_grid_barrier() {
     let (me, n) = (nvshmem.my_pe(), nvshmem.n_pes());
     let module = nvshmem.load_module(IMAGE).expect("load");
     let counts = zeroed!(nvshmem, u64, COUNTS);
-    let cells = zeroed!(nvshmem, u32, CELLS);
+    let mut cells = nvshmem
+        .alloc_aligned::<u32>(CELLS, 16)
+        .expect("aligned allocation");
+    cells.copy_from_host(&[0; CELLS]).expect("zero the cells");
     nvshmem.barrier_all();
     let kernel = module
         .kernel("safe_atomics_and_grid")
@@ -90,14 +94,10 @@ fn safe_atomics_and_grid_barrier() {
     }
     let cells = cells.to_vec().unwrap();
     check(
-        "grid barrier and tickets",
+        "grid barrier, tickets and vector",
         me,
         &cells[ERRORS..],
-        |i| match i + ERRORS {
-            ERRORS => 0,
-            at if at < TICKETS => ROUNDS,
-            _ => 1,
-        },
+        |i| expected_cell(i + ERRORS),
     );
     println!("PE {me}/{n}: safe atomics and grid barrier OK");
     nvshmem.barrier_all();
