@@ -6,6 +6,7 @@
 //!
 //! The crate is `no_std` only for the GPU, so that `cargo test` can run its arithmetic on the CPU.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
+#![forbid(unsafe_code)]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
 
 pub mod pattern;

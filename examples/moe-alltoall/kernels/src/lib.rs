@@ -22,6 +22,7 @@
 //! The buffers' layout ([`Control`], [`Scratch`]) and the packing of metadata and signals are
 //! plain functions, shared with the runner and tested on the CPU.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
+#![forbid(unsafe_code)]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
 
 use nvshmem_gpu::{SymmetricSlice, kernel};

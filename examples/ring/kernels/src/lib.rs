@@ -11,6 +11,7 @@
 //! Both are safe kernels: no `unsafe` anywhere. Their launch descriptors (`RingBlock`,
 //! `RingElementwise`) let the runner launch them with arguments checked against these signatures.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
+#![forbid(unsafe_code)]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
 
 use nvshmem_gpu::{SymmetricSlice, kernel};
