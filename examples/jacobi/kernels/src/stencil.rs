@@ -368,12 +368,11 @@ pub fn stale_side(patch: &Patch) -> Option<Direction> {
 /// The defect `--stale-halo` plants for `--check` to find: sets the [`stale_side`] halo of `a`
 /// back to its initial cells. Run after the first iteration's exchange on the array it wrote, it
 /// leaves there the neighbour's cells of the iteration before, as a reader sees them when the data
-/// lands after the signal it waited for. Grid-stride over the halo's cells.
-///
-/// # Safety
-/// `a` is laid out as `patch` says, and no neighbour writes its halo during the launch.
+/// lands after the signal it waited for. Grid-stride over the halo's cells. A safe kernel; for the
+/// planted defect to show, `a` is laid out as `patch` says and no neighbour writes its halo during
+/// the launch.
 #[kernel]
-pub unsafe fn stale_halo(a: SymmetricPtr<f32>, patch: Patch) {
+pub fn stale_halo(a: SymmetricSlice<f32>, patch: Patch) {
     let Some(side) = stale_side(&patch) else {
         return;
     };
@@ -389,10 +388,7 @@ pub unsafe fn stale_halo(a: SymmetricPtr<f32>, patch: Patch) {
         } else {
             (0, along)
         };
-        // SAFETY: a halo cell of the patch, inside the array.
-        unsafe {
-            *a.as_ptr().add(patch.index(row, column)) = initial_cell(&patch, row, column, 0.0)
-        };
+        a.write(patch.index(row, column), initial_cell(&patch, row, column, 0.0));
     }
 }
 
