@@ -313,6 +313,8 @@ pub fn safe_collectives(
     thread::sync_threads();
     let whole = source.range(..n * BLOCK);
     if let Some(mut leader) = Block::leader() {
+        // Every PE's source is written before any PE reads it.
+        leader.barrier_all();
         leader.reduce(Team::WORLD, op::Sum, region(0, n * BLOCK), whole);
         leader.broadcast(Team::WORLD, region(1, n * BLOCK), whole, n as i32 - 1);
         leader.fcollect(Team::WORLD, region(2, n * BLOCK), source.range(..BLOCK));
