@@ -360,3 +360,72 @@ pub(crate) fn lengths_differ(call: &CStr, dest: usize, source: usize) -> ! {
         },
     )
 }
+
+#[repr(C)]
+struct MisfitArgs {
+    who: Who,
+    call: *const u8,
+    dest: usize,
+    source: usize,
+    n_pes: i32,
+}
+
+/// Reports a collective `call` given slices that do not fit it (lengths or overlap) and traps.
+#[cold]
+#[inline(never)]
+pub(crate) fn collective_misfit(call: &CStr, dest: usize, source: usize, n_pes: i32) -> ! {
+    fail(
+        c"nvshmem-gpu: PE %d (block %u, thread %u): %s: a destination of %llu and a source of %llu elements do not fit this collective over a team of %d PEs, or they overlap; see the call's documentation for the lengths\n",
+        &MisfitArgs {
+            who: who(),
+            call: call.as_ptr().cast(),
+            dest,
+            source,
+            n_pes,
+        },
+    )
+}
+
+#[repr(C)]
+struct RootArgs {
+    who: Who,
+    call: *const u8,
+    root: i32,
+    n_pes: i32,
+}
+
+/// Reports a broadcast `call` from a root outside the team and traps.
+#[cold]
+#[inline(never)]
+pub(crate) fn root_out_of_range(call: &CStr, root: i32, n_pes: i32) -> ! {
+    fail(
+        c"nvshmem-gpu: PE %d (block %u, thread %u): %s: root %d is not a PE of the team, whose PEs are 0..%d\n",
+        &RootArgs {
+            who: who(),
+            call: call.as_ptr().cast(),
+            root,
+            n_pes,
+        },
+    )
+}
+
+#[repr(C)]
+struct MisalignedArgs {
+    who: Who,
+    call: *const u8,
+    address: usize,
+}
+
+/// Reports a 16-byte vector access of `call` at an address that is not 16-byte aligned and traps.
+#[cold]
+#[inline(never)]
+pub(crate) fn misaligned(call: &CStr, address: usize) -> ! {
+    fail(
+        c"nvshmem-gpu: PE %d (block %u, thread %u): %s: address 0x%llx is not 16-byte aligned; start vectors at an index whose address is a multiple of 16 (allocate with `alloc_aligned`)\n",
+        &MisalignedArgs {
+            who: who(),
+            call: call.as_ptr().cast(),
+            address,
+        },
+    )
+}

@@ -20,7 +20,7 @@
 //! is checked on the CPU, against a model of blocks arriving in many orders.
 
 #[cfg(any(target_arch = "nvptx64", doc))]
-use crate::{memory, thread};
+use crate::{SymmetricSlice, memory, thread};
 
 /// The counter's phase bit, which each complete barrier flips.
 #[cfg(any(test, target_arch = "nvptx64", doc))]
@@ -57,14 +57,24 @@ const fn released(before: u32, now: u32) -> bool {
 /// (every complete barrier leaves the low 31 bits zero), and several `GridBarrier`s in one launch
 /// may share it as long as all blocks take the same sequence of waits on it.
 ///
+/// # Why it is safe
+/// [`GridBarrier::on`] takes the counter as an element of a [`SymmetricSlice<u32>`]
+/// (bounds-checked, aligned, alive for the launch), and the barrier touches it only with atomic
+/// accesses, so nothing it does races by Rust's rules. What it cannot check is its use: a launch
+/// that is not cooperative (a block waits for one that never becomes resident), blocks that wait
+/// a different number of times, or a counter that other code also writes make the barrier hang or
+/// release early. Neither is undefined behaviour: the safe layer's accesses to shared memory are
+/// atomic (`SymmetricSlice::read`/`write`), so they never rely on a barrier to be race-free, and a
+/// barrier released early gives wrong values, not a data race. It is sound under any launch;
+/// it works under the host's `run_cooperative`, with a counter zeroed before its first launch and
+/// used by this kernel's barriers only.
+///
 /// ```ignore
-/// # unsafe fn example(counter: *mut u32, iterations: u32) {
-/// // SAFETY: `counter` was zeroed before the first launch and serves only this grid's barriers.
-/// let barrier = unsafe { nvshmem_gpu::grid::GridBarrier::new(counter) };
+/// # fn example(scratch: nvshmem_gpu::SymmetricSlice<u32>, iterations: u32) {
+/// let barrier = nvshmem_gpu::grid::GridBarrier::on(scratch, 0);
 /// for _ in 0..iterations {
-///     // ... this block's share of the iteration, then:
-///     // SAFETY: every thread of every block calls it once per iteration.
-///     unsafe { barrier.wait() };
+///     // ... this block's share of the iteration, then, in every thread of every block:
+///     barrier.wait();
 /// }
 /// # }
 /// ```
@@ -76,29 +86,37 @@ pub struct GridBarrier {
 
 #[cfg(any(target_arch = "nvptx64", doc))]
 impl GridBarrier {
+    /// A barrier over element `index` of `counters` (see the type's documentation for what makes
+    /// it work); traps where `index` is out of bounds.
+    #[inline]
+    #[track_caller]
+    pub fn on(counters: SymmetricSlice<u32>, index: usize) -> GridBarrier {
+        let counter = counters.range(index..=index).as_symmetric_ptr().as_ptr();
+        GridBarrier { counter }
+    }
+
     /// A barrier over `counter`, a device `u32` that was zeroed before the first launch that used
     /// it, and since then used only by complete barriers of `GridBarrier`s.
     ///
     /// # Safety
-    /// `counter` is valid for the whole kernel and used by nothing else (no launch that may run at
-    /// the same time, no other code); the kernel is launched cooperatively (all blocks resident),
-    /// or blocks wait for blocks that never start.
+    /// `counter` is a valid, aligned device `u32` for the whole kernel, which nothing accesses
+    /// but atomically while the kernel runs. (What makes the barrier work, as opposed to safe, is
+    /// in the type's documentation.)
     pub unsafe fn new(counter: *mut u32) -> GridBarrier {
         GridBarrier { counter }
     }
 
-    /// Waits until every block of the grid has arrived here.
-    ///
-    /// # Safety
-    /// Every thread of every block calls it, and every block makes the same sequence of waits on
-    /// the counter.
+    /// Waits until every block of the grid has arrived here. Every thread of every block calls it,
+    /// and every block makes the same sequence of waits on the counter; otherwise it hangs or
+    /// releases early (see the type's documentation).
     #[inline]
-    pub unsafe fn wait(&self) {
+    pub fn wait(&self) {
         thread::sync_threads();
         if thread::rank_in_block() == 0 {
             let first = thread::block_idx_x() | thread::block_idx_y() | thread::block_idx_z() == 0;
             let add = arrival(first, thread::blocks_in_grid());
-            // SAFETY: `counter` is the barrier's u32 (the caller's contract).
+            // SAFETY: `counter` is a live, aligned device u32 accessed only atomically (`on`'s
+            // checked slice element, or `new`'s contract); these are atomic accesses.
             unsafe {
                 let before = memory::atomic_add_acq_rel_gpu(self.counter, add);
                 while !released(before, memory::load_relaxed_gpu(self.counter)) {}

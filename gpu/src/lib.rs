@@ -211,6 +211,7 @@ pub mod ffi;
 #[cfg_attr(doc, doc(cfg(target_arch = "nvptx64")))]
 pub mod grid;
 mod group;
+mod leader;
 #[cfg_attr(doc, doc(cfg(target_arch = "nvptx64")))]
 pub mod memory;
 pub mod p2p;
@@ -219,6 +220,7 @@ mod panic;
 mod params;
 pub mod pe;
 mod peer;
+mod relaxed;
 pub mod rma;
 mod scope;
 pub mod signal;
@@ -233,6 +235,7 @@ pub mod warp;
 pub use element::{
     AtomicAdd, AtomicBitwise, AtomicCompareSwap, AtomicElement, AtomicInteger, Element, WaitElement,
 };
+pub use leader::Leader;
 pub use nvshmem_abi::SymmetricPtr;
 pub use nvshmem_abi::{KernelDescriptor, KernelParam, ParamCode, SafeKernel, SingleParam};
 pub use p2p::Cmp;
@@ -243,6 +246,7 @@ pub mod __kernel {
     pub use nvshmem_abi::{LayoutCode, ParamCode, ParamCodeOf, encode_signature, signature_len};
 }
 pub use pe::Pe;
+pub use relaxed::{LocalAtomic, RelaxedAccess};
 pub use scope::{Block, Pending, Thread, Warp};
 pub use signal::SignalOp;
 pub use slice::{Signal, SymmetricSlice};

@@ -3,12 +3,14 @@
 //! block together). Each scope is a zero-sized value whose methods select the raw tier's function
 //! of that scope (`rma::put`, `rma::warp::put`, `rma::block::put`, …), so the PTX is the raw tier's.
 //!
-//! ```no_run
+//! ```ignore
 //! use nvshmem_gpu::{Block, Pe, SymmetricSlice};
 //! # fn ring(source: SymmetricSlice<f32>, received: SymmetricSlice<f32>) {
 //! let next = Pe::me().next();
 //! Block.put(received, source, next); // every thread of the block calls it
-//! Block.barrier_all();
+//! if let Some(mut leader) = Block::leader() {
+//!     leader.barrier_all(); // block 0 of every PE
+//! }
 //! # }
 //! ```
 //!
@@ -18,13 +20,12 @@
 //! slices' allocations on any PE. What a scope cannot enforce is that the whole group calls with
 //! the same arguments: when some threads of a warp or block do not, the group's synchronisation
 //! inside the call waits for them (a hang) or part of the data is not moved (a wrong value), and
-//! each thread still touches only elements of the slices it was given. A barrier that a PE misses
-//! hangs its peers; debug builds (the `checks` feature) trap instead, naming the PE. Hangs and
-//! wrong values are bugs, not undefined behaviour.
+//! each thread still touches only elements of the slices it was given. Hangs and wrong values are
+//! bugs, not undefined behaviour.
 //!
-//! Collectives (reductions, broadcasts, all-to-all) and the team barriers stay in the raw tier,
-//! `unsafe`: NVSHMEM's collectives keep per-team state whose use by a diverging group NVSHMEM
-//! leaves undefined.
+//! A transfer keeps no state between PEs, so any number of groups may make them at once. Barriers,
+//! syncs and collectives do: NVSHMEM counts them per team on each PE, so they are made through a
+//! [`Leader`](crate::Leader), which one group per launch holds (`leader.rs`).
 
 use crate::slice::lengths_differ;
 use crate::sync;
@@ -70,10 +71,10 @@ fn same_length<T>(
     }
 }
 
-/// The safe methods of one scope, over the raw tier's module `$rma` and `$signal`, barrier
-/// `$barrier_all` and sync `$sync_all` of that scope.
+/// The safe transfers of one scope, over the raw tier's modules `$rma` and `$signal` of that
+/// scope.
 macro_rules! scope_calls {
-    ($scope:ident, $name:literal, $rma:path, $signal:path, $barrier_all:path, $sync_all:path) => {
+    ($scope:ident, $name:literal, $rma:path, $signal:path) => {
         impl $scope {
             /// Copies local `source` into `dest` on PE `pe` (equal lengths; `put`); returns when
             /// `source` may be reused.
@@ -203,23 +204,6 @@ macro_rules! scope_calls {
                     )
                 }
             }
-
-            /// Completes this group's transfers, then waits until every PE's group has arrived
-            /// (`barrier_all`). A PE that never arrives hangs the others.
-            #[inline]
-            pub fn barrier_all(self) {
-                // SAFETY: a missed or diverging barrier hangs or passes early; it touches only
-                // NVSHMEM's own synchronisation state (module docs).
-                unsafe { $barrier_all() }
-            }
-
-            /// Waits until every PE's group has arrived, without completing transfers
-            /// (`sync_all`).
-            #[inline]
-            pub fn sync_all(self) {
-                // SAFETY: as for `barrier_all`.
-                unsafe { $sync_all() }
-            }
         }
     };
 }
@@ -230,28 +214,8 @@ macro_rules! concat_cstr {
         const { crate::checks::c_name(concat!($prefix, $suffix, "\0")) }
     };
 }
+pub(crate) use concat_cstr;
 
-scope_calls!(
-    Thread,
-    "Thread",
-    crate::rma,
-    crate::signal,
-    sync::barrier_all,
-    sync::sync_all
-);
-scope_calls!(
-    Warp,
-    "Warp",
-    crate::rma::warp,
-    crate::signal::warp,
-    sync::barrier_all_warp,
-    sync::sync_all_warp
-);
-scope_calls!(
-    Block,
-    "Block",
-    crate::rma::block,
-    crate::signal::block,
-    sync::barrier_all_block,
-    sync::sync_all_block
-);
+scope_calls!(Thread, "Thread", crate::rma, crate::signal);
+scope_calls!(Warp, "Warp", crate::rma::warp, crate::signal::warp);
+scope_calls!(Block, "Block", crate::rma::block, crate::signal::block);

@@ -1,4 +1,5 @@
-//! The examples of the GPU-only modules (`thread`, `warp`, `memory`, `grid`), compiled for the GPU.
+//! The examples of the GPU-only modules (`thread`, `warp`, `memory`, `grid`) and of the modules whose
+//! examples use them (`leader`, `scope`: a `Leader` exists only on the GPU), compiled for the GPU.
 //!
 //! rustdoc compiles doctests for the host, where these modules do not exist, so their examples are
 //! marked `ignore`. This test takes every `ignore` example of those modules' sources (hidden `# `
@@ -8,7 +9,7 @@
 use std::path::Path;
 use std::process::Command;
 
-const GPU_ONLY_MODULES: [&str; 4] = ["thread", "warp", "memory", "grid"];
+const GPU_ONLY_MODULES: [&str; 6] = ["thread", "warp", "memory", "grid", "leader", "scope"];
 
 /// The `ignore` code blocks of a source's doc comments (`//!` and `///`), hidden lines unhidden.
 fn ignored_examples(source: &str) -> Vec<String> {

@@ -1,7 +1,8 @@
 //! What the safe layer's types reject, as compile errors: a PE that was not checked, a pointer
 //! where a symmetric slice belongs, a wrong element type, a reference into symmetric memory, a raw
 //! parameter of a safe kernel, a raw call without `unsafe`, a kernel parameter that exists on one
-//! target only. Each case's expected error is in the `.stderr` file beside it (regenerate with
+//! target only, and a barrier or collective made without the PE's `Leader` (or with a copied,
+//! forged or passed-in one). Each case's expected error is in the `.stderr` file beside it (regenerate with
 //! `TRYBUILD=overwrite` and review).
 
 #[test]

@@ -123,10 +123,11 @@ pub fn end_iteration(
     if let Some(kernel) = stale_halo
         && my_pe + 1 == n_pes
     {
-        let (next, patch) = (grids.next(), *grids.patch());
-        // SAFETY: stale_halo(a, patch) on the array this iteration wrote, laid out as `patch`
-        // says; every PE's pushes into it completed before the meeting above, and the next ones
-        // come after this PE's next iteration, later on this stream.
+        let (next, patch) = (grids.next_slice()?, *grids.patch());
+        // SAFETY: stale_halo(a, patch), a safe kernel, on the array this iteration wrote, which
+        // the run keeps alive past the launch; laid out as `patch` says, and every PE's pushes
+        // into it completed before the meeting above, the next ones come after this PE's next
+        // iteration, later on this stream.
         unsafe { on.launch(kernel, LaunchConfig::linear(64, 256), &[&next, &patch])? };
     }
     Ok(())

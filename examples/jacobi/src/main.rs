@@ -194,9 +194,7 @@ impl Iterations for JacobiIterations<'_, '_> {
             Meeting::InKernel
         };
         let meeting_counter = self.meeting.counter();
-        // The safe kernels take the arrays as slices, `jacobi_p` as symmetric addresses.
         let (current, next) = (grids.current_slice()?, grids.next_slice()?);
-        let (current_address, next_address) = (grids.current(), grids.next());
         // SAFETY: the stencil kernels take (a, a_new, patch, tiling, norm), then the signalled
         // ones (signals, iteration) and the others (meeting); the arrays are symmetric and laid
         // out as `patch` says; the grid is the tiling's for the kernel's band order; `norm` is
@@ -217,19 +215,6 @@ impl Iterations for JacobiIterations<'_, '_> {
                         &norm,
                         &self.signals.words(),
                         &k,
-                    ],
-                )?;
-            } else if self.variant == Variant::P {
-                on.launch(
-                    &self.stencil,
-                    config,
-                    &[
-                        &current_address,
-                        &next_address,
-                        &patch,
-                        &tiling,
-                        &norm,
-                        &meeting_counter,
                     ],
                 )?;
             } else {

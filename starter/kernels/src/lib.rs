@@ -6,6 +6,7 @@
 //!
 //! The crate is `no_std` only for the GPU, so that `cargo test` can run its arithmetic on the CPU.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
+#![forbid(unsafe_code)]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
 
 pub mod pattern;
@@ -23,10 +24,11 @@ use nvshmem_gpu::{Block, Pe, thread};
 /// and the launch (`run_cooperative` on the host) passes only buffers every PE allocated alike.
 #[kernel]
 pub fn send_to_next(source: SymmetricSlice<u64>, received: SymmetricSlice<u64>) {
-    // One block does the work: the block-wide put and barrier below need every thread of one block.
-    if thread::block_idx_x() != 0 {
+    // One block does the work: the block-wide put and barrier below need every thread of one block,
+    // and only block 0 holds the right to this PE's barriers.
+    let Some(mut leader) = Block::leader() else {
         return;
-    }
+    };
     let me = Pe::me();
     let first = thread::thread_idx_x() as usize;
     let stride = thread::block_dim_x() as usize;
@@ -38,5 +40,5 @@ pub fn send_to_next(source: SymmetricSlice<u64>, received: SymmetricSlice<u64>) 
     Block.put(received, source, me.next());
     // Completes the put, then waits for every PE: afterwards `received` holds the block sent by the
     // previous PE.
-    Block.barrier_all();
+    leader.barrier_all();
 }

@@ -462,3 +462,117 @@ pub mod collective {
         (((pe * 5) % 7) as f64, pe as f64)
     }
 }
+
+/// The safe layer's atomics on slice elements and its grid barrier (`safe_atomics_and_grid`,
+/// launched cooperatively as `BLOCKS` blocks of `THREADS` threads).
+pub mod safe_atomics {
+    use super::THREADS;
+
+    /// Blocks of the launch.
+    pub const BLOCKS: u32 = 4;
+    /// Threads of the launch.
+    pub const GRID_THREADS: usize = (BLOCKS * THREADS) as usize;
+    /// Grid barrier rounds.
+    pub const ROUNDS: u32 = 16;
+
+    /// `counts` (`u64`): every thread adds 1 to word 0 of every PE (`atomic_fetch_add`).
+    pub const FETCH_ADDED: usize = 0;
+    /// Every thread adds 2 to this word of every PE (`atomic_add`).
+    pub const ADDED: usize = 1;
+    /// Every thread adds 1 to this word of its own PE (`local_fetch_add`).
+    pub const LOCAL: usize = 2;
+    /// Every thread of every PE tries `atomic_compare_swap(0 → its PE + 1)` on PE 0's word.
+    pub const CLAIMED: usize = 3;
+    /// PE 0 counts the successful compare-swaps here (exactly one).
+    pub const CLAIMS: usize = 4;
+    /// Each PE's thread 0 swaps `100 + its PE` into this word of the next PE (`atomic_swap`).
+    pub const SWAPPED: usize = 5;
+    /// What that swap returned (0) plus what `atomic_fetch` then reads back from the own word.
+    pub const FETCHED: usize = 6;
+    /// Each PE's thread 0 sets this word of the next PE to 7 (`atomic_set`).
+    pub const SET: usize = 7;
+    /// Words of `counts`.
+    pub const COUNTS: usize = 8;
+
+    /// `cells` (`u32`): the grid barrier's counter.
+    pub const BARRIER: usize = 0;
+    /// Blocks that saw another block's round number differ from their own after a wait.
+    pub const ERRORS: usize = 1;
+    /// From here, one word per block: the round it is in.
+    pub const ROUND_OF_BLOCK: usize = 2;
+    /// From here, `GRID_THREADS` words: how often each ticket of the local fetch-add came out.
+    pub const TICKETS: usize = ROUND_OF_BLOCK + BLOCKS as usize;
+    /// From here (16-byte aligned in a 16-byte aligned buffer), 8 words: thread 0 of block 0
+    /// writes `VECTOR_VALUES` with `write_vector`, reads them back with `read_vector` and writes
+    /// them reversed into the next 4 with `write_strided`.
+    pub const VECTOR: usize = (TICKETS + GRID_THREADS).next_multiple_of(4);
+    /// The values of the vector round trip.
+    pub const VECTOR_VALUES: [u32; 4] = [11, 12, 13, 14];
+    /// Words of `cells`.
+    pub const CELLS: usize = VECTOR + 8;
+
+    /// `cells[at]` after the kernel, for `at` from `ERRORS` on.
+    pub fn expected_cell(at: usize) -> u32 {
+        match at {
+            ERRORS => 0,
+            _ if at < TICKETS => ROUNDS,
+            _ if at < TICKETS + GRID_THREADS => 1,
+            _ if at < VECTOR => 0,
+            _ if at < VECTOR + 4 => VECTOR_VALUES[at - VECTOR],
+            _ => VECTOR_VALUES[VECTOR + 7 - at],
+        }
+    }
+
+    /// `counts` on PE `me` of `n` after the kernel.
+    pub fn expected_counts(me: usize, n: usize) -> [u64; COUNTS] {
+        let threads = GRID_THREADS as u64;
+        let previous = ((me + n - 1) % n) as u64;
+        [
+            n as u64 * threads,
+            2 * n as u64 * threads,
+            threads,
+            // Word 3 holds the winner's PE + 1 on PE 0 (checked separately), 0 elsewhere.
+            0,
+            u64::from(me == 0),
+            100 + previous,
+            100 + previous,
+            7,
+        ]
+    }
+}
+
+/// The safe layer's collectives through a `Leader` over the world team (`safe_collectives`, one
+/// block of `THREADS` threads): each result region holds `REGION` `i32`s.
+pub mod safe_collectives {
+    use super::MAX_PES;
+
+    /// Elements per PE in the reduce, broadcast and per-block in fcollect, alltoall, reduce-scatter.
+    pub const BLOCK: usize = 4;
+    /// Elements of each region (the largest: `n × BLOCK`).
+    pub const REGION: usize = MAX_PES * BLOCK;
+    /// Regions of `out`: reduce (block scope), broadcast, fcollect, alltoall, reduce-scatter,
+    /// max (thread scope), min (warp scope).
+    pub const REGIONS: usize = 7;
+
+    /// Element `i` of PE `pe`'s source.
+    pub const fn source_value(pe: usize, i: usize) -> i32 {
+        (pe * 100 + i) as i32
+    }
+
+    /// `out` on PE `me` of `n` after the kernel (`None`: left as it was, 0).
+    pub fn expected(me: usize, n: usize, at: usize) -> i32 {
+        let (region, i) = (at / REGION, at % REGION);
+        let all = |f: &dyn Fn(usize) -> i32| (0..n).map(f).sum::<i32>();
+        let within = |len: usize, value: i32| if i < len { value } else { 0 };
+        match region {
+            0 => within(n * BLOCK, all(&|p| source_value(p, i))),
+            1 => within(n * BLOCK, source_value(n - 1, i)),
+            2 => within(n * BLOCK, source_value(i / BLOCK, i % BLOCK)),
+            3 => within(n * BLOCK, source_value(i / BLOCK, me * BLOCK + i % BLOCK)),
+            4 => within(BLOCK, all(&|p| source_value(p, me * BLOCK + i))),
+            5 => within(1, source_value(n - 1, 0)),
+            6 => within(1, source_value(0, 1)),
+            _ => 0,
+        }
+    }
+}

@@ -293,3 +293,43 @@ team_kernel!(
         }
     }
 );
+
+/// The safe layer's collectives through a `Leader` over the world team, at block, thread and warp
+/// scope, in safe code (see [`layout::safe_collectives`]): every PE launches it cooperatively as
+/// one block of `THREADS` threads, with `source` holding `REGION` elements and `out` `REGIONS ×
+/// REGION` zeroed ones.
+#[kernel]
+pub fn safe_collectives(
+    source: nvshmem_gpu::SymmetricSlice<i32>,
+    out: nvshmem_gpu::SymmetricSlice<i32>,
+) {
+    use layout::safe_collectives::*;
+    use nvshmem_gpu::{Block, Pe, Thread, Warp};
+    let (me, n) = (Pe::me().index() as usize, Pe::count() as usize);
+    let region = |r: usize, len: usize| out.range(r * REGION..r * REGION + len);
+    for i in (tid()..REGION).step_by(THREADS as usize) {
+        source.write(i, source_value(me, i));
+    }
+    thread::sync_threads();
+    let whole = source.range(..n * BLOCK);
+    if let Some(mut leader) = Block::leader() {
+        // Every PE's source is written before any PE reads it.
+        leader.barrier_all();
+        leader.reduce(Team::WORLD, op::Sum, region(0, n * BLOCK), whole);
+        leader.broadcast(Team::WORLD, region(1, n * BLOCK), whole, n as i32 - 1);
+        leader.fcollect(Team::WORLD, region(2, n * BLOCK), source.range(..BLOCK));
+        leader.alltoall(Team::WORLD, region(3, n * BLOCK), whole);
+        leader.reducescatter(Team::WORLD, op::Sum, region(4, BLOCK), whole);
+        leader.barrier_all();
+    }
+    thread::sync_threads();
+    if let Some(mut leader) = Thread::leader() {
+        leader.reduce(Team::WORLD, op::Max, region(5, 1), source.range(..1));
+        leader.sync_all();
+    }
+    thread::sync_threads();
+    if let Some(mut leader) = Warp::leader() {
+        leader.reduce(Team::WORLD, op::Min, region(6, 1), source.range(1..2));
+        leader.barrier(Team::WORLD);
+    }
+}

@@ -352,3 +352,36 @@ fn full_mpg_team_splits_barriers_and_collectives() {
     drop(module);
     nvshmem.finalize().expect("finalize");
 }
+
+/// The safe layer's collectives through a `Leader` (`safe_collectives`): reduce, broadcast,
+/// fcollect, alltoall and reduce-scatter at block scope, a reduction at thread and warp scope, over
+/// the world team; every value exact.
+#[test]
+#[ignore = "needs a GPU and NVSHMEM: gpu-suite/run.sh runs it on the GPU machine"]
+fn full_mpg_safe_collectives_through_a_leader() {
+    use layout::safe_collectives::*;
+    let nvshmem = init();
+    require_full_mpg(&nvshmem);
+    let (me, n) = (nvshmem.my_pe(), nvshmem.n_pes());
+    let module = nvshmem.load_module(TEAMS_IMAGE).expect("load");
+    let source = zeroed!(nvshmem, i32, REGION);
+    let out = zeroed!(nvshmem, i32, REGIONS * REGION);
+    nvshmem.barrier_all();
+    // A safe kernel takes each slice as its address and its length.
+    launch(
+        &nvshmem,
+        &module,
+        "safe_collectives",
+        &[
+            &source.as_symmetric_ptr(),
+            &REGION,
+            &out.as_symmetric_ptr(),
+            &(REGIONS * REGION),
+        ],
+    );
+    check("safe collectives", me, &out.to_vec().unwrap(), |i| {
+        expected(me as usize, n as usize, i)
+    });
+    println!("PE {me}/{n}: safe collectives OK");
+    nvshmem.barrier_all();
+}

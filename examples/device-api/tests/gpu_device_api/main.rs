@@ -61,6 +61,7 @@ fn both_modules_export_the_kernels_the_tests_launch() {
         "world_sync",
         "wait_for_nobody",
         "barrier_missing_last_pe",
+        "safe_atomics_and_grid",
     ] {
         assert!(
             light.iter().any(|entry| entry == kernel),
@@ -68,7 +69,7 @@ fn both_modules_export_the_kernels_the_tests_launch() {
         );
     }
     let teams = entries(TEAMS_IMAGE.ptx());
-    for kernel in TEAM_KERNELS {
+    for kernel in TEAM_KERNELS.iter().chain(&["safe_collectives"]) {
         assert!(
             teams.iter().any(|entry| entry == kernel),
             "no {kernel} in {teams:?}"

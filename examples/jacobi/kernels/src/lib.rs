@@ -21,10 +21,10 @@
 //! ([`nvshmem_halo::device::add_norm`], [`norm_close`] after the last launch), and [`norm_sum`] adds
 //! up each norm's row once the run is over: no norm costs a barrier, nor a block a wait.
 //!
-//! [`jacobi_put_block`], [`jacobi_signal`] and [`jacobi_overlap`] are safe kernels (`#[kernel] pub
-//! fn`): their arrays are [`SymmetricSlice`]s and their other parameters `KernelParam`s, and the
-//! one `unsafe` block they reach is [`sweep`]'s, behind [`checked_sweep`], which checks once per
-//! thread what the vectorised loop needs.
+//! [`jacobi_p`], [`jacobi_put_block`], [`jacobi_signal`] and [`jacobi_overlap`] are safe kernels
+//! (`#[kernel] pub fn`): their arrays are [`SymmetricSlice`]s and their other parameters
+//! `KernelParam`s, and the one `unsafe` block they reach is [`sweep`]'s, behind
+//! [`checked_sweep`], which checks once per thread what the vectorised loop needs.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
 // On the host (`cargo test` of the plain stencil code) the kernels do not exist, and with them
@@ -95,13 +95,12 @@ fn signalled_band(
 /// value (read back from its own store, so the stencil loop itself stays free of NVSHMEM calls);
 /// the PEs meet at the kernel's end, as in [`jacobi_put_block`]. Grid: [`Tiling::grid`].
 ///
-/// # Safety
-/// `a`, `a_new` are symmetric arrays laid out as `patch` says, the launch as
-/// [`jacobi_put_block`] says.
+/// A safe kernel, as [`jacobi_put_block`] is: the arrays are slices, the sweep is
+/// [`checked_sweep`], and each edge cell goes out through [`SymmetricSlice::p`].
 #[kernel]
-pub unsafe fn jacobi_p(
-    a: SymmetricPtr<f32>,
-    a_new: SymmetricPtr<f32>,
+pub fn jacobi_p(
+    a: SymmetricSlice<f32>,
+    a_new: SymmetricSlice<f32>,
     patch: Patch,
     tiling: Tiling,
     norm: NormTarget,
@@ -110,26 +109,39 @@ pub unsafe fn jacobi_p(
     check_vector(&tiling);
     let first = first_column(&tiling, thread::block_idx_x());
     let rows = tiling.band(&patch, thread::block_idx_y());
-    // SAFETY: the launch matches `patch` and `tiling` (the caller's contract); an edge value is
-    // read back by the thread that stored it and goes to the neighbour's halo cell of the same
-    // column; the whole block reaches `add_norm` and `meet_at_end`.
-    unsafe {
-        let residual = sweep(a.as_ptr(), a_new.as_ptr(), &patch, first, rows.clone());
-        // ANCHOR: jacobi_p_edges
-        for_owned_columns(&patch, first, |column| {
-            if rows.start == 1 {
-                let value = *a_new.as_ptr().add(patch.index(1, column));
-                device::put_edge_element(a_new, &patch, Direction::Up, column, value);
-            }
-            if rows.end == patch.ny + 1 {
-                let value = *a_new.as_ptr().add(patch.index(patch.ny, column));
-                device::put_edge_element(a_new, &patch, Direction::Down, column, value);
-            }
-        });
-        // ANCHOR_END: jacobi_p_edges
-        device::add_norm(&norm, residual);
-        let (up, down) = pushed_edges(&patch, &rows);
-        device::meet_at_end(meeting, up || down);
+    let residual = checked_sweep(a, a_new, &patch, first, rows.clone());
+    // ANCHOR: jacobi_p_edges
+    for_owned_columns(&patch, first, |column| {
+        if rows.start == 1 {
+            put_edge_cell(a_new, &patch, Direction::Up, 1, column);
+        }
+        if rows.end == patch.ny + 1 {
+            put_edge_cell(a_new, &patch, Direction::Down, patch.ny, column);
+        }
+    });
+    // ANCHOR_END: jacobi_p_edges
+    device::add_norm(&norm, residual);
+    let (up, down) = pushed_edges(&patch, &rows);
+    device::meet_at_end(meeting, up || down);
+}
+
+/// Sends this PE's cell `(row, column)` of `grid`, an edge cell towards `direction`, into the
+/// neighbour's halo there (`nvshmem_float_p`); nothing where there is no neighbour. Kept out of
+/// line: only edge threads call it, and inlined, its checks' trap paths raised the registers of the
+/// whole kernel, sweep included.
+#[cfg(target_arch = "nvptx64")]
+#[inline(never)]
+fn put_edge_cell(
+    grid: SymmetricSlice<f32>,
+    patch: &Patch,
+    direction: Direction,
+    row: u32,
+    column: u32,
+) {
+    if let Some((pe, index)) = patch.remote_index(direction, column) {
+        let value = grid.read(patch.index(row, column));
+        let pe = nvshmem_gpu::Pe::new(pe).expect("the patch's neighbours are PEs of the job");
+        grid.p(index, value, pe);
     }
 }
 

@@ -6,7 +6,7 @@
 use core::ops::Range;
 #[cfg(target_arch = "nvptx64")]
 use nvshmem_gpu::thread;
-use nvshmem_gpu::{SymmetricPtr, SymmetricSlice, kernel, pe, rma, sync};
+use nvshmem_gpu::{SymmetricPtr, SymmetricSlice, kernel, pe, rma};
 #[cfg(target_arch = "nvptx64")]
 use nvshmem_halo::device;
 use nvshmem_halo::{Direction, MeetingCounter, NormTarget, Patch, Tiling};
@@ -368,12 +368,11 @@ pub fn stale_side(patch: &Patch) -> Option<Direction> {
 /// The defect `--stale-halo` plants for `--check` to find: sets the [`stale_side`] halo of `a`
 /// back to its initial cells. Run after the first iteration's exchange on the array it wrote, it
 /// leaves there the neighbour's cells of the iteration before, as a reader sees them when the data
-/// lands after the signal it waited for. Grid-stride over the halo's cells.
-///
-/// # Safety
-/// `a` is laid out as `patch` says, and no neighbour writes its halo during the launch.
+/// lands after the signal it waited for. Grid-stride over the halo's cells. A safe kernel; for the
+/// planted defect to show, `a` is laid out as `patch` says and no neighbour writes its halo during
+/// the launch.
 #[kernel]
-pub unsafe fn stale_halo(a: SymmetricPtr<f32>, patch: Patch) {
+pub fn stale_halo(a: SymmetricSlice<f32>, patch: Patch) {
     let Some(side) = stale_side(&patch) else {
         return;
     };
@@ -389,10 +388,7 @@ pub unsafe fn stale_halo(a: SymmetricPtr<f32>, patch: Patch) {
         } else {
             (0, along)
         };
-        // SAFETY: a halo cell of the patch, inside the array.
-        unsafe {
-            *a.as_ptr().add(patch.index(row, column)) = initial_cell(&patch, row, column, 0.0)
-        };
+        a.write(patch.index(row, column), initial_cell(&patch, row, column, 0.0));
     }
 }
 
@@ -431,15 +427,12 @@ pub fn jacobi_put_block(
 /// Every PE meets here (`nvshmem_barrier_all` from one thread): the iteration's puts are complete
 /// everywhere before the next launch on the stream. The same meeting as the host's on-stream
 /// barrier, but a plain kernel launch, which CUDA graph capture accepts where NVSHMEM's on-stream
-/// barrier between PEs is refused.
-///
-/// # Safety
-/// Every PE launches it, once per meeting.
+/// barrier between PEs is refused. A safe kernel: the one thread that holds the PE's
+/// [`Leader`](nvshmem_gpu::Leader) meets; a PE that does not launch it hangs the others.
 #[kernel]
-pub unsafe fn barrier_all() {
-    if thread::global_index_x() == 0 {
-        // SAFETY: one thread per PE, every PE reaches it (the caller's contract).
-        unsafe { sync::barrier_all() };
+pub fn barrier_all() {
+    if let Some(mut leader) = nvshmem_gpu::Thread::leader() {
+        leader.barrier_all();
     }
 }
 
@@ -508,7 +501,7 @@ pub unsafe fn copy_trips(a: *mut Lanes, b: *mut Lanes, len: usize, trips: u32) {
 /// Does nothing: back-to-back launches of it time one launch, the floor of an iteration that
 /// launches a kernel.
 #[kernel]
-pub unsafe fn nothing() {}
+pub fn nothing() {}
 
 /// Copies `count` values of `source` from every PE into `dest`, PE by PE (`nvshmem_double_g`).
 ///

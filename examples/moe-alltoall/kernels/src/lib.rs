@@ -22,12 +22,13 @@
 //! The buffers' layout ([`Control`], [`Scratch`]) and the packing of metadata and signals are
 //! plain functions, shared with the runner and tested on the CPU.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
+#![forbid(unsafe_code)]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
 
 use nvshmem_gpu::{SymmetricSlice, kernel};
 // What the kernels use exists only on the GPU, like the kernels themselves.
 #[cfg(target_arch = "nvptx64")]
-use nvshmem_gpu::{Block, Cmp, Pe, SignalOp, grid::GridBarrier, memory, sync, thread};
+use nvshmem_gpu::{Block, Cmp, Pe, SignalOp, grid::GridBarrier, sync, thread};
 
 /// The layout of the `u64` control buffer: per-source dispatch signals, per-expert-PE combine
 /// signals, and each receive slot's metadata. Every PE has the same layout.
@@ -161,7 +162,7 @@ pub const fn block_pairs(pairs: usize, block: usize, blocks: usize) -> (usize, u
 /// Visits `start`, `start + step`, … below `end`: four at a time (`four`, given indices `step`
 /// apart) while four remain, then one at a time (`one`). The element loops read through their four
 /// indices before they use any value, so that a thread has four loads in flight where it had one
-/// (`SymmetricSlice` reads are volatile, which the compiler keeps in program order).
+/// (`SymmetricSlice` reads are atomic, which the compiler keeps in program order).
 #[inline(always)]
 pub fn strided_by_four(
     start: usize,
@@ -210,11 +211,9 @@ pub fn dispatch(
     let n_pes = Pe::count() as usize;
     let me = Pe::me().index() as usize;
     let (control_layout, scratch_layout) = (Control { n_pes, pairs }, Scratch { n_pes, pairs });
-    let barrier_counter = scratch.range(Scratch::DISPATCH_BARRIER..=Scratch::DISPATCH_BARRIER);
-    // SAFETY: the counter is a live `u32` of this PE's scratch, zeroed at allocation and used only
-    // by this kernel's barrier, whose complete waits leave it ready for the next launch; the kernel
-    // is launched cooperatively. Every access below is a bounds-checked slice call.
-    let barrier = unsafe { GridBarrier::new(barrier_counter.as_symmetric_ptr().as_ptr()) };
+    // The counter is zeroed at allocation and used only by this kernel's barrier, whose complete
+    // waits leave it ready for the next launch; the kernel is launched cooperatively.
+    let barrier = GridBarrier::on(scratch, Scratch::DISPATCH_BARRIER);
     let (start, end) = block_pairs(
         pairs,
         thread::block_idx_x() as usize,
@@ -231,13 +230,10 @@ pub fn dispatch(
         }
         let expert = experts.read(pair);
         let dest = owner(expert, experts_per_pe);
-        let cursor = scratch.range(scratch_layout.cursor(dest)..=scratch_layout.cursor(dest));
-        // SAFETY: `cursor` is one live, aligned `u32` of this PE's scratch (a checked range);
-        // only this kernel's atomics touch it until the grid barrier below. Relaxed, as the
-        // twin's `atomicAdd`: the block barrier orders the slot for the put loop, the grid barrier
-        // the count for the signal; an acquire-release here would wait for this thread's earlier
-        // stores and drop the L1 cache on every pair.
-        let slot = unsafe { memory::atomic_add_relaxed_gpu(cursor.as_symmetric_ptr().as_ptr(), 1) };
+        // Relaxed, as the twin's `atomicAdd`: the block barrier orders the slot for the put loop,
+        // the grid barrier the count for the signal; an acquire-release here would wait for this
+        // thread's earlier stores and drop the L1 cache on every pair.
+        let slot = scratch.local_fetch_add(scratch_layout.cursor(dest), 1);
         scratch.write(scratch_layout.slot(pair), slot);
         let dest_pe = Pe::new(dest as i32).expect("the routing names an expert of a PE of the job");
         control.p(
@@ -273,8 +269,8 @@ pub fn dispatch(
     // Every row is in place before any destination hears of it: each thread completes its puts,
     // then the grid meets, then one thread per destination signals the count.
     sync::quiet();
-    // SAFETY: every thread of every block reaches it once per round (no early return above).
-    unsafe { barrier.wait() };
+    // Every thread of every block reaches it once per round (no early return above).
+    barrier.wait();
     if thread::block_idx_x() == 0 {
         let dest = thread::rank_in_block() as usize;
         if dest < n_pes {
@@ -315,9 +311,7 @@ pub fn combine(
     let n_pes = Pe::count() as usize;
     let me = Pe::me().index() as usize;
     let layout = Control { n_pes, pairs };
-    let barrier_counter = scratch.range(Scratch::COMBINE_BARRIER..=Scratch::COMBINE_BARRIER);
-    // SAFETY: as in `dispatch`, for this kernel's own counter.
-    let barrier = unsafe { GridBarrier::new(barrier_counter.as_symmetric_ptr().as_ptr()) };
+    let barrier = GridBarrier::on(scratch, Scratch::COMBINE_BARRIER);
     let (block, blocks) = (
         thread::block_idx_x() as usize,
         thread::blocks_in_grid() as usize,
@@ -366,8 +360,8 @@ pub fn combine(
         }
     }
     sync::quiet();
-    // SAFETY: every thread of every block reaches it once per round.
-    unsafe { barrier.wait() };
+    // Every thread of every block reaches it once per round.
+    barrier.wait();
     if block == 0 && rank < n_pes {
         let home = Pe::new(rank as i32).expect("rank < n_pes");
         control

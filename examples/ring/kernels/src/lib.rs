@@ -11,6 +11,7 @@
 //! Both are safe kernels: no `unsafe` anywhere. Their launch descriptors (`RingBlock`,
 //! `RingElementwise`) let the runner launch them with arguments checked against these signatures.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
+#![forbid(unsafe_code)]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
 
 use nvshmem_gpu::{SymmetricSlice, kernel};
@@ -31,13 +32,14 @@ pub fn ring_block(
     received: SymmetricSlice<f32>,
     returned: SymmetricSlice<f32>,
 ) {
-    if thread::block_idx_x() != 0 {
-        return;
-    }
     // ANCHOR: ring_block
+    // Block 0 of each PE holds the right to the PE's barriers; the others have nothing to do.
+    let Some(mut leader) = Block::leader() else {
+        return;
+    };
     let next = Pe::me().next();
     Block.put(received, source, next);
-    Block.barrier_all();
+    leader.barrier_all();
     Block.get(returned, received, next);
     // ANCHOR_END: ring_block
 }
@@ -57,9 +59,11 @@ pub fn ring_elementwise(
     for i in (first..received.len()).step_by(stride) {
         received.p(i, source.read(i), next);
     }
-    // The kernel runs as one block, so the whole block reaches this barrier, once per PE; it also
-    // completes the `p` calls above.
-    Block.barrier_all();
+    // The kernel runs as one block, block 0, which holds the PE's barriers: the whole block reaches
+    // this barrier, once per PE; it also completes the `p` calls above.
+    if let Some(mut leader) = Block::leader() {
+        leader.barrier_all();
+    }
     for i in (first..returned.len()).step_by(stride) {
         returned.write(i, received.g(i, next));
     }

@@ -146,7 +146,7 @@ pub fn owned_cells(patch: &Patch3d) -> usize {
 /// block whose direction is `stale` leaves its halo as it was (the planted defect).
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
-fn exchange<T: Real + nvshmem_gpu::Element>(
+fn exchange<T: Real + nvshmem_gpu::Element + nvshmem_gpu::RelaxedAccess>(
     field: SymmetricSlice<T>,
     packed: SymmetricSlice<T>,
     signals: SymmetricSlice<u64>,
