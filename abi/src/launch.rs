@@ -116,8 +116,8 @@ mod sealed {
 }
 
 /// An element type of symmetric slices: `f32`, `f64`, `i8`…`i64`, `u8`…`u64`, `isize`, `usize`
-/// (the table of [`for_each_element!`]). Sealed; `nvshmem-gpu`'s `Element`, which adds NVSHMEM's
-/// functions of each type, builds on it.
+/// (the table of [`for_each_element!`](crate::for_each_element)). Sealed; `nvshmem-gpu`'s
+/// `Element`, which adds NVSHMEM's functions of each type, builds on it.
 pub trait ElementType: KernelParam + sealed::Element + 'static {}
 
 /// Invokes `$callback!` with the tokens after it, then every `Rust type => NVSHMEM type name` pair
