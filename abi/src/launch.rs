@@ -9,8 +9,8 @@
 //! descriptor. Each side therefore writes down what it compiled: every parameter type has a
 //! [`ParamCode`] (the [`KernelParam`]s a closed set; other types of `unsafe` kernels their size and
 //! alignment), the descriptor carries the host build's codes, and the device build stores its own
-//! in the module global `nvshmemrs_signature_<kernel>` ([`signature_symbol`]), together with the
-//! kernel crate's name and version.
+//! in the module global `nvshmemrs_signature_<kernel>` ([`SIGNATURE_SYMBOL_PREFIX`]), together
+//! with the kernel crate's name and version.
 
 use core::fmt;
 use core::marker::PhantomData;
@@ -294,21 +294,6 @@ pub const SIGNATURE_SYMBOL_PREFIX: &str = "nvshmemrs_signature_";
 
 /// The first word of a signature: `NRS` and the format's version.
 const SIGNATURE_MAGIC: u32 = u32::from_le_bytes(*b"NRS\x01");
-
-/// A kernel's signature global's name, written into `buffer` (which must hold
-/// `SIGNATURE_SYMBOL_PREFIX.len() + kernel.len()` bytes); `None` where it does not.
-///
-/// ```
-/// let mut buffer = [0u8; 64];
-/// assert_eq!(nvshmem_abi::signature_symbol("ring", &mut buffer), Some("nvshmemrs_signature_ring"));
-/// ```
-pub fn signature_symbol<'b>(kernel: &str, buffer: &'b mut [u8]) -> Option<&'b str> {
-    let prefix = SIGNATURE_SYMBOL_PREFIX.len();
-    let name = buffer.get_mut(..prefix + kernel.len())?;
-    name[..prefix].copy_from_slice(SIGNATURE_SYMBOL_PREFIX.as_bytes());
-    name[prefix..].copy_from_slice(kernel.as_bytes());
-    core::str::from_utf8(name).ok()
-}
 
 /// The bytes of the signature of a kernel of crate `name` at `version` with parameters `codes`:
 /// the magic word, the parameter count and each code (little-endian `u32`s), then the name's and
