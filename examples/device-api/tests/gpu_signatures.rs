@@ -131,13 +131,17 @@ fn refusal<K: KernelDescriptor>(module: &Module<'_>) -> ModuleError {
     }
 }
 
+/// The error `typed_kernel::<K>` refuses the hostile crate's module with, loaded on this GPU.
+fn gpu_refusal<K: KernelDescriptor>() -> ModuleError {
+    let nvshmem = Nvshmem::init().expect("init");
+    refusal::<K>(&load(&nvshmem))
+}
+
 #[test]
 #[ignore = "needs a GPU and NVSHMEM: gpu-suite/run.sh runs it on the GPU machine"]
 fn typed_kernel_refuses_an_element_type_that_depends_on_the_target() {
-    let nvshmem = Nvshmem::init().expect("init");
-    let module = load(&nvshmem);
     assert_first_parameter_refused(
-        refusal::<Fill>(&module),
+        gpu_refusal::<Fill>(),
         "fill",
         "data",
         "SymmetricSlice<u8>",
@@ -148,10 +152,8 @@ fn typed_kernel_refuses_an_element_type_that_depends_on_the_target() {
 #[test]
 #[ignore = "needs a GPU and NVSHMEM: gpu-suite/run.sh runs it on the GPU machine"]
 fn typed_kernel_refuses_a_parameter_order_that_depends_on_the_target() {
-    let nvshmem = Nvshmem::init().expect("init");
-    let module = load(&nvshmem);
     assert_first_parameter_refused(
-        refusal::<PutWord>(&module),
+        gpu_refusal::<PutWord>(),
         "put_word",
         "value",
         "u64",
