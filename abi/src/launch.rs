@@ -9,8 +9,8 @@
 //! descriptor. Each side therefore writes down what it compiled: every parameter type has a
 //! [`ParamCode`] (the [`KernelParam`]s a closed set; other types of `unsafe` kernels their size and
 //! alignment), the descriptor carries the host build's codes, and the device build stores its own
-//! in the module global `nvshmemrs_signature_<kernel>` ([`signature_symbol`]), together with the
-//! kernel crate's name and version.
+//! in the module global `nvshmemrs_signature_<kernel>` ([`SIGNATURE_SYMBOL_PREFIX`]), together
+//! with the kernel crate's name and version.
 
 use core::fmt;
 use core::marker::PhantomData;
@@ -37,24 +37,9 @@ const LAYOUT_BIT: u32 = 0x8000_0000;
 /// Sizes from this one on share one code (no kernel parameter is that large).
 const LAYOUT_SIZE_LIMIT: usize = 0x7f_ffff;
 
-/// Every scalar's code and name: the numbers, `bool` and [`Team`]; the numbers are also the
-/// element types of symmetric slices.
-const SCALARS: [(u32, &str); 14] = [
-    (1, "f32"),
-    (2, "f64"),
-    (3, "i8"),
-    (4, "i16"),
-    (5, "i32"),
-    (6, "i64"),
-    (7, "isize"),
-    (8, "u8"),
-    (9, "u16"),
-    (10, "u32"),
-    (11, "u64"),
-    (12, "usize"),
-    (13, "bool"),
-    (14, "Team"),
-];
+/// [`Team`]'s code; the numbers' and `bool`'s are in `scalar_params!`'s invocation, which also
+/// writes the table of every scalar's code and name (`SCALARS`).
+const TEAM_CODE: u32 = 14;
 
 impl ParamCode {
     /// The code of a symmetric slice whose elements have the code `element`.
@@ -116,8 +101,8 @@ mod sealed {
 }
 
 /// An element type of symmetric slices: `f32`, `f64`, `i8`…`i64`, `u8`…`u64`, `isize`, `usize`
-/// (the table of [`for_each_element!`]). Sealed; `nvshmem-gpu`'s `Element`, which adds NVSHMEM's
-/// functions of each type, builds on it.
+/// (the table of [`for_each_element!`](crate::for_each_element)). Sealed; `nvshmem-gpu`'s
+/// `Element`, which adds NVSHMEM's functions of each type, builds on it.
 pub trait ElementType: KernelParam + sealed::Element + 'static {}
 
 /// Invokes `$callback!` with the tokens after it, then every `Rust type => NVSHMEM type name` pair
@@ -189,16 +174,23 @@ pub unsafe trait KernelParam: Copy {
 pub unsafe trait SingleParam: KernelParam {}
 
 macro_rules! scalar_params {
-    ($($ty:ty => $code:literal),* $(,)?) => { $(
-        // SAFETY: every bit pattern is a value (a `bool` is passed as one byte, 0 or 1), the layout
-        // is the same on host and device, and the host passes it as one parameter.
-        unsafe impl KernelParam for $ty {
-            const CODE: ParamCode = ParamCode($code);
-            type Launch = $ty;
-        }
-        // SAFETY: as above.
-        unsafe impl SingleParam for $ty {}
-    )* };
+    ($($ty:ty => $code:literal),* $(,)?) => {
+        $(
+            // SAFETY: every bit pattern is a value (a `bool` is passed as one byte, 0 or 1), the
+            // layout is the same on host and device, and the host passes it as one parameter.
+            unsafe impl KernelParam for $ty {
+                const CODE: ParamCode = ParamCode($code);
+                type Launch = $ty;
+            }
+            // SAFETY: as above.
+            unsafe impl SingleParam for $ty {}
+        )*
+
+        /// Every scalar's code and name: the numbers, `bool` and [`Team`]; the numbers are also
+        /// the element types of symmetric slices.
+        const SCALARS: [(u32, &str); [$($code),*].len() + 1] =
+            [$(($code, stringify!($ty)),)* (TEAM_CODE, "Team")];
+    };
 }
 scalar_params!(
     f32 => 1, f64 => 2, i8 => 3, i16 => 4, i32 => 5, i64 => 6, isize => 7,
@@ -208,7 +200,7 @@ scalar_params!(
 // SAFETY: the host's typed launch passes only teams it holds (predefined or split, not destroyed),
 // as one parameter.
 unsafe impl KernelParam for Team {
-    const CODE: ParamCode = ParamCode(14);
+    const CODE: ParamCode = ParamCode(TEAM_CODE);
     type Launch = Team;
 }
 // SAFETY: as above.
@@ -294,21 +286,6 @@ pub const SIGNATURE_SYMBOL_PREFIX: &str = "nvshmemrs_signature_";
 
 /// The first word of a signature: `NRS` and the format's version.
 const SIGNATURE_MAGIC: u32 = u32::from_le_bytes(*b"NRS\x01");
-
-/// A kernel's signature global's name, written into `buffer` (which must hold
-/// `SIGNATURE_SYMBOL_PREFIX.len() + kernel.len()` bytes); `None` where it does not.
-///
-/// ```
-/// let mut buffer = [0u8; 64];
-/// assert_eq!(nvshmem_abi::signature_symbol("ring", &mut buffer), Some("nvshmemrs_signature_ring"));
-/// ```
-pub fn signature_symbol<'b>(kernel: &str, buffer: &'b mut [u8]) -> Option<&'b str> {
-    let prefix = SIGNATURE_SYMBOL_PREFIX.len();
-    let name = buffer.get_mut(..prefix + kernel.len())?;
-    name[..prefix].copy_from_slice(SIGNATURE_SYMBOL_PREFIX.as_bytes());
-    name[prefix..].copy_from_slice(kernel.as_bytes());
-    core::str::from_utf8(name).ok()
-}
 
 /// The bytes of the signature of a kernel of crate `name` at `version` with parameters `codes`:
 /// the magic word, the parameter count and each code (little-endian `u32`s), then the name's and
@@ -444,8 +421,12 @@ mod tests {
 
     #[test]
     fn codes_read_as_type_names() {
-        for (code, name) in SCALARS {
+        for (i, (code, name)) in SCALARS.into_iter().enumerate() {
             assert_eq!(ParamCode(code).to_string(), name);
+            assert!(
+                SCALARS[..i].iter().all(|(other, _)| *other != code),
+                "{name} shares its code"
+            );
         }
         assert_eq!(
             ParamCode::slice_of(ParamCode(11)).to_string(),

@@ -30,7 +30,7 @@ pub use checks::{
 pub use launch::{
     ElementType, KernelDescriptor, KernelParam, LayoutCode, ParamCode, ParamCodeOf,
     SIGNATURE_SYMBOL_PREFIX, SafeKernel, Signature, SingleParam, SliceParam, encode_signature,
-    signature_len, signature_symbol, write_signature,
+    signature_len, write_signature,
 };
 pub use operations::{Cmp, SignalOp};
 pub use reduce::op;

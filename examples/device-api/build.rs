@@ -1,6 +1,7 @@
 //! Compiles the device-API test kernels (`kernels/`: one kernel per family; `teams-kernels/`: teams
 //! and collectives) to PTX twice: with `nvshmem-gpu`'s load/store path (`*_KERNELS_PTX`) and
-//! without it (`*_KERNELS_NVSHMEM_ONLY_PTX`), so that the same tests check NVSHMEM's own path.
+//! without it (`*_KERNELS_NVSHMEM_ONLY_PTX`), so that the same tests check NVSHMEM's own path; and
+//! the hostile kernel crate of the signature tests (`signature-kernels/`) once.
 
 fn main() {
     for kernels in ["kernels", "teams-kernels"] {
@@ -14,4 +15,7 @@ fn main() {
                 .unwrap_or_else(|error| panic!("building {kernels}: {error}"));
         }
     }
+    nvshmem_builder::PtxBuilder::new("signature-kernels")
+        .build()
+        .unwrap_or_else(|error| panic!("building signature-kernels: {error}"));
 }

@@ -90,6 +90,7 @@ pub use nvshmem_abi::{Cmp, SignalOp, SymmetricPtr, Team, op};
 pub use nvshmem_abi::{KernelDescriptor, SafeKernel, SliceParam};
 pub use registration::{LocalMemory, RegisteredBuffer};
 pub use runtime::{Nvshmem, UNIQUE_ID_TIMEOUT};
+pub use signature::check_ptx_signature;
 pub use stream_ops::{OnStream, StreamOperations, StreamReduce};
 pub use team::{InitStatus, TeamHandle};
 pub use typed_launch::{IntoParam, LaunchArgs, LaunchValue, ParamList, TypedKernel};

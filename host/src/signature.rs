@@ -19,9 +19,42 @@ pub(crate) fn check<K: KernelDescriptor>(module: CUmodule) -> Result<(), Error> 
     .map_err(Error::from)
 }
 
+/// Checks the launch descriptor `K` against the signature of its kernel in the PTX text `ptx`,
+/// without a GPU: the check [`Module::typed_kernel`](crate::Module::typed_kernel) makes once the
+/// PTX is loaded, with the same errors, for a test or a tool that vets a kernel crate's PTX before
+/// it reaches a GPU.
+///
+/// ```no_run
+/// # fn ptx_matches<K: nvshmem_host::KernelDescriptor>(ptx: &str) {
+/// // `K`: a descriptor `#[kernel]` emitted in the host build of the crate the PTX was built from.
+/// nvshmem_host::check_ptx_signature::<K>(ptx).expect("the PTX is this build's");
+/// # }
+/// ```
+pub fn check_ptx_signature<K: KernelDescriptor>(ptx: &str) -> Result<(), ModuleError> {
+    let stored = ptx_global(ptx, &symbol(K::NAME));
+    compare(
+        &Expected::of::<K>(),
+        stored.as_deref().and_then(Signature::decode),
+    )
+}
+
+/// The bytes of the visible byte-array global `symbol` of `ptx`, as its initialiser gives them
+/// (`.visible .global .align 1 .b8 symbol[N] = {b0, b1, …};`); `None` where there is none.
+fn ptx_global(ptx: &str, symbol: &str) -> Option<Vec<u8>> {
+    let declarator = format!(" {symbol}[");
+    let line = ptx
+        .lines()
+        .find(|line| line.starts_with(".visible .global") && line.contains(&declarator))?;
+    let values = &line[line.find('{')? + 1..line.rfind('}')?];
+    values
+        .split(',')
+        .map(|value| value.trim().parse().ok())
+        .collect()
+}
+
 /// The bytes of the signature global of `kernel`, or `None` where the module has none.
 fn read(module: CUmodule, kernel: &str) -> Result<Option<Vec<u8>>, Error> {
-    let symbol = format!("{SIGNATURE_SYMBOL_PREFIX}{kernel}");
+    let symbol = symbol(kernel);
     let name = CString::new(symbol.as_str()).expect("kernel names have no NUL");
     // SAFETY: `module` is a loaded module (the caller's).
     let (address, bytes) = match unsafe { cudarc::driver::result::module::get_global(module, name) }
@@ -34,6 +67,11 @@ fn read(module: CUmodule, kernel: &str) -> Result<Option<Vec<u8>>, Error> {
     unsafe { cudarc::driver::result::memcpy_dtoh_sync(&mut stored, address) }
         .doing(format!("reading the module's {symbol}"))?;
     Ok(Some(stored))
+}
+
+/// The name of `kernel`'s signature global.
+fn symbol(kernel: &str) -> String {
+    format!("{SIGNATURE_SYMBOL_PREFIX}{kernel}")
 }
 
 /// What the descriptor says of its kernel.
@@ -166,6 +204,50 @@ mod tests {
             message.contains("but no such parameter in the loaded module"),
             "{message}"
         );
+    }
+
+    /// PTX declaring `fill`'s signature global with the bytes of `codes`, and another kernel's
+    /// whose name starts with `fill`.
+    fn ptx_with(codes: &[ParamCode]) -> String {
+        let global = |kernel: &str, codes: &[ParamCode]| {
+            let mut bytes = vec![0u8; signature_len("kernels", "0.1.0", codes)];
+            write_signature(&mut bytes, "kernels", "0.1.0", codes);
+            let values: Vec<String> = bytes.iter().map(u8::to_string).collect();
+            format!(
+                ".visible .global .align 1 .b8 {SIGNATURE_SYMBOL_PREFIX}{kernel}[{}] = {{{}}};",
+                bytes.len(),
+                values.join(", ")
+            )
+        };
+        format!(
+            "//\n.version 8.3\n.target sm_90\n{}\n{}\n.visible .entry fill(\n",
+            global("fill_wide", &[U64_SLICE, U32]),
+            global("fill", codes)
+        )
+    }
+
+    /// The descriptor `fill()` describes, for the PTX check.
+    struct Fill;
+    // SAFETY: a descriptor for the PTX check alone; nothing launches it.
+    unsafe impl KernelDescriptor for Fill {
+        const NAME: &'static str = "fill";
+        type Params = ();
+        const CRATE: &'static str = "kernels";
+        const VERSION: &'static str = "0.1.0";
+        const PARAM_NAMES: &'static [&'static str] = &["data", "value"];
+        const PARAM_CODES: &'static [ParamCode] = &[U8_SLICE, U32];
+    }
+
+    #[test]
+    fn the_ptx_check_reads_the_kernels_own_global() {
+        check_ptx_signature::<Fill>(&ptx_with(&[U8_SLICE, U32])).unwrap();
+        let refused = check_ptx_signature::<Fill>(&ptx_with(&[U64_SLICE, U32])).unwrap_err();
+        assert!(
+            matches!(refused, ModuleError::ParameterMismatch { index: 0, .. }),
+            "{refused:?}"
+        );
+        let missing = check_ptx_signature::<Fill>(".visible .entry fill(\n").unwrap_err();
+        assert!(matches!(missing, ModuleError::SignatureMissing { .. }));
     }
 
     #[test]

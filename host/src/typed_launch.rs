@@ -196,11 +196,13 @@ pub unsafe trait IntoParam<'a, P> {
     fn into_param(self) -> Result<LaunchValue<'a>, Error>;
 }
 
+// Values that borrow nothing implement `IntoParam` for every `'a`, so that they share one argument
+// tuple with borrowed buffers and handles.
 macro_rules! as_themselves {
     ($($ty:ty),*) => { $(
         // SAFETY: a number is valid by itself.
-        unsafe impl IntoParam<'static, $ty> for $ty {
-            fn into_param(self) -> Result<LaunchValue<'static>, Error> {
+        unsafe impl<'a> IntoParam<'a, $ty> for $ty {
+            fn into_param(self) -> Result<LaunchValue<'a>, Error> {
                 Ok(LaunchValue::scalar(&self.to_ne_bytes()))
             }
         }
@@ -209,8 +211,8 @@ macro_rules! as_themselves {
 as_themselves!(f32, f64, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
 
 // SAFETY: a `bool` is passed as one byte, 0 or 1.
-unsafe impl IntoParam<'static, bool> for bool {
-    fn into_param(self) -> Result<LaunchValue<'static>, Error> {
+unsafe impl<'a> IntoParam<'a, bool> for bool {
+    fn into_param(self) -> Result<LaunchValue<'a>, Error> {
         Ok(LaunchValue::scalar(&[u8::from(self)]))
     }
 }
@@ -219,8 +221,8 @@ unsafe impl IntoParam<'static, bool> for bool {
 /// [`TeamHandle`], and a kernel's team queries on a destroyed team read NVSHMEM's emptied slot for
 /// it (a null pointer), so a split team is passed as the borrowed handle instead.
 // SAFETY: the predefined teams exist for as long as NVSHMEM does, which outlives every launch.
-unsafe impl IntoParam<'static, Team> for Team {
-    fn into_param(self) -> Result<LaunchValue<'static>, Error> {
+unsafe impl<'a> IntoParam<'a, Team> for Team {
+    fn into_param(self) -> Result<LaunchValue<'a>, Error> {
         if crate::team::PREDEFINED_TEAMS.contains(&self) {
             Ok(LaunchValue::scalar(&self.raw().to_ne_bytes()))
         } else {
@@ -309,7 +311,7 @@ launch_args!(
 
 #[cfg(test)]
 mod tests {
-    use super::{IntoParam, LaunchValue};
+    use super::{IntoParam, LaunchArgs, LaunchValue};
     use crate::{Error, LaunchError, Team};
 
     fn words(value: &LaunchValue<'_>) -> Vec<u64> {
@@ -332,6 +334,16 @@ mod tests {
             [u64::from(1.5f32.to_bits())]
         );
         assert_eq!(words(&u64::MAX.into_param().unwrap()), [u64::MAX]);
+    }
+
+    #[test]
+    fn values_that_borrow_nothing_join_a_borrowing_launch() {
+        /// Compiles only if `args` are launch arguments that live no longer than `borrowed`.
+        fn within<'a, A: LaunchArgs<'a, (u32, bool, Team)>>(_: &'a u8, args: A) -> usize {
+            args.params().unwrap().as_args().len()
+        }
+        let borrowed = 0u8;
+        assert_eq!(within(&borrowed, (7u32, true, Team::WORLD)), 3);
     }
 
     #[test]

@@ -314,7 +314,8 @@ fn emit(kernel: &ItemFn) -> TokenStream2 {
 /// length, and rebuilds the slice at the top of the body. A pointer kernel parameter is known to
 /// point into global memory, so the loads and stores through it are global ones; the same pointer
 /// inside a by-value struct (which rustc passes as integers) would give generic, slower ones. The
-/// host's `KernelArg` for `SymmetricSlice` passes the same two words.
+/// host's typed launch passes the same two words for a `SliceParam<T>` (its `IntoParam` for a
+/// borrowed `SymmetricBuffer<T>`).
 fn split_slices(device: &mut ItemFn) {
     let mut rebuilt = Vec::new();
     let inputs = std::mem::take(&mut device.sig.inputs);
@@ -335,8 +336,8 @@ fn split_slices(device: &mut ItemFn) {
         let mutability = &name.mutability;
         let ty = &param.ty;
         rebuilt.push(quote! {
-            // SAFETY: the launch passes a symmetric slice's two words here (`KernelArg` for
-            // `SymmetricSlice` on the host, which the slice's invariant holds for).
+            // SAFETY: the launch passes a symmetric slice's two words here (the host's
+            // `IntoParam` for `SliceParam`, which the slice's invariant holds for).
             #[allow(unused_mut)]
             let #mutability #ident: #ty =
                 unsafe { ::nvshmem_gpu::SymmetricSlice::from_raw_parts(#start, #len) };

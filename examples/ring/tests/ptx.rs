@@ -70,34 +70,12 @@ fn device_checks_follow_the_profile() {
     }
 }
 
-/// The bytes of the module global `symbol`, as the PTX initialises it (`.b8 symbol[N] = {…};`).
-fn global_bytes(symbol: &str) -> Option<Vec<u8>> {
-    let line = PTX.lines().find(|line| {
-        line.starts_with(".visible .global") && line.contains(&format!(" {symbol}["))
-    })?;
-    let values = &line[line.find('{')? + 1..line.rfind('}')?];
-    values
-        .split(',')
-        .map(|value| value.trim().parse().ok())
-        .collect()
-}
-
 #[test]
 fn each_kernels_signature_global_is_its_descriptors() {
-    use nvshmem_abi::{KernelDescriptor, Signature};
-    fn check<K: KernelDescriptor>() {
-        let symbol = format!("{}{}", nvshmem_abi::SIGNATURE_SYMBOL_PREFIX, K::NAME);
-        let bytes = global_bytes(&symbol).unwrap_or_else(|| panic!("no visible {symbol}"));
-        let stored = Signature::decode(&bytes).expect("a signature");
-        assert_eq!(
-            (stored.crate_name, stored.crate_version),
-            (K::CRATE, K::VERSION)
-        );
-        assert!(
-            stored.codes().eq(K::PARAM_CODES.iter().copied()),
-            "{symbol}"
-        );
+    for checked in [
+        nvshmem_host::check_ptx_signature::<ring_kernels::RingBlock>(PTX),
+        nvshmem_host::check_ptx_signature::<ring_kernels::RingElementwise>(PTX),
+    ] {
+        checked.expect("the device build's signature is the host build's");
     }
-    check::<ring_kernels::RingBlock>();
-    check::<ring_kernels::RingElementwise>();
 }

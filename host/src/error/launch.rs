@@ -43,7 +43,7 @@ pub enum LaunchError {
         kernel: String,
         /// The parameters its PTX entry declares.
         declared: usize,
-        /// The parameters the launch passed (a `SymmetricSlice` counts as two).
+        /// The parameters the launch passed (for a kernel's `SymmetricSlice<T>` parameter, two).
         passed: usize,
     },
     /// A split team was passed to a safe kernel as a `Team` value, which may outlive the team.
@@ -94,10 +94,12 @@ impl fmt::Display for LaunchError {
             } => write!(
                 f,
                 "kernel `{kernel}` declares {declared} parameter(s) in the loaded PTX, but the \
-                 launch passes {passed} (a SymmetricSlice counts as two): the arguments do not fit \
-                 the kernel. For a typed launch, the PTX was built from another version or \
-                 configuration of the kernel crate than the host code (a `#[cfg]` that differs \
-                 between the host and device builds); build both from the same source and features"
+                 launch passes {passed}: the arguments do not fit the kernel. Pass one argument \
+                 per PTX parameter, in order (a kernel's `SymmetricSlice<T>` parameter is two: \
+                 its address, then its length), or launch it through `Module::typed_kernel`, which \
+                 checks the arguments against the kernel's signature. A typed launch meets this \
+                 only where the PTX was changed after nvshmem-builder built it, so that its \
+                 signature no longer describes its entry: rebuild the kernel crate"
             ),
             LaunchError::SplitTeamByValue { team } => write!(
                 f,
@@ -167,7 +169,8 @@ mod tests {
         for part in [
             "kernel `scale` declares 2 parameter(s)",
             "the launch passes 3",
-            "a `#[cfg]` that differs between the host and device builds",
+            "a kernel's `SymmetricSlice<T>` parameter is two",
+            "launch it through `Module::typed_kernel`",
         ] {
             assert!(message.contains(part), "{message}");
         }
