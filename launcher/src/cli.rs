@@ -1,9 +1,9 @@
 //! Command lines: `nvshmemrun`'s ([`main`]), and the job flags ([`JobArgs`]: `-n`,
-//! `--pes-per-gpu`, `--timeout`) that it shares with the programs that relaunch themselves through
+//! `--pes-per-gpu`, `--timeout`, `--mps`) that it shares with the programs that relaunch themselves through
 //! the launcher.
 //!
 //! ```text
-//! nvshmemrun [-n N] [--pes-per-gpu K] [--timeout S] [--no-prefix] [--] PROGRAM [ARGS...]
+//! nvshmemrun [-n N] [--pes-per-gpu K] [--timeout S] [--mps] [--no-prefix] [--] PROGRAM [ARGS...]
 //! ```
 //!
 //! Launcher flags come before the program; everything from the program on is the program's own,
@@ -35,6 +35,10 @@ pub struct JobArgs {
     /// End the whole job after S seconds (exit status 124)
     #[arg(allow_hyphen_values = true, long, value_name = "S", value_parser = seconds)]
     pub timeout: Option<Duration>,
+    /// Run the job under an MPS daemon of its own (unless MPS already runs), stopped when the job
+    /// ends: several PEs per GPU then get collectives and no time slicing
+    #[arg(long)]
+    pub mps: bool,
 }
 
 impl JobArgs {
@@ -48,6 +52,9 @@ impl JobArgs {
         }
         if let Some(limit) = self.timeout {
             launch = launch.timeout(limit);
+        }
+        if self.mps {
+            launch = launch.mps(true);
         }
         launch
     }
@@ -130,6 +137,13 @@ NVSHMEMRS_PES_PER_GPU and NVSHMEMRS_RENDEZVOUS (a private folder for this job) i
 runs in its own process group, and uses GPU NVSHMEMRS_LOCAL_PE / K. GPUs are counted from
 CUDA_VISIBLE_DEVICES, else /proc/driver/nvidia/gpus, else `nvidia-smi -L`.
 
+With several PEs per GPU and no MPS running, the launcher warns before the job starts: every wait
+on another PE then costs a GPU time slice, and NVSHMEM refuses team creation, team barriers and
+collectives. --mps starts `nvidia-cuda-mps-control -d` with pipe and log folders inside the job's
+private folder, gives every PE CUDA_MPS_PIPE_DIRECTORY, CUDA_MPS_LOG_DIRECTORY and
+CUDA_MPS_ACTIVE_THREAD_PERCENTAGE (100 / PEs per GPU), and sends it `quit` when the job ends,
+however it ends. An MPS already running is used and left alone.
+
 When a PE fails, the others get SIGTERM, then SIGKILL 2 s later, and the launcher reports the PE
 and its last lines. Ctrl-C (SIGINT), SIGTERM and SIGHUP are passed on to the PEs the same way. A PE
 that prints NVSHMEM's fatal `aborting due to error in ...` and has not exited 2 s later fails too.
@@ -208,6 +222,24 @@ mod tests {
             .n_pes(nz(3))
             .pes_per_gpu(nz(2))
             .timeout(Duration::from_millis(1500));
+        assert_eq!(
+            parse_str(&[
+                "-n",
+                "3",
+                "--pes-per-gpu",
+                "2",
+                "--timeout",
+                "1.5",
+                "--mps",
+                "prog"
+            ])
+            .unwrap(),
+            Launch::new("prog")
+                .n_pes(nz(3))
+                .pes_per_gpu(nz(2))
+                .timeout(Duration::from_millis(1500))
+                .mps(true)
+        );
         for line in [
             "-n 3 --pes-per-gpu 2 --timeout 1.5 prog -n 7 --timeout --",
             "-n3 --pes-per-gpu=2 --timeout=1.5 -- prog -n 7 --timeout --",
@@ -287,6 +319,7 @@ mod fuzz {
             Just("--pes-per-gpu".to_string()),
             Just("--timeout".to_string()),
             Just("--no-prefix".to_string()),
+            Just("--mps".to_string()),
             Just("--".to_string()),
             Just("-".to_string()),
             "-n[0-9=a-z-]{0,4}",

@@ -6,12 +6,14 @@ use std::io::{self, Write};
 use std::num::NonZeroUsize;
 use std::time::{Duration, Instant};
 
+use nvshmem_pe_env::mps::{self, Mps};
 use nvshmem_pe_env::rendezvous::JobFolder;
 use nvshmem_pe_env::{MAX_PES, MAX_PES_PER_GPU, PeIdentity};
 
 use crate::cli::JobArgs;
 use crate::gpus::{self, GpuCountError};
-use crate::outcome::{Ending, Outcome};
+use crate::mps_daemon::{MpsError, PrivateMps};
+use crate::outcome::{Ending, Outcome, PeReport};
 use crate::signals::SignalWatch;
 use crate::supervise::{self, RunningPe};
 
@@ -51,6 +53,7 @@ pub struct Launch {
     pes_per_gpu: NonZeroUsize,
     timeout: Option<Duration>,
     prefix_output: bool,
+    mps: bool,
 }
 
 impl Launch {
@@ -64,6 +67,7 @@ impl Launch {
             pes_per_gpu: NonZeroUsize::MIN,
             timeout: None,
             prefix_output: true,
+            mps: false,
         }
     }
 
@@ -104,6 +108,21 @@ impl Launch {
     /// ([`Ending::TimedOut`]).
     pub fn timeout(mut self, timeout: Duration) -> Launch {
         self.timeout = Some(timeout);
+        self
+    }
+
+    /// Whether the job runs under a private MPS control daemon (default `false`): when set and no
+    /// MPS serves this machine yet ([`mps::detect`]), [`Launch::run`] starts
+    /// `nvidia-cuda-mps-control -d` with pipe and log folders inside the job's private folder,
+    /// gives every PE `CUDA_MPS_PIPE_DIRECTORY`, `CUDA_MPS_LOG_DIRECTORY` and
+    /// `CUDA_MPS_ACTIVE_THREAD_PERCENTAGE` = 100 / the PEs sharing a GPU, and stops the daemon
+    /// (`quit` through its own pipe folder) when the job ends, however it ends. An MPS that
+    /// already runs is used as it is, and left running.
+    ///
+    /// Several PEs on one GPU need MPS for NVSHMEM's team creation, team barriers and collectives,
+    /// and without it every wait on another PE costs a GPU time slice.
+    pub fn mps(mut self, mps: bool) -> Launch {
+        self.mps = mps;
         self
     }
 
@@ -153,6 +172,28 @@ impl Launch {
         }
     }
 
+    /// What a job of `n_pes` PEs costs when several of them share a GPU without MPS, and how to
+    /// avoid it; `None` when no GPU is shared, MPS serves the GPUs (`mps`, from [`mps::detect`]),
+    /// or the job asks for its own ([`Launch::mps`]).
+    pub fn sharing_warning(&self, n_pes: usize, mps: Option<&Mps>) -> Option<String> {
+        let sharing = self.sharing(n_pes);
+        (sharing > 1 && mps.is_none() && !self.mps).then(|| {
+            format!(
+                "{sharing} PEs will share a GPU without MPS: every wait on another PE then costs \
+                 a GPU time slice (a 1-D heat step was measured at 2,247 µs with 2 PEs on one GPU \
+                 without MPS, against 31 µs with 4 PEs under MPS), and NVSHMEM's limited mode \
+                 refuses team creation, team barriers and collectives. Pass --mps to run the job \
+                 under an MPS daemon of its own (the guide's page \"One GPU, several PEs\" says \
+                 more)"
+            )
+        })
+    }
+
+    /// How many PEs of a job of `n_pes` share one GPU.
+    fn sharing(&self, n_pes: usize) -> usize {
+        n_pes.min(self.pes_per_gpu.get())
+    }
+
     /// Runs the job: starts every PE, copies their output, and supervises them until they all
     /// end.
     ///
@@ -167,6 +208,9 @@ impl Launch {
     /// ([`Ending::NvshmemAborted`]). While this runs, those three signals do not end this process
     /// (their previous handling is restored afterwards).
     ///
+    /// With [`Launch::mps`], the job's MPS daemon is started before the first PE and stopped after
+    /// the last has ended ([`Outcome::mps_left_running`] says if that failed).
+    ///
     /// Errors only when the job could not start; how it ended is in the [`Outcome`].
     pub fn run(&self) -> Result<Outcome, LaunchError> {
         let n_pes = self.resolve_n_pes()?;
@@ -178,6 +222,18 @@ impl Launch {
             folder.path().display()
         );
         let signals = SignalWatch::start().map_err(LaunchError::Signals)?;
+        let daemon = match (self.mps, mps::detect()) {
+            (true, None) => Some(PrivateMps::start(folder.path()).map_err(LaunchError::Mps)?),
+            (true, Some(running)) => {
+                log::debug!("--mps: MPS already runs ({running}); the job uses it");
+                None
+            }
+            (false, _) => None,
+        };
+        let mps_env = daemon
+            .as_ref()
+            .map(|daemon| daemon.env_vars(self.sharing(n_pes)));
+        let mps_env = mps_env.as_ref().map_or(&[][..], |vars| &vars[..]);
         let start = Instant::now();
         let mut pes = Vec::with_capacity(n_pes);
         for pe in 0..n_pes {
@@ -189,7 +245,13 @@ impl Launch {
                 pes_per_gpu: self.pes_per_gpu.get(),
                 rendezvous: folder.path().to_path_buf(),
             };
-            match RunningPe::spawn(&self.program, &self.args, &identity, self.prefix_output) {
+            match RunningPe::spawn(
+                &self.program,
+                &self.args,
+                &identity,
+                mps_env,
+                self.prefix_output,
+            ) {
                 Ok(running) => pes.push(running),
                 Err(source) => {
                     supervise::stop_all(&mut pes, libc::SIGKILL, &signals);
@@ -212,18 +274,40 @@ impl Launch {
             Ending::Interrupted { signal } => supervise::stop_all(&mut pes, signal, &signals),
         }
         supervise::drain_output(&mut pes);
+        let pes: Vec<PeReport> = pes.into_iter().map(RunningPe::into_report).collect();
+        let elapsed = start.elapsed();
+        let mps_left_running = daemon
+            .map(PrivateMps::stop)
+            .and_then(Result::err)
+            .map(|error| error.to_string());
         Ok(Outcome {
             ending,
-            pes: pes.into_iter().map(RunningPe::into_report).collect(),
-            elapsed: start.elapsed(),
+            pes,
+            elapsed,
+            mps_left_running,
         })
     }
 
     /// Runs the job like [`Launch::run`], prints why it failed (if it did) to stderr, and returns
     /// the exit status the launcher should end with (see [`exit_code`]).
+    ///
+    /// Before the job starts, it warns when several PEs would share a GPU without MPS
+    /// ([`Launch::sharing_warning`]).
     pub fn run_and_report(&self) -> i32 {
-        let result = self.run();
         // A closed stderr must not turn a report into a panic, so write errors are ignored.
+        if let Ok(n_pes) = self.resolve_n_pes()
+            && let Some(warning) = self.sharing_warning(n_pes, mps::detect().as_ref())
+        {
+            let _ = writeln!(io::stderr(), "nvshmemrun: warning: {warning}");
+        }
+        let result = self.run();
+        if let Ok(Outcome {
+            mps_left_running: Some(why),
+            ..
+        }) = &result
+        {
+            let _ = writeln!(io::stderr(), "nvshmemrun: warning: {why}");
+        }
         let _ = match &result {
             Ok(outcome) if outcome.ending != Ending::Success => {
                 writeln!(io::stderr(), "nvshmemrun: {outcome}").and_then(|()| {
@@ -310,6 +394,8 @@ pub enum LaunchError {
     Rendezvous(io::Error),
     /// The launcher's signal handlers could not be installed.
     Signals(io::Error),
+    /// The job's MPS daemon ([`Launch::mps`]) could not be started (nothing else was).
+    Mps(MpsError),
     /// A PE's process could not be started (the PEs started before it were ended).
     Spawn {
         /// The PE.
@@ -335,7 +421,7 @@ impl LaunchError {
                 io::ErrorKind::PermissionDenied => 126,
                 _ => 1,
             },
-            LaunchError::Rendezvous(_) | LaunchError::Signals(_) => 1,
+            LaunchError::Rendezvous(_) | LaunchError::Signals(_) | LaunchError::Mps(_) => 1,
         }
     }
 }
@@ -393,6 +479,7 @@ impl fmt::Display for LaunchError {
                     "could not install the launcher's signal handlers: {error}"
                 )
             }
+            LaunchError::Mps(error) => write!(f, "{error}"),
             LaunchError::Spawn {
                 pe,
                 program,
@@ -411,6 +498,7 @@ impl std::error::Error for LaunchError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             LaunchError::GpuCount(error) => Some(error),
+            LaunchError::Mps(error) => Some(error),
             LaunchError::Rendezvous(error) | LaunchError::Signals(error) => Some(error),
             LaunchError::Spawn { source, .. } => Some(source),
             LaunchError::NoVisibleGpu

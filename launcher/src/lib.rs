@@ -21,6 +21,13 @@
 //! A PE whose output says that NVSHMEM is ending it (`aborting due to error in …`) but which has
 //! not exited 2 s later fails the same way, with status 255: NVSHMEM's own `exit` can hang.
 //!
+//! Several PEs per GPU: NVSHMEM needs NVIDIA's MPS for team creation, team barriers and
+//! collectives there, and without it every wait on another PE costs a GPU time slice.
+//! [`Launch::run_and_report`] warns before such a job starts ([`Launch::sharing_warning`]);
+//! [`Launch::mps`] (`nvshmemrun --mps`) runs the job under an MPS control daemon of its own, with
+//! private pipe and log folders, stopped when the job ends, however it ends ([`MpsError`] when it
+//! cannot start). An MPS that already runs is used and never stopped.
+//!
 //! Diagnostics: the library logs what it found and chose (the GPUs counted, the job started) at
 //! `debug` through the `log` crate; it prints only the PEs' output and, in
 //! [`Launch::run_and_report`] and [`relaunch_current_program`], the report that is the launcher's
@@ -30,6 +37,7 @@ pub mod cli;
 pub mod gpus;
 mod groups;
 mod launch;
+mod mps_daemon;
 mod nvshmem_abort;
 mod outcome;
 mod output;
@@ -37,6 +45,7 @@ mod signals;
 mod supervise;
 
 pub use launch::{Launch, LaunchError, exit_code, relaunch_current_program};
+pub use mps_daemon::MpsError;
 /// The environment contract between the launcher and its PEs, shared with `nvshmem-host`.
 pub use nvshmem_pe_env as pe_env;
 pub use outcome::{Ending, NVSHMEM_EXIT_STATUS, Outcome, PeEnd, PeReport};

@@ -117,6 +117,9 @@ pub struct Outcome {
     pub pes: Vec<PeReport>,
     /// From the start of the first PE to the end of supervision.
     pub elapsed: Duration,
+    /// Why the job's own MPS daemon ([`crate::Launch::mps`]) may still be running, when stopping
+    /// it failed (with how to find and end it); `None` when it stopped or the job had none.
+    pub mps_left_running: Option<String>,
 }
 
 impl Outcome {
@@ -308,6 +311,7 @@ mod tests {
                 report(1, PeEnd::Signaled(11), false),
             ],
             elapsed: Duration::from_millis(20),
+            mps_left_running: None,
         };
         assert_eq!(outcome.exit_code(), 0);
         outcome.ending = Ending::PeFailed { pe: 1 };
@@ -360,6 +364,7 @@ mod tests {
                 report(1, PeEnd::Signaled(9), false),
             ],
             elapsed: Duration::from_millis(20),
+            mps_left_running: None,
         };
         let mps = Mps::Pipe("/tmp/nvidia-mps".into());
         let advice = outcome.mps_advice(&mps).unwrap();

@@ -53,20 +53,23 @@ fn bootstrap_interface(chosen: Option<&OsStr>) -> Option<(&'static str, &'static
 }
 
 impl RunningPe {
-    /// Starts `program args…` as the PE `identity`, in its own process group, with its output
-    /// pumped to the launcher's (prefixed with `[pe K] ` when `prefix` is set).
+    /// Starts `program args…` as the PE `identity`, in its own process group, with `env` added to
+    /// its environment and its output pumped to the launcher's (prefixed with `[pe K] ` when
+    /// `prefix` is set).
     ///
     /// The PE's stdin is empty, and it gets SIGKILL if the launcher's thread dies first.
     pub(crate) fn spawn(
         program: &OsStr,
         args: &[OsString],
         identity: &PeIdentity,
+        env: &[(&str, OsString)],
         prefix: bool,
     ) -> io::Result<RunningPe> {
         let mut command = Command::new(program);
         command
             .args(args)
             .envs(identity.env_vars())
+            .envs(env.iter().map(|(name, value)| (name, value)))
             .envs(bootstrap_interface(
                 std::env::var_os(UID_SOCK_IFNAME).as_deref(),
             ))

@@ -20,8 +20,13 @@ use std::path::{Path, PathBuf};
 pub const PIPE_DIRECTORY: &str = "CUDA_MPS_PIPE_DIRECTORY";
 /// MPS's pipe folder when [`PIPE_DIRECTORY`] is not set.
 pub const DEFAULT_PIPE_DIRECTORY: &str = "/tmp/nvidia-mps";
-/// The control daemon's executable's file name.
-const CONTROL_DAEMON: &str = "nvidia-cuda-mps-control";
+/// The variable that points the control daemon and its servers at their log folder.
+pub const LOG_DIRECTORY: &str = "CUDA_MPS_LOG_DIRECTORY";
+/// The variable that caps the share of a GPU's threads one MPS client may use, in percent;
+/// NVSHMEM's full several-PEs-per-GPU mode needs at most 100 / PEs per GPU in every PE.
+pub const ACTIVE_THREAD_PERCENTAGE: &str = "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE";
+/// The control daemon's executable's file name (`-d` starts it; `quit` on its stdin stops it).
+pub const CONTROL_DAEMON: &str = "nvidia-cuda-mps-control";
 
 /// How to bring a failed MPS server back, for messages.
 pub const RESTART: &str = "stop the control daemon with `echo quit | nvidia-cuda-mps-control` and \
@@ -66,7 +71,7 @@ fn detect_in(pipe_directory: Option<&OsStr>, default: &Path, proc: &Path) -> Opt
     let folder = pipe_directory
         .filter(|value| !value.is_empty())
         .map_or_else(|| default.to_path_buf(), PathBuf::from);
-    if is_control_pipe(&folder.join("control")) {
+    if has_control_pipe(&folder) {
         return Some(Mps::Pipe(folder));
     }
     std::fs::read_dir(proc)
@@ -77,9 +82,10 @@ fn detect_in(pipe_directory: Option<&OsStr>, default: &Path, proc: &Path) -> Opt
         .map(Mps::ControlDaemon)
 }
 
-/// Whether `path` is a named pipe or socket of this user or root.
-fn is_control_pipe(path: &Path) -> bool {
-    std::fs::symlink_metadata(path).is_ok_and(|metadata| {
+/// Whether the pipe folder `folder` holds a control daemon's `control` pipe: a named pipe or
+/// socket of this user or root.
+pub fn has_control_pipe(folder: &Path) -> bool {
+    std::fs::symlink_metadata(folder.join("control")).is_ok_and(|metadata| {
         let kind = metadata.file_type();
         (kind.is_fifo() || kind.is_socket()) && ours_or_roots(metadata.uid())
     })

@@ -253,6 +253,7 @@ fn valid_options<A: CommandFactory>(
                     n_pes,
                     pes_per_gpu: pes_per_gpu.and_then(NonZeroUsize::new),
                     timeout: timeout.map(Duration::from_secs),
+                    mps: false,
                 },
                 variant,
                 graph: graph.map(|(k, _)| k),

@@ -177,6 +177,7 @@ mod tests {
             n_pes: NonZeroUsize::new(3),
             pes_per_gpu: NonZeroUsize::new(2),
             timeout: Some(Duration::from_millis(1500)),
+            mps: false,
         };
         assert_eq!(args, Args { job, count: 7 });
         assert_eq!(parse("").unwrap().count, 1 << 20);

@@ -43,9 +43,15 @@ pub struct Running {
 
 /// Starts `nvshmemrun args…` with `CUDA_VISIBLE_DEVICES` set to `visible` (or unset for `None`).
 pub fn start(args: &[&str], visible: Option<&str>) -> Running {
+    start_with(args, visible, &[])
+}
+
+/// [`start`] with the variables `env` set too.
+pub fn start_with(args: &[&str], visible: Option<&str>, env: &[(&str, &str)]) -> Running {
     let mut command = Command::new(env!("CARGO_BIN_EXE_nvshmemrun"));
     command
         .args(args)
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -113,6 +119,11 @@ pub struct TempDir(tempfile::TempDir);
 impl TempDir {
     pub fn new() -> TempDir {
         TempDir(tempfile::tempdir().unwrap())
+    }
+
+    /// This folder's path as text.
+    pub fn path(&self) -> &str {
+        self.0.path().to_str().unwrap()
     }
 
     /// Writes an executable `sh` script named `name` with `body`, and returns its path as text.

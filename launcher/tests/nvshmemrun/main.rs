@@ -2,5 +2,6 @@
 
 mod cli;
 mod common;
+mod mps;
 mod rendezvous;
 mod supervision;
