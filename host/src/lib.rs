@@ -34,6 +34,13 @@
 //! lengths on copies. Errors raised while dropping are kept and returned by
 //! [`Nvshmem::take_deferred_errors`] or [`Nvshmem::finalize`].
 //!
+//! # Several PEs on one GPU
+//! NVSHMEM lets several PEs share a GPU, but without NVIDIA's MPS it runs them in a limited mode:
+//! every wait on another PE costs a GPU time slice, and team creation, team barriers and
+//! collectives are refused. [`Nvshmem::collectives_available`] says which mode this job has; the
+//! calls that need the full one refuse with [`TeamError::NeedsMps`], which names the fix
+//! (`nvshmemrun --mps` runs a job under an MPS daemon of its own).
+//!
 //! # Errors
 //! Every fallible call returns [`Error`]: a layer's own error ([`InitError`], [`MemoryError`],
 //! [`ModuleError`], [`LaunchError`], [`GraphError`], [`TeamError`], and

@@ -7,8 +7,9 @@
 //! Every method checks what can be checked before enqueueing: buffer lengths, PE numbers and roots
 //! against the team's size. What cannot be checked is NVSHMEM's collective rule: every PE of the
 //! team enqueues the same collectives in the same order (a PE that does not deadlocks the others).
-//! With several PEs per GPU, the on-stream barriers, syncs and collectives need NVSHMEM's full
-//! multi-process-per-GPU mode ([`crate::InitStatus::FullMpg`]).
+//! With several PEs per GPU, the on-stream team barriers, syncs and collectives need MPS
+//! ([`Nvshmem::collectives_available`]); without it they refuse with
+//! [`TeamError::NeedsMps`] instead of reaching NVSHMEM, which would abort.
 //!
 //! ```no_run
 //! use nvshmem_host::{op, Nvshmem, StreamOperations, Team};
@@ -133,6 +134,7 @@ pub trait StreamOperations: sealed::Target {
         let on = self.target();
         let live = on.nvshmem.live_teams();
         let team = live.raw(team)?;
+        on.nvshmem.require_collectives("team_barrier_on_stream")?;
         // SAFETY: as for `barrier_all_on_stream`; `team` exists and this PE is in it (a predefined
         // team or a handle's, whose destruction waits for this stream).
         unsafe { result::stream::barrier(on.lib(), team, on.cu_stream()) }
@@ -143,6 +145,7 @@ pub trait StreamOperations: sealed::Target {
         let on = self.target();
         let live = on.nvshmem.live_teams();
         let team = live.raw(team)?;
+        on.nvshmem.require_collectives("team_sync_on_stream")?;
         // SAFETY: as for `team_barrier_on_stream`.
         unsafe { result::stream::team_sync(on.lib(), team, on.cu_stream()) }
     }
@@ -306,6 +309,7 @@ pub trait StreamOperations: sealed::Target {
             dest.as_symmetric_ptr().as_ptr(),
             source.as_symmetric_ptr().as_ptr(),
         );
+        on.nvshmem.require_collectives("reduce_on_stream")?;
         // SAFETY: `team` exists with this PE in it; both buffers are symmetric and long enough.
         unsafe { O::reduce(on.lib(), team, to, from, count, on.cu_stream()) }
     }
@@ -331,6 +335,7 @@ pub trait StreamOperations: sealed::Target {
             dest.as_symmetric_ptr().as_ptr(),
             source.as_symmetric_ptr().as_ptr(),
         );
+        on.nvshmem.require_collectives("reducescatter_on_stream")?;
         // SAFETY: as for `reduce_on_stream`, with the lengths of a reduce-scatter.
         unsafe { O::reducescatter(on.lib(), team, to, from, count, on.cu_stream()) }
     }
@@ -352,6 +357,7 @@ pub trait StreamOperations: sealed::Target {
         let team = live.raw(team)?;
         let length = lengths::broadcast::<T>(dest.len(), source.len(), count)?;
         let (to, from) = (cast_mut(dest), cast(source));
+        on.nvshmem.require_collectives("broadcast_on_stream")?;
         // SAFETY: `team` exists with this PE in it, `root` is in it, the buffers are long enough.
         unsafe {
             result::stream::broadcastmem(on.lib(), team, to, from, length, root, on.cu_stream())
@@ -374,6 +380,7 @@ pub trait StreamOperations: sealed::Target {
         let team = live.raw(team)?;
         let length = lengths::fcollect::<T>(dest.len(), source.len(), count, n)?;
         let (to, from) = (cast_mut(dest), cast(source));
+        on.nvshmem.require_collectives("fcollect_on_stream")?;
         // SAFETY: `team` exists with this PE in it, the buffers are long enough.
         unsafe { result::stream::fcollectmem(on.lib(), team, to, from, length, on.cu_stream()) }
     }
@@ -394,6 +401,7 @@ pub trait StreamOperations: sealed::Target {
         let team = live.raw(team)?;
         let length = lengths::alltoall::<T>(dest.len(), source.len(), count, n)?;
         let (to, from) = (cast_mut(dest), cast(source));
+        on.nvshmem.require_collectives("alltoall_on_stream")?;
         // SAFETY: `team` exists with this PE in it, the buffers are long enough.
         unsafe { result::stream::alltoallmem(on.lib(), team, to, from, length, on.cu_stream()) }
     }

@@ -12,8 +12,9 @@
 //!
 //! With several PEs per GPU, creating teams (and team barriers and collectives) needs NVSHMEM's
 //! full multi-process-per-GPU mode: MPS running, and `CUDA_MPS_ACTIVE_THREAD_PERCENTAGE` at most
-//! 100 / PEs per GPU in each PE's environment ([`Nvshmem::init_status`] says which mode NVSHMEM is
-//! in).
+//! 100 / PEs per GPU in each PE's environment (`nvshmemrun --mps` sets up both).
+//! [`Nvshmem::collectives_available`] says whether this job has them; without them the calls that
+//! need them refuse with [`TeamError::NeedsMps`] instead of reaching NVSHMEM, which would abort.
 //!
 //! ```no_run
 //! use nvshmem_host::{Nvshmem, Team};
@@ -188,6 +189,37 @@ impl Nvshmem {
         InitStatus::from_raw(result::init_status(self.lib()))
     }
 
+    /// Whether team creation, team barriers and collectives are available to this job: always with
+    /// one PE per GPU; with several PEs sharing a GPU only under MPS with
+    /// `CUDA_MPS_ACTIVE_THREAD_PERCENTAGE` at most 100 / PEs per GPU (`nvshmemrun --mps` sets up
+    /// both). Without them, the team and collective calls refuse with [`TeamError::NeedsMps`];
+    /// RMA, atomics, signals and `barrier_all` work either way.
+    ///
+    /// ```no_run
+    /// use nvshmem_host::{op, Nvshmem, StreamOperations, Team};
+    /// let nvshmem = Nvshmem::init()?;
+    /// let sum = nvshmem.alloc_zeroed::<f64>(1)?;
+    /// let mine = nvshmem.alloc_zeroed::<f64>(1)?;
+    /// if nvshmem.collectives_available() {
+    ///     nvshmem.reduce_on_stream(Team::WORLD, op::Sum, &sum, &mine, 1)?;
+    /// } else {
+    ///     // Several PEs on one GPU without MPS: put to PE 0 and `barrier_all` instead.
+    /// }
+    /// # Ok::<(), nvshmem_host::Error>(())
+    /// ```
+    pub fn collectives_available(&self) -> bool {
+        self.init_status().supports_teams_and_collectives()
+    }
+
+    /// [`TeamError::NeedsMps`] for `call` unless [`Nvshmem::collectives_available`].
+    pub(crate) fn require_collectives(&self, call: &'static str) -> Result<(), Error> {
+        if self.collectives_available() {
+            Ok(())
+        } else {
+            Err(TeamError::NeedsMps { call }.into())
+        }
+    }
+
     /// The split teams this PE holds a handle of, which stay alive while the result lives.
     pub(crate) fn live_teams(&self) -> LiveTeams<'_> {
         LiveTeams(
@@ -237,7 +269,8 @@ impl Nvshmem {
     /// the other PEs of `parent`.
     ///
     /// Every PE of `parent` calls it with the same arguments, in the same order relative to other
-    /// collective calls on `parent`. With several PEs per GPU it needs [`InitStatus::FullMpg`].
+    /// collective calls on `parent`. With several PEs per GPU it needs MPS
+    /// ([`Nvshmem::collectives_available`]).
     pub fn split_strided(
         &self,
         parent: Team,
@@ -257,6 +290,7 @@ impl Nvshmem {
                 .into());
             }
             let parent = live.raw(parent)?;
+            self.require_collectives("split_strided")?;
             // SAFETY: `parent` exists (and stays so while `live` lives) and this PE is in it (a
             // predefined team or a handle's); every PE of it calls this (the method's contract).
             unsafe { result::team::split_strided(self.lib(), parent, start, stride, size) }?
@@ -270,7 +304,8 @@ impl Nvshmem {
     /// NVSHMEM gives this PE no team.
     ///
     /// Every PE of `parent` calls it with the same arguments, in the same order relative to other
-    /// collective calls on `parent`. With several PEs per GPU it needs [`InitStatus::FullMpg`].
+    /// collective calls on `parent`. With several PEs per GPU it needs MPS
+    /// ([`Nvshmem::collectives_available`]).
     pub fn split_2d(
         &self,
         parent: Team,
@@ -287,6 +322,7 @@ impl Nvshmem {
                 .into());
             }
             let parent = live.raw(parent)?;
+            self.require_collectives("split_2d")?;
             // SAFETY: `parent` exists (and stays so while `live` lives) and this PE is in it; every
             // PE of it calls this (the method's contract).
             unsafe { result::team::split_2d(self.lib(), parent, x_range) }?
@@ -299,6 +335,7 @@ impl Nvshmem {
     pub fn team_barrier(&self, team: Team) -> Result<(), Error> {
         let live = self.live_teams();
         let team = live.raw(team)?;
+        self.require_collectives("team_barrier")?;
         // SAFETY: `team` exists (and stays so while `live` lives) and this PE is in it (a
         // predefined team or a handle's); NVSHMEM is initialised.
         unsafe { result::team::barrier(self.lib(), team) }
@@ -309,6 +346,7 @@ impl Nvshmem {
     pub fn team_sync(&self, team: Team) -> Result<(), Error> {
         let live = self.live_teams();
         let team = live.raw(team)?;
+        self.require_collectives("team_sync")?;
         // SAFETY: as for `team_barrier`.
         unsafe { result::team::sync(self.lib(), team) }
     }
@@ -336,6 +374,23 @@ mod tests {
     use super::{InitStatus, LiveTeams, PREDEFINED_TEAMS};
     use crate::{Error, Team, TeamError};
     use std::sync::RwLock;
+
+    #[test]
+    fn refused_collectives_name_mps_and_the_launchers_flag() {
+        let text = TeamError::NeedsMps {
+            call: "reduce_on_stream",
+        }
+        .to_string();
+        for needle in [
+            "reduce_on_stream needs NVSHMEM's teams and collectives",
+            "without MPS",
+            "`nvshmemrun --mps`",
+            "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE",
+            "Nvshmem::collectives_available()",
+        ] {
+            assert!(text.contains(needle), "{needle:?} missing in {text}");
+        }
+    }
 
     #[test]
     fn only_predefined_teams_and_held_splits_are_live() {

@@ -216,7 +216,7 @@ impl fmt::Display for MemoryError {
                     write!(
                         f,
                         "This PE shares its GPU with {} other PE(s) without MPS (NVSHMEM's limited \
-                         multi-PE-per-GPU mode): start MPS, or run fewer PEs per GPU. ",
+                         multi-PE-per-GPU mode): run the job with `nvshmemrun --mps`, or fewer PEs per GPU. ",
                         pes_per_gpu - 1
                     )?;
                 }
@@ -388,7 +388,7 @@ mod tests {
             "NVSHMEM printed its reason on this PE's standard error above",
             "the GPU had 133120 MiB free",
             "shares its GPU with 1 other PE(s) without MPS",
-            "start MPS, or run fewer PEs per GPU",
+            "run the job with `nvshmemrun --mps`, or fewer PEs per GPU",
             "set NVSHMEM_DISABLE_CUDA_VMM=1 and NVSHMEM_SYMMETRIC_SIZE=1591M",
         ] {
             assert!(shared.contains(part), "{part:?} in {shared}");

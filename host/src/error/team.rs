@@ -19,6 +19,12 @@ pub enum TeamError {
         /// NVSHMEM's number of the team.
         team: i32,
     },
+    /// A call that needs NVSHMEM's teams and collectives, which several PEs sharing a GPU get only
+    /// under MPS (see [`crate::Nvshmem::collectives_available`]).
+    NeedsMps {
+        /// The call, e.g. `reduce_on_stream`.
+        call: &'static str,
+    },
     /// A team split asked for PEs the parent team does not have.
     InvalidSplit {
         /// The split asked for, in words (`start 0, stride 2, size 3`).
@@ -44,6 +50,15 @@ impl fmt::Display for TeamError {
                 f,
                 "team {team} does not exist on this PE: its TeamHandle was dropped (or this PE \
                  holds none); use a split team's `Team` only while its handle lives"
+            ),
+            TeamError::NeedsMps { call } => write!(
+                f,
+                "{call} needs NVSHMEM's teams and collectives, which this job lacks: several PEs \
+                 share this GPU without MPS (NVSHMEM's limited multi-PE-per-GPU mode refuses \
+                 team creation, team barriers and collectives). Run the job with `nvshmemrun \
+                 --mps`, or under an MPS daemon with CUDA_MPS_ACTIVE_THREAD_PERCENTAGE at most \
+                 100 / PEs per GPU, or with one PE per GPU; Nvshmem::collectives_available() \
+                 tells beforehand"
             ),
             TeamError::InvalidPe { pe, n_pes } => write!(
                 f,

@@ -10,7 +10,7 @@ use crate::Error;
 use nvshmem_sys::NvshmemHost;
 
 /// What a team split needs when it fails.
-const SPLIT_HINT: &str = "every PE of the parent team must call it with the same arguments; with several PEs per GPU, run under MPS with CUDA_MPS_ACTIVE_THREAD_PERCENTAGE ≤ 100 / PEs per GPU";
+const SPLIT_HINT: &str = "every PE of the parent team must call it with the same arguments; with several PEs per GPU, run under MPS with CUDA_MPS_ACTIVE_THREAD_PERCENTAGE ≤ 100 / PEs per GPU (`nvshmemrun --mps` does both)";
 
 /// `nvshmem_team_my_pe`: this PE's number in `team`, negative where it is not a member.
 ///
