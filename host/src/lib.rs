@@ -65,6 +65,7 @@ mod error;
 mod exit_guard;
 mod graph;
 mod image;
+mod init_deadline;
 mod launch;
 mod lengths;
 mod mapped_signal_adds;
@@ -90,6 +91,7 @@ pub use error::{
 };
 pub use graph::Graph;
 pub use image::ModuleImage;
+pub use init_deadline::{DEFAULT_INIT_TIMEOUT, INIT_TIMEOUT};
 pub use launch::{KernelArg, LaunchConfig};
 pub use mapped_signal_adds::SignalAdds;
 pub use module::{Kernel, Module};

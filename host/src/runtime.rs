@@ -4,7 +4,7 @@
 use crate::allocation_check::{Ledger, Refusal};
 use crate::bootstrap::{Bootstrap, Plugin};
 use crate::error::CudaContext as _;
-use crate::{Error, InitError, InitStatus, UniqueId, exit_guard, result};
+use crate::{Error, InitError, InitStatus, UniqueId, exit_guard, init_deadline, result};
 use cudarc::driver::sys::CUresult;
 use cudarc::driver::{CudaContext, CudaStream};
 use nvshmem_pe_env::rendezvous;
@@ -104,8 +104,11 @@ impl Nvshmem {
     /// mapping), call [`Nvshmem::init_on`] with [`Bootstrap::UniqueId`].
     ///
     /// NVSHMEM waits here, with no timeout of its own, until all `n_pes` PEs have called it with
-    /// the same id: a PE that never comes leaves the others waiting. Bound the whole job (the
-    /// launcher's `--timeout`, the scheduler's time limit), and bound the exchange of the id itself
+    /// the same id. A PE that never comes would leave the others waiting forever, so each PE of a
+    /// job of several has a deadline: when [`INIT_TIMEOUT`](crate::INIT_TIMEOUT)
+    /// (`NVSHMEMRS_INIT_TIMEOUT`, seconds, default 120, `0` for none) passes first, the process
+    /// ends with status 124 and a message saying how many PEs were expected and how to change the
+    /// deadline (NVSHMEM's call cannot be interrupted). Bound the exchange of the id itself too
     /// (as `nvshmem_pe_env::rendezvous::wait_for_unique_id` does).
     ///
     /// ```no_run
@@ -409,7 +412,18 @@ fn start_with_unique_id(
     pe: i32,
     n_pes: i32,
 ) -> Result<(), Error> {
-    result::init_with_unique_id(lib, pe, n_pes, id.raw())?;
+    let limit =
+        init_deadline::from_setting(std::env::var(init_deadline::INIT_TIMEOUT).ok().as_deref())
+            .map_err(|why| InitError::InitTimeout { why })?;
+    // A PE alone waits for nobody.
+    let limit = limit.filter(|_| n_pes > 1);
+    let watchdog = init_deadline::Watchdog::arm(limit, move || {
+        let limit = limit.unwrap_or_default();
+        init_deadline::end_process(&init_deadline::expiry_message(pe, n_pes, limit))
+    });
+    let joined = result::init_with_unique_id(lib, pe, n_pes, id.raw());
+    drop(watchdog);
+    joined?;
     let actual = result::pe_and_count(lib);
     if actual != (pe, n_pes) {
         result::finalize(lib);

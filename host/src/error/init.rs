@@ -51,6 +51,11 @@ pub enum InitError {
         /// The operating system's error.
         error: std::io::Error,
     },
+    /// `NVSHMEMRS_INIT_TIMEOUT` is not a number of seconds.
+    InitTimeout {
+        /// What is wrong and how to set it.
+        why: String,
+    },
     /// Bytes meant as a unique id have the wrong length.
     UniqueIdLength {
         /// The bytes given.
@@ -135,6 +140,7 @@ impl fmt::Display for InitError {
             InitError::PeEnvironment(error) => write!(f, "{error}"),
             InitError::Rendezvous(error) => write!(f, "{error}"),
             InitError::Io { action, error } => write!(f, "{action} failed: {error}"),
+            InitError::InitTimeout { why } => write!(f, "{why}"),
             InitError::UniqueIdLength { found, expected } => write!(
                 f,
                 "the unique id read back has {found} byte(s) but an NVSHMEM unique id has \
