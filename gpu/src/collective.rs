@@ -235,7 +235,7 @@ macro_rules! scoped_collectives {
         #[doc = concat!($who, " on every PE of `team`, in the same order relative to other collective")]
         /// calls on it, from a cooperatively launched kernel.
         #[inline]
-        pub unsafe fn reduce<T, O: ReduceOp<T>>(
+        pub unsafe fn reduce<T: crate::RelaxedAccess, O: ReduceOp<T>>(
             team: Team,
             op: O,
             dest: SymmetricPtr<T>,
@@ -257,7 +257,7 @@ macro_rules! scoped_collectives {
         /// # Safety
         /// As for [`reduce`], with `source` holding `count × n` elements and `dest` `count`.
         #[inline]
-        pub unsafe fn reducescatter<T, O: ReduceOp<T>>(
+        pub unsafe fn reducescatter<T: crate::RelaxedAccess, O: ReduceOp<T>>(
             team: Team,
             op: O,
             dest: SymmetricPtr<T>,

@@ -228,7 +228,7 @@ macro_rules! leader_calls {
             /// may not overlap otherwise); traps where not.
             #[inline]
             #[track_caller]
-            pub fn reduce<T, O: ReduceOp<T>>(
+            pub fn reduce<T: crate::RelaxedAccess, O: ReduceOp<T>>(
                 &mut self,
                 team: Team,
                 op: O,
@@ -251,7 +251,7 @@ macro_rules! leader_calls {
             /// overlap; traps where not.
             #[inline]
             #[track_caller]
-            pub fn reducescatter<T, O: ReduceOp<T>>(
+            pub fn reducescatter<T: crate::RelaxedAccess, O: ReduceOp<T>>(
                 &mut self,
                 team: Team,
                 op: O,

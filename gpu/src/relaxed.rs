@@ -160,6 +160,13 @@ local_atomic! {
 /// stronger than several narrower ones), so, to Rust, it is `16 / size_of::<T>()` relaxed loads of
 /// the elements there: no data race with the safe layer's element-sized atomics.
 ///
+/// Rust has no 128-bit atomic on this target, so the load is inline assembly, which lies outside
+/// Rust's abstract machine, as NVSHMEM's device code does; what it is comes from the PTX memory
+/// model the kernel runs under. There an `ld.relaxed.sys` is a strong operation, and two strong
+/// accesses of system scope to the same bytes (this load and a Rust relaxed atomic, which LLVM
+/// emits as `ld`/`st.relaxed.sys` too, or another PE's or NVSHMEM's system-scope write) are
+/// morally strong: they do not race, and each component reads one whole write's value.
+///
 /// # Safety
 /// `address` is valid for reads of 16 bytes, 16-byte aligned, and every access that may race with
 /// this one is atomic.

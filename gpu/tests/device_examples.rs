@@ -4,10 +4,11 @@
 //! rustdoc compiles doctests for the host, where these modules do not exist, so their examples are
 //! marked `ignore`. This test takes every `ignore` example of those modules' sources (hidden `# `
 //! lines included, as rustdoc would), puts each in a function of a scratch kernel crate, and runs
-//! `cargo check` on it for `nvptx64-nvidia-cuda` (no NVSHMEM needed: nothing is linked).
+//! `cargo check` on it for `nvptx64-nvidia-cuda` ([`device_check`]).
+
+mod device_check;
 
 use std::path::Path;
-use std::process::Command;
 
 const GPU_ONLY_MODULES: [&str; 6] = ["thread", "warp", "memory", "grid", "leader", "scope"];
 
@@ -72,46 +73,19 @@ fn the_gpu_only_modules_examples_compile_for_the_gpu() {
         }
     }
 
-    let crate_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("device-examples");
-    std::fs::create_dir_all(crate_dir.join("src")).unwrap();
-    std::fs::write(crate_dir.join("src/lib.rs"), &lib).unwrap();
-    std::fs::write(
-        crate_dir.join("Cargo.toml"),
-        format!(
-            "[package]\nname = \"device-examples\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\
-             publish = false\n\n[dependencies]\nnvshmem-gpu = {{ path = {:?} }}\n\n[workspace]\n",
-            gpu.display().to_string()
-        ),
-    )
-    .unwrap();
-    // The versions this workspace was tested with, and no registry access.
-    let lock = gpu.join("../Cargo.lock");
-    std::fs::copy(&lock, crate_dir.join("Cargo.lock")).expect("the workspace's Cargo.lock");
-
-    let output = Command::new(env!("CARGO"))
-        .current_dir(&crate_dir)
-        .args([
-            "check",
-            "--offline",
-            "--quiet",
-            "--target",
-            "nvptx64-nvidia-cuda",
-        ])
-        .arg("-Zbuild-std=core")
-        .arg("--target-dir")
-        .arg(crate_dir.join("target"))
-        // This test's own build settings are not the scratch crate's.
-        .env_remove("RUSTFLAGS")
-        .env_remove("CARGO_ENCODED_RUSTFLAGS")
-        .env_remove("CARGO_BUILD_TARGET")
-        .env_remove("CARGO_TARGET_DIR")
-        .output()
-        .expect("cargo runs");
+    let output = device_check::check_for_gpu(
+        Path::new(env!("CARGO_TARGET_TMPDIR")),
+        "device-examples",
+        &lib,
+        &format!("nvshmem-gpu = {{ path = {:?} }}", gpu.display().to_string()),
+    );
     assert!(
         output.status.success(),
         "the examples of {GPU_ONLY_MODULES:?} do not compile for nvptx64-nvidia-cuda:\n{}\n\
          the generated crate: {}",
         String::from_utf8_lossy(&output.stderr),
-        crate_dir.display()
+        Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join("device-examples")
+            .display()
     );
 }

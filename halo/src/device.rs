@@ -305,8 +305,17 @@ unsafe fn put_total(target: NormTarget) {
 /// same `pushed` (whether the block put anything into a neighbour's halo in this launch); the
 /// counter is zero when the kernel starts and used by nothing else; every PE launches such a kernel
 /// in the same iteration. Otherwise the PEs meet early (a halo read stale) or never (a hang).
+///
+/// The meeting is a barrier outside the launch's [`Leader`](nvshmem_gpu::Leader), hence `unsafe`.
+///
+/// # Safety
+/// No other barrier or collective of this PE runs while this one may: the kernel makes no other
+/// barrier or collective (none through a `Leader`, no second `meet_at_end`), and no kernel that
+/// makes one runs beside it on this PE (another stream, a graph). NVSHMEM updates a team's barrier
+/// counter with a plain load-add-store, so two barriers of one PE at once lose a count: a hang, or
+/// a PE leaving before the others' pushes arrived.
 #[inline]
-pub fn meet_at_end(meeting: MeetingCounter, pushed: bool) {
+pub unsafe fn meet_at_end(meeting: MeetingCounter, pushed: bool) {
     // Alone, a PE pushes nothing and meets nobody: the kernel's end orders the next launch.
     if !meeting.is_some() || pe::n_pes() == 1 {
         return;
@@ -314,7 +323,8 @@ pub fn meet_at_end(meeting: MeetingCounter, pushed: bool) {
     thread::sync_threads();
     if thread::rank_in_block() == 0 {
         // SAFETY: a counter in device memory (`MeetingCounter`'s invariant, not `NONE`); the
-        // barrier above ordered the block's pushes before it.
+        // barrier above ordered the block's pushes before it; the barrier it may make runs alone
+        // on this PE (the caller's contract).
         unsafe { arrive_at_meeting(meeting.counter, pushed) };
     }
 }
@@ -325,10 +335,12 @@ pub fn meet_at_end(meeting: MeetingCounter, pushed: bool) {
 /// [`put_total`] is.
 ///
 /// # Safety
-/// `meeting` points at a `u32` in device memory.
+/// `meeting` points at a `u32` in device memory; no other barrier or collective of this PE runs
+/// meanwhile ([`meet_at_end`]'s condition).
 #[inline(never)]
 unsafe fn arrive_at_meeting(meeting: *mut u32, pushed: bool) {
-    // SAFETY: `meeting` is a counter (the caller's contract); a barrier some PE misses is a hang.
+    // SAFETY: `meeting` is a counter and the barrier runs alone on this PE (the caller's
+    // contract); a barrier some PE misses is a hang.
     unsafe {
         if pushed {
             sync::quiet();

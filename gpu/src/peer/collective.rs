@@ -25,8 +25,9 @@
 //! before the sync, after the last read of the members' `source`. Every member combines the
 //! operands in team order, so all of them compute the same bits, floating-point sums included.
 
-use super::{Pull, Push, striped};
-use crate::{Team, ffi, team};
+use super::striped::{self, Piece};
+use super::{Pull, Push};
+use crate::{RelaxedAccess, Team, ffi, team};
 
 /// The smallest block, in bytes, that [`push_blocks`] pushes. Below it NVSHMEM's alltoall, whose
 /// rendezvous is one signal to each peer, is faster than a push and a team barrier; from it on the
@@ -159,7 +160,7 @@ pub(crate) unsafe fn push_blocks(
 /// `dest` holds `count`; this PE is in `team`; `T` is one of NVSHMEM's reduction types (a plain
 /// number whose size divides 16).
 #[inline(always)]
-pub(crate) unsafe fn pull_reduce<T, C: Fn(T, T) -> T + Copy>(
+pub(crate) unsafe fn pull_reduce<T: RelaxedAccess, C: Fn(T, T) -> T + Copy>(
     team: Team,
     pull: Pull,
     dest: *mut T,
@@ -222,7 +223,8 @@ pub(crate) unsafe fn pull_reduce<T, C: Fn(T, T) -> T + Copy>(
 
 /// `dest[i] = combine(first[i], second[i])` for `i < count`: in 16-byte pieces, four from each
 /// operand at a time, while all three addresses allow it, then element by element. `dest` may be
-/// `first`.
+/// `first`. Every load and store is a relaxed atomic one ([`Piece`], [`RelaxedAccess`]), as in
+/// [`striped`]'s copies.
 ///
 /// A batch's eight loads come before [`loads_issued`], its combinations after. Without that point,
 /// `ptxas` sank each pair of loads down to its combination, to save registers, so that two loads
@@ -234,14 +236,14 @@ pub(crate) unsafe fn pull_reduce<T, C: Fn(T, T) -> T + Copy>(
 /// `first` and `second` are valid for `count` reads, `dest` for `count` writes; `dest` is `first`
 /// or overlaps neither; `T` is a plain number whose size divides 16, every bit pattern a value.
 #[inline(never)]
-unsafe fn combine_pass<T, C: Fn(T, T) -> T + Copy>(
+unsafe fn combine_pass<T: RelaxedAccess, C: Fn(T, T) -> T + Copy>(
     dest: *mut T,
     first: *const T,
     second: *const T,
     count: usize,
     combine: C,
 ) {
-    const PIECE: usize = size_of::<u128>();
+    const PIECE: usize = size_of::<[u64; 2]>();
     let mut done = 0;
     // SAFETY: every index read or written is below `count` (pieces cover whole elements, as the
     // element size divides 16); pieces are read only from 16-byte aligned addresses; a piece of
@@ -250,9 +252,9 @@ unsafe fn combine_pass<T, C: Fn(T, T) -> T + Copy>(
         if (dest as usize | first as usize | second as usize).is_multiple_of(PIECE) {
             let pieces = count * size_of::<T>() / PIECE;
             let (to, a, b) = (
-                dest.cast::<u128>(),
-                first.cast::<u128>(),
-                second.cast::<u128>(),
+                dest.cast::<[u64; 2]>(),
+                first.cast::<[u64; 2]>(),
+                second.cast::<[u64; 2]>(),
             );
             // `T` is as `combine_piece` needs (the caller's contract).
             let pieces_of = |a, b| combine_piece(a, b, combine);
@@ -262,33 +264,37 @@ unsafe fn combine_pass<T, C: Fn(T, T) -> T + Copy>(
             // so that `ptxas` keeps them there (above).
             while i + 4 <= pieces {
                 let (a0, a1, a2, a3) = (
-                    a.add(i).read(),
-                    a.add(i + 1).read(),
-                    a.add(i + 2).read(),
-                    a.add(i + 3).read(),
+                    Piece::load(a.add(i)),
+                    Piece::load(a.add(i + 1)),
+                    Piece::load(a.add(i + 2)),
+                    Piece::load(a.add(i + 3)),
                 );
                 let (b0, b1, b2, b3) = (
-                    b.add(i).read(),
-                    b.add(i + 1).read(),
-                    b.add(i + 2).read(),
-                    b.add(i + 3).read(),
+                    Piece::load(b.add(i)),
+                    Piece::load(b.add(i + 1)),
+                    Piece::load(b.add(i + 2)),
+                    Piece::load(b.add(i + 3)),
                 );
                 loads_issued();
-                to.add(i).write(pieces_of(a0, b0));
-                to.add(i + 1).write(pieces_of(a1, b1));
-                to.add(i + 2).write(pieces_of(a2, b2));
-                to.add(i + 3).write(pieces_of(a3, b3));
+                Piece::store(to.add(i), pieces_of(a0, b0));
+                Piece::store(to.add(i + 1), pieces_of(a1, b1));
+                Piece::store(to.add(i + 2), pieces_of(a2, b2));
+                Piece::store(to.add(i + 3), pieces_of(a3, b3));
                 i += 4;
             }
             while i < pieces {
-                to.add(i).write(pieces_of(a.add(i).read(), b.add(i).read()));
+                let piece = pieces_of(Piece::load(a.add(i)), Piece::load(b.add(i)));
+                Piece::store(to.add(i), piece);
                 i += 1;
             }
             done = pieces * PIECE / size_of::<T>();
         }
         for i in done..count {
-            dest.add(i)
-                .write(combine(first.add(i).read(), second.add(i).read()));
+            let element = combine(
+                T::load_relaxed(first.add(i).cast_mut()),
+                T::load_relaxed(second.add(i).cast_mut()),
+            );
+            T::store_relaxed(dest.add(i), element);
         }
     }
 }
@@ -313,10 +319,10 @@ fn loads_issued() {
 /// # Safety
 /// `T` is a plain number whose size divides 16, every bit pattern a value.
 #[inline(always)]
-unsafe fn combine_piece<T, C: Fn(T, T) -> T>(a: u128, b: u128, combine: C) -> u128 {
+unsafe fn combine_piece<T, C: Fn(T, T) -> T>(a: [u64; 2], b: [u64; 2], combine: C) -> [u64; 2] {
     let mut out = a;
     let (a, b) = (&raw const a, &raw const b);
-    let lanes = size_of::<u128>() / size_of::<T>();
+    let lanes = size_of::<[u64; 2]>() / size_of::<T>();
     // SAFETY: `T` is a plain number whose size divides 16 and for which every bit pattern is a
     // value (the caller's contract); each lane lies inside its piece.
     unsafe {
@@ -333,7 +339,7 @@ unsafe fn combine_piece<T, C: Fn(T, T) -> T>(a: u128, b: u128, combine: C) -> u1
 
 #[cfg(test)]
 mod tests {
-    use super::{combine_pass, overlap};
+    use super::{RelaxedAccess, combine_pass, overlap};
     use core::fmt::Debug;
 
     /// Elements per test buffer of `T` (24 pieces of 16 bytes).
@@ -344,7 +350,7 @@ mod tests {
     /// Combines `count` elements of two patterned buffers that start `skew` elements past a 16-byte
     /// boundary, into a third buffer and then in place into the first, and checks every element
     /// against `combine`, and that nothing around them is touched.
-    fn check<T: Copy + PartialEq + Debug>(
+    fn check<T: RelaxedAccess + PartialEq + Debug>(
         combine: fn(T, T) -> T,
         value: fn(usize) -> T,
         skew: usize,
@@ -392,7 +398,7 @@ mod tests {
     }
 
     /// Every count up to a few pieces past the batches of four, at every skew within a piece.
-    fn sweep<T: Copy + PartialEq + Debug>(combine: fn(T, T) -> T, value: fn(usize) -> T) {
+    fn sweep<T: RelaxedAccess + PartialEq + Debug>(combine: fn(T, T) -> T, value: fn(usize) -> T) {
         let lanes = 16 / size_of::<T>();
         for skew in 0..lanes {
             for count in 0..=(slots::<T>() - lanes) {

@@ -3,13 +3,15 @@
 //!
 //! As NVSHMEM's header path does it: the same peer address (`nvshmem_ptr`: the peer's heap base
 //! plus the offset), the bytes split into 16-, 8-, 4- and 1-byte pieces dealt out over the threads
-//! of the group ([`super::striped`]), plain stores (ordered, like NVSHMEM's, by `quiet`, `fence`
-//! and barriers), and the group's synchronisation before and after, in the same order: the group
+//! of the group ([`super::striped`]), relaxed loads and stores (ordered, like NVSHMEM's plain ones,
+//! by `quiet`, `fence` and barriers; atomic, so that the safe layer's reads and writes of the same
+//! elements by other threads do not race with them), and the group's synchronisation before and
+//! after, in the same order: the group
 //! waits first, then looks up the peer's address. Looking it up before the wait kept the address
 //! live across the barrier and made small block- and warp-scope transfers measurably slower.
 
 use super::{Scope, Way, connectivity, striped};
-use crate::{ffi, thread};
+use crate::{RelaxedAccess, ffi, thread};
 use core::ffi::{c_int, c_void};
 
 impl Scope {
@@ -146,8 +148,9 @@ fn signal_through_mapping(op: c_int) -> bool {
 }
 
 /// Applies `op` with `value` to the signal word at `word`, a peer's word mapped here, as NVSHMEM
-/// does on that path: a volatile store (`NVSHMEM_SIGNAL_SET`) or a system-scope atomic addition
-/// (`NVSHMEM_SIGNAL_ADD`).
+/// does on that path: a store (`NVSHMEM_SIGNAL_SET`; NVSHMEM's is volatile, this one a relaxed
+/// atomic store, which PTX makes the same `st.relaxed.sys`, and which does not race with the safe
+/// layer's atomic waits on the word) or a system-scope atomic addition (`NVSHMEM_SIGNAL_ADD`).
 ///
 /// # Safety
 /// `word` is a peer's signal word, mapped in this PE's address space, and
@@ -157,7 +160,7 @@ unsafe fn signal_at(word: *mut u64, value: u64, op: c_int) {
     // SAFETY: the caller's contract.
     unsafe {
         if op == ffi::NVSHMEM_SIGNAL_SET {
-            word.write_volatile(value)
+            u64::store_relaxed(word, value)
         } else {
             core::arch::asm!(
                 "red.relaxed.sys.add.u64 [{word}], {value};",

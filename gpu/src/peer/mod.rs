@@ -167,7 +167,7 @@ pub(crate) unsafe fn push_blocks(
 /// relative to other collective calls on `team`, from a cooperatively launched kernel, with the
 /// buffers that `pull` says; this PE is in `team`.
 #[inline(always)]
-pub(crate) unsafe fn pull_reduce<T, C: Fn(T, T) -> T + Copy>(
+pub(crate) unsafe fn pull_reduce<T: crate::RelaxedAccess, C: Fn(T, T) -> T + Copy>(
     team: Team,
     pull: Pull,
     dest: *mut T,

@@ -1,10 +1,20 @@
 //! One copy shared by a group of threads: thread `rank` of `size` moves pieces `rank`,
 //! `rank + size`, ... of the range, in the widest pieces both addresses allow. The transfers
 //! ([`super::copy`], GPU only) and the pushed collectives ([`super::collective`]) copy with it; it
-//! is plain pointer arithmetic, so its tests run on the host, one rank after the other.
+//! is pointer arithmetic over [`crate::relaxed`]'s accesses, so its tests run on the host, one rank
+//! after the other.
+//!
+//! Every load and store of a copy is a relaxed atomic access ([`Piece`]): the ranges are slices
+//! that safe code of other threads may read or write meanwhile ([`crate::SymmetricSlice`]'s
+//! relaxed `read` and `write`), and by Rust's rules a plain or volatile access racing those would be
+//! a data race, atomic ones never are. Such a read meanwhile sees an old or a new value of each
+//! element.
+
+use crate::relaxed::{RelaxedAccess, load_16_relaxed, store_16_relaxed};
 
 /// Copies `bytes` bytes from `source` to `dest`, thread `rank` of `size` taking every `size`-th
-/// piece: 16-byte pieces while both addresses allow, then 8-, 4- and 1-byte ones for the rest.
+/// piece: 16-byte pieces while both addresses allow, then 8-, 4- and 1-byte ones for the rest,
+/// each a relaxed atomic load and store ([`Piece`]).
 ///
 /// Each stage returns as soon as nothing is left, so a transfer of whole 16-byte pieces between
 /// 16-byte aligned buffers, the common case, executes the 16-byte stage alone: the bookkeeping of
@@ -54,12 +64,12 @@ pub(crate) unsafe fn copy(
     // ranges. `done` is a multiple of the previous stage's piece size, so the rest is as aligned
     // as the start and a stage runs only when both addresses allow its piece.
     unsafe {
-        let sixteen_aligned = aligned(dest, source, size_of::<u128>());
-        stage!(u128, Loads::Batched);
+        let sixteen_aligned = aligned(dest, source, size_of::<[u64; 2]>());
+        stage!([u64; 2], Loads::Batched);
         if sixteen_aligned {
             // Less than 16 bytes are left: at most one 8-byte piece, which needs no batching.
             // SAFETY: the 16-byte stage ran and copied every whole 16-byte piece.
-            core::hint::assert_unchecked(bytes - done < size_of::<u128>());
+            core::hint::assert_unchecked(bytes - done < size_of::<[u64; 2]>());
             stage!(u64, Loads::OneByOne);
         } else {
             stage!(u64, Loads::Batched);
@@ -97,14 +107,67 @@ enum Loads {
     OneByOne,
 }
 
+/// A piece of a copy, loaded and stored as relaxed atomics of its width: 16 bytes as two 64-bit
+/// words in one vector access ([`load_16_relaxed`], whose documentation says why that is atomic
+/// element by element), 8, 4 and 1 bytes as `core::sync::atomic` accesses ([`RelaxedAccess`]).
+pub(super) trait Piece: Copy {
+    /// Loads the piece at `at`.
+    ///
+    /// # Safety
+    /// `at` is valid for reads of `size_of::<Self>()` bytes and aligned to that size, and no
+    /// non-atomic access races with this one (as for a plain access, which races with any).
+    unsafe fn load(at: *const Self) -> Self;
+
+    /// Stores `piece` at `at`.
+    ///
+    /// # Safety
+    /// As for [`load`](Self::load), for writes.
+    unsafe fn store(at: *mut Self, piece: Self);
+}
+
+impl Piece for [u64; 2] {
+    #[inline(always)]
+    unsafe fn load(at: *const Self) -> Self {
+        // SAFETY: the caller's contract: 16 readable bytes, 16-byte aligned.
+        unsafe { load_16_relaxed(at.cast_mut().cast()) }
+    }
+
+    #[inline(always)]
+    unsafe fn store(at: *mut Self, piece: Self) {
+        // SAFETY: as for `load`, for writes.
+        unsafe { store_16_relaxed(at.cast(), piece) }
+    }
+}
+
+/// Implements [`Piece`] for integers through their [`RelaxedAccess`].
+macro_rules! atomic_piece {
+    ($($t:ty),*) => { $(
+        impl Piece for $t {
+            #[inline(always)]
+            unsafe fn load(at: *const Self) -> Self {
+                // SAFETY: the caller's contract (an integer's alignment is its size).
+                unsafe { <$t>::load_relaxed(at.cast_mut()) }
+            }
+
+            #[inline(always)]
+            unsafe fn store(at: *mut Self, piece: Self) {
+                // SAFETY: as for `load`, for writes.
+                unsafe { <$t>::store_relaxed(at, piece) }
+            }
+        }
+    )* };
+}
+
+atomic_piece!(u64, u32, u8);
+
 /// Copies the whole `P`-sized pieces of the first `bytes` bytes (this thread's share of them:
 /// pieces `rank`, `rank + size`, ...) and returns how many bytes those pieces cover. Batched loads
 /// fetch four pieces before they store them (the ranges do not overlap, so the order is free).
 ///
 /// # Safety
-/// As for [`copy`], and both addresses are aligned for `P`.
+/// As for [`copy`], and both addresses are aligned to `size_of::<P>()`.
 #[inline(always)]
-unsafe fn copy_pieces<P: Copy>(
+unsafe fn copy_pieces<P: Piece>(
     dest: *mut u8,
     source: *const u8,
     bytes: usize,
@@ -116,22 +179,22 @@ unsafe fn copy_pieces<P: Copy>(
     let (dest, source) = (dest.cast::<P>(), source.cast::<P>());
     let mut i = rank;
     // SAFETY: every piece read or written has an index below `pieces`, inside both ranges; the
-    // addresses are aligned for `P`; the ranges do not overlap, so loading ahead reads the same
-    // values.
+    // addresses are aligned to the piece's size; the ranges do not overlap, so loading ahead reads
+    // the same values.
     unsafe {
         // Four named loads rather than an array: an array indexed in a loop lives in local memory.
         while loads == Loads::Batched && i + 3 * size < pieces {
             let (at0, at1, at2, at3) = (i, i + size, i + 2 * size, i + 3 * size);
-            let (piece0, piece1) = (source.add(at0).read(), source.add(at1).read());
-            let (piece2, piece3) = (source.add(at2).read(), source.add(at3).read());
-            dest.add(at0).write(piece0);
-            dest.add(at1).write(piece1);
-            dest.add(at2).write(piece2);
-            dest.add(at3).write(piece3);
+            let (piece0, piece1) = (P::load(source.add(at0)), P::load(source.add(at1)));
+            let (piece2, piece3) = (P::load(source.add(at2)), P::load(source.add(at3)));
+            P::store(dest.add(at0), piece0);
+            P::store(dest.add(at1), piece1);
+            P::store(dest.add(at2), piece2);
+            P::store(dest.add(at3), piece3);
             i += 4 * size;
         }
         while i < pieces {
-            dest.add(i).write(source.add(i).read());
+            P::store(dest.add(i), P::load(source.add(i)));
             i += size;
         }
     }

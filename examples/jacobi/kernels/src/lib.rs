@@ -122,7 +122,10 @@ pub fn jacobi_p(
     // ANCHOR_END: jacobi_p_edges
     device::add_norm(&norm, residual);
     let (up, down) = pushed_edges(&patch, &rows);
-    device::meet_at_end(meeting, up || down);
+    // SAFETY: the meeting is this kernel's one barrier or collective (the edges and the norm go
+    // by `p`s), and the runner launches its kernels one after another on one stream (or a graph
+    // captured from one), so no kernel that meets runs beside this one on the PE.
+    unsafe { device::meet_at_end(meeting, up || down) };
 }
 
 /// Sends this PE's cell `(row, column)` of `grid`, an edge cell towards `direction`, into the

@@ -421,7 +421,10 @@ pub fn jacobi_put_block(
     push_edges(a_new, &patch, &tiling, column_block, &rows);
     device::add_norm(&norm, residual);
     let (up, down) = pushed_edges(&patch, &rows);
-    device::meet_at_end(meeting, up || down);
+    // SAFETY: the meeting is this kernel's one barrier or collective (the edges and the norm go
+    // by puts), and the runner launches its kernels one after another on one stream (or a graph
+    // captured from one), so no kernel that meets runs beside this one on the PE.
+    unsafe { device::meet_at_end(meeting, up || down) };
 }
 
 /// Every PE meets here (`nvshmem_barrier_all` from one thread): the iteration's puts are complete

@@ -101,14 +101,9 @@ pub fn read_patch(words: SymmetricSlice<u32>) -> Patch3d {
         words.len() >= Patch3d::WORDS,
         "the patch's words are fewer than a Patch3d"
     );
-    let words = words.as_symmetric_ptr().as_ptr() as *const u32;
-    let mut local = [0u32; Patch3d::WORDS];
-    for (i, word) in local.iter_mut().enumerate() {
-        // SAFETY: `i < WORDS <= len` (checked above). The host writes the words before the launch
-        // and nothing writes them during it, so a plain load races with nothing; unlike a
-        // volatile one, the GPU caches it for the other threads, which all read the same words.
-        *word = unsafe { words.add(i).read() };
-    }
+    // Each word once per thread, a relaxed load; the length checked above lets the reads' own
+    // bounds checks fold away.
+    let local: [u32; Patch3d::WORDS] = core::array::from_fn(|i| words.read(i));
     match Patch3d::from_words(&local) {
         Some(patch) => patch,
         None => unreachable!("WORDS words were read"),
