@@ -53,7 +53,7 @@ snake=$(tr '-' '_' <<<"$name")
 checkout=$(sed 's/[&|\\]/\\&/g' <<<"$repo")
 for file in Cargo.toml kernels/Cargo.toml build.rs src/main.rs tests/pattern.rs kernels/src/lib.rs README.md; do
     sed -i -e "s|nvshmem-starter|$name|g" -e "s|nvshmem_starter|$snake|g" -e "s|NVSHMEM_STARTER|$upper|g" \
-        -e "s|^\([a-z-]*\) = { path = \"/path/to/nvshmem-rs/|\1 = { path = \"$checkout/|" \
+        -e "s|/path/to/nvshmem-rs/|$checkout/|g" \
         "$dest/$file"
 done
 
