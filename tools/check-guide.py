@@ -12,7 +12,9 @@ It fails (exit status 1, one line per problem) when:
   `ANCHOR: name` and `ANCHOR_END: name` lines, or an empty region; includes must name an anchor,
   because line numbers drift silently when the source changes;
 - a ```rust block holds anything but includes: the guide's Rust all comes from sources that
-  `./x test` compiles, so no snippet goes unchecked.
+  `./x test` compiles, so no snippet goes unchecked;
+- a page other than its home states one of FACTS (a default that pages used to disagree on): the
+  guide states each once and links to it, so that no two pages can disagree.
 Standard library only.
 """
 
@@ -29,6 +31,30 @@ INCLUDE = re.compile(r"\{\{#(\w+)\s+([^}]*?)\s*\}\}")
 HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 INLINE_CODE = re.compile(r"(`+)(.+?)\1")
 ANCHOR_NAME = re.compile(r"^[\w-]+$")
+
+# The rest of a sentence: anything but a full stop that ends one (`e.g.` or `nvshmem.alloc` do not).
+SAME_SENTENCE = r"(?:[^.]|\.(?=\S))*"
+
+# Facts stated on one page of the guide only, their home (relative to src/); every other page links
+# there. Each pattern matches a sentence that states the fact, across line breaks.
+FACTS = [
+    (
+        "in which builds the allocation check is on",
+        "concepts/symmetric-heap.md",
+        re.compile(
+            rf"allocation check{SAME_SENTENCE}\b(?:debug|release|every)\s+builds?\b"
+            rf"|\b(?:debug|release)\s+builds?\b{SAME_SENTENCE}\ballocations?\b",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "the symmetric heap's default size",
+        "concepts/symmetric-heap.md",
+        re.compile(
+            rf"\b(?:1|128)\s+GiB\b{SAME_SENTENCE}\bdefault|\bdefault{SAME_SENTENCE}\b(?:1|128)\s+GiB\b"
+        ),
+    ),
+]
 
 
 def split_code(text):
@@ -211,6 +237,36 @@ def check_code(page):
     return problems
 
 
+def paragraphs(text):
+    """(line number, text) of each paragraph outside code, inline code kept without its backticks."""
+    prose, _ = split_code(text)
+    start, lines = None, []
+    for number, line in prose + [(None, "")]:
+        if line.strip():
+            start = number if start is None else start
+            lines.append(line.replace("`", ""))
+        elif lines:
+            yield start, "\n".join(lines)
+            start, lines = None, []
+
+
+def check_facts(page, src):
+    """Where `page` states a fact of FACTS away from its home."""
+    problems = []
+    relative = page.relative_to(src).as_posix() if page.is_relative_to(src) else None
+    for start, paragraph in paragraphs(page.read_text(encoding="utf-8")):
+        for fact, home, pattern in FACTS:
+            match = pattern.search(paragraph)
+            if match and relative != home:
+                line = start + paragraph.count("\n", 0, match.start())
+                quoted = " ".join(match.group(0).split())
+                problems.append(
+                    f"{page}:{line}: states {fact} (\"{quoted}\"), which the guide states only on"
+                    f" {home}; link there instead, so that no two pages can disagree"
+                )
+    return problems
+
+
 def check(guide):
     """Every problem with the guide in folder `guide`, as messages."""
     guide = Path(guide)
@@ -224,6 +280,7 @@ def check(guide):
     for page in pages:
         problems += check_links(page, guide_pages)
         problems += check_code(page)
+        problems += check_facts(page, src)
     return problems
 
 

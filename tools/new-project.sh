@@ -53,14 +53,13 @@ snake=$(tr '-' '_' <<<"$name")
 checkout=$(sed 's/[&|\\]/\\&/g' <<<"$repo")
 for file in Cargo.toml kernels/Cargo.toml build.rs src/main.rs tests/pattern.rs kernels/src/lib.rs README.md; do
     sed -i -e "s|nvshmem-starter|$name|g" -e "s|nvshmem_starter|$snake|g" -e "s|NVSHMEM_STARTER|$upper|g" \
-        -e 's|^\([a-z-]*\) = { git = |# \1 = { git = |' \
-        -e "s|^# \([a-z-]*\) = { path = \"/path/to/nvshmem-rs/|\1 = { path = \"$checkout/|" \
+        -e "s|/path/to/nvshmem-rs/|$checkout/|g" \
         "$dest/$file"
 done
 
 cat <<MSG
-Made $name in $dest, using the nvshmem-rs checkout $repo by path
-(the git form is in its Cargo.toml files, commented), and its NVSHMEM and ptxas
+Made $name in $dest, using the nvshmem-rs checkout $repo by path,
+and its NVSHMEM and ptxas
 ($repo/.deps, which \`$repo/x deps\` fills; NVSHMEM_HOME and PTXAS choose others). Next:
 
   cd $dest

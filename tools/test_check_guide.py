@@ -165,6 +165,27 @@ class CheckGuide(unittest.TestCase):
         self.edit("src/concepts/put.md", ":ring_put}}\n", ":ring_put}}\nfn extra() {}\n")
         self.assert_fails("put.md:3", "inline code")
 
+    def test_a_fact_restated_away_from_its_home(self):
+        self.edit(
+            "src/concepts/ordering.md",
+            "# Quiet and fence\n",
+            "# Quiet and fence\n\nThe allocation check of\n`nvshmem.alloc` is off in release builds.\n",
+        )
+        self.assert_fails("ordering.md:3", "in which builds the allocation check is on",
+                          "concepts/symmetric-heap.md")
+
+    def test_a_heap_default_restated_away_from_its_home(self):
+        self.edit("src/introduction.md", "# Introduction\n", "# Introduction\n\nThe heap is 1 GiB by default.\n")
+        self.assert_fails("introduction.md:3", "the symmetric heap's default size")
+
+    def test_a_fact_on_its_home_page_passes(self):
+        self.edit("src/SUMMARY.md", "    - [Ordering]", "    - [Heap](concepts/symmetric-heap.md)\n    - [Ordering]")
+        self.write(
+            "src/concepts/symmetric-heap.md",
+            "# Heap\n\nIt grows up to 128 GiB by default. The allocation check is on in every build.\n",
+        )
+        self.assertEqual(check_guide.check(self.guide), [])
+
     def test_a_missing_book_toml(self):
         (self.guide / "book.toml").unlink()
         self.assert_fails("book.toml: missing")
