@@ -10,7 +10,6 @@ use nvshmem_pe_env::mps::{self, Mps};
 use nvshmem_pe_env::rendezvous::JobFolder;
 use nvshmem_pe_env::{MAX_PES, MAX_PES_PER_GPU, PeIdentity};
 
-use crate::cli::JobArgs;
 use crate::gpus::{self, GpuCountError};
 use crate::mps_daemon::{MpsError, PrivateMps};
 use crate::outcome::{Ending, Outcome, PeReport};
@@ -321,38 +320,6 @@ impl Launch {
             Err(error) => writeln!(io::stderr(), "nvshmemrun: error: {error}"),
         };
         exit_code(&result)
-    }
-}
-
-/// For programs that relaunch themselves when started directly rather than as a PE: runs the
-/// current program once per PE with `args` (its own command line, which each PE reads again), sized
-/// by `job` (flags not given take the launcher's defaults), reports like
-/// [`Launch::run_and_report`], and returns the job's exit status.
-///
-/// ```no_run
-/// use clap::Parser;
-///
-/// /// A program that runs on every visible GPU.
-/// #[derive(Parser)]
-/// struct Args {
-///     #[command(flatten)]
-///     job: nvshmem_launch::cli::JobArgs,
-/// }
-///
-/// let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
-/// let parsed = Args::parse();
-/// std::process::exit(nvshmem_launch::relaunch_current_program(&args, &parsed.job));
-/// ```
-pub fn relaunch_current_program(args: &[OsString], job: &JobArgs) -> i32 {
-    match Launch::current_program() {
-        Ok(launch) => job.apply(launch.args(args)).run_and_report(),
-        Err(error) => {
-            let _ = writeln!(
-                io::stderr(),
-                "nvshmemrun: error: cannot find this program's path to relaunch it: {error}"
-            );
-            1
-        }
     }
 }
 

@@ -28,7 +28,6 @@ use nvshmem_halo::{
 use nvshmem_host::{
     Bootstrap, LaunchConfig, Module, Nvshmem, SafeKernel, SliceParam, SymmetricBuffer,
 };
-use std::ffi::OsString;
 use std::fmt::Debug;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -41,25 +40,13 @@ const OPEN: [Boundary; 3] = [Boundary::Open; 3];
 
 fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
-    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
     let options = Args::parse();
-    match Bootstrap::detect() {
-        Ok(Bootstrap::SinglePe) => {
-            let status = nvshmem_launch::relaunch_current_program(&args, &options.job);
-            ExitCode::from(status.clamp(0, 255) as u8)
-        }
-        Ok(bootstrap) => match run_pe(bootstrap, &options) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(error) => {
-                eprintln!("stencil3d: {error}");
-                ExitCode::FAILURE
-            }
-        },
-        Err(error) => {
-            eprintln!("stencil3d: {error}");
-            ExitCode::FAILURE
-        }
-    }
+    nvshmem_launch::run_pe_or_relaunch(
+        "stencil3d",
+        &options.job,
+        Bootstrap::detect_pe(),
+        |bootstrap| run_pe(bootstrap, &options),
+    )
 }
 
 /// The decomposition `args` ask for on `n_pes` PEs.
