@@ -64,6 +64,7 @@ pub mod environment;
 mod error;
 mod exit_guard;
 mod graph;
+mod heap_size;
 mod image;
 mod init_deadline;
 mod launch;

@@ -2,7 +2,7 @@
 //! started directly, or running this PE.
 
 use crate::flags::{Options, Rules, STALE_HALO_NEEDS_PES, parse, usage_error};
-use crate::heap::size_symmetric_heap;
+use crate::heap::run_heap_bytes;
 use clap::Parser;
 use nvshmem_halo::Decomposition2d;
 use nvshmem_host::{Bootstrap, Nvshmem};
@@ -53,8 +53,8 @@ fn run_pe(
     bootstrap: Bootstrap,
     options: &Options,
 ) -> Result<Verdict, Box<dyn Error>> {
-    size_symmetric_heap(&program.rules, options, &bootstrap);
-    let nvshmem = Nvshmem::init_with(bootstrap)?;
+    let heap_bytes = run_heap_bytes(&program.rules, options, &bootstrap);
+    let nvshmem = Nvshmem::init_with_heap(bootstrap, heap_bytes)?;
     let decomposition = match (program.rules.decompose)(options, nvshmem.n_pes() as usize) {
         Ok(decomposition) => decomposition,
         Err(problem) => return Ok(Verdict::Usage(problem)),
