@@ -184,6 +184,7 @@ const DIGESTED_SOURCES: (u64, &[&str]) = digest_of_sources!(
     "nested_cargo.rs",
     "ptx_file.rs",
     "ptxas.rs",
+    "renamed.rs",
     "sass.rs",
     "transport_pin.rs",
     "error.rs",
