@@ -297,7 +297,33 @@ impl fmt::Display for BuildError {
     }
 }
 
-impl std::error::Error for BuildError {}
+impl std::error::Error for BuildError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            BuildError::NvshmemNotFound(error) => Some(error),
+            BuildError::NvshmemVersion(error) => Some(error),
+            BuildError::Spawn { error, .. } | BuildError::Io { error, .. } => Some(error),
+            BuildError::ArchitectureNotAvailable { .. }
+            | BuildError::NoDeviceBitcode { .. }
+            | BuildError::InvalidArchitecture(_)
+            | BuildError::NoArchitecture
+            | BuildError::ToolMissing { .. }
+            | BuildError::NoKernelCrate(_)
+            | BuildError::CargoFailed { .. }
+            | BuildError::NoPtxProduced { .. }
+            | BuildError::InvalidPtx { .. }
+            | BuildError::RegisterLimit { .. }
+            | BuildError::PtxasRejected { .. }
+            | BuildError::SassBelowPtx { .. }
+            | BuildError::SassVariable { .. }
+            | BuildError::DeviceTransports(_)
+            | BuildError::RenamedVariable { .. }
+            | BuildError::NvlinkFailed { .. }
+            | BuildError::SassMissingKernels { .. }
+            | BuildError::FatbinaryFailed { .. } => None,
+        }
+    }
+}
 
 impl From<nvshmem_locate::NotFound> for BuildError {
     fn from(not_found: nvshmem_locate::NotFound) -> Self {
@@ -314,6 +340,17 @@ impl From<nvshmem_locate::VersionError> for BuildError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::error::Error as _;
+
+    #[test]
+    fn an_operating_system_error_is_the_source() {
+        let error = BuildError::Io {
+            path: PathBuf::from("k.ptx"),
+            error: std::io::Error::new(std::io::ErrorKind::NotFound, "gone"),
+        };
+        assert_eq!(error.source().unwrap().to_string(), "gone");
+        assert!(BuildError::NoArchitecture.source().is_none());
+    }
 
     fn rejected(output: &str) -> String {
         BuildError::PtxasRejected {

@@ -43,7 +43,7 @@
 //!
 //! # Errors
 //! Every fallible call returns [`Error`]: a layer's own error ([`InitError`], [`MemoryError`],
-//! [`ModuleError`], [`LaunchError`], [`GraphError`], [`TeamError`], and
+//! [`ModuleError`], [`KernelLaunchError`], [`GraphError`], [`TeamError`], and
 //! [`environment::EnvironmentError`]) or a failure any layer can meet (a CUDA or NVSHMEM call, a
 //! function the loaded library lacks). Each message says what to do.
 //!
@@ -87,8 +87,8 @@ mod unique_id;
 pub use bootstrap::{Bootstrap, Plugin};
 pub use buffer::SymmetricBuffer;
 pub use error::{
-    AllocationRefusal, AllocationRequest, CudaContext, Error, GraphError, InitError, LaunchError,
-    MemoryError, ModuleError, TeamError,
+    AllocationRefusal, AllocationRequest, CudaContext, Error, GraphError, InitError,
+    KernelLaunchError, MemoryError, ModuleError, TeamError,
 };
 pub use graph::Graph;
 pub use image::ModuleImage;

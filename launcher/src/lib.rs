@@ -47,7 +47,7 @@ mod relaunch;
 mod signals;
 mod supervise;
 
-pub use launch::{Launch, LaunchError, exit_code};
+pub use launch::{JobStartError, Launch, exit_code};
 pub use mps_daemon::MpsError;
 /// The environment contract between the launcher and its PEs, shared with `nvshmem-host`.
 pub use nvshmem_pe_env as pe_env;

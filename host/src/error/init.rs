@@ -200,7 +200,28 @@ impl fmt::Display for InitError {
     }
 }
 
-impl std::error::Error for InitError {}
+impl std::error::Error for InitError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            InitError::Library(error) => Some(error),
+            InitError::MpsFailed { error, .. } => Some(error),
+            InitError::PeEnvironment(error) => Some(error),
+            InitError::Rendezvous(error) => Some(error),
+            InitError::Io { error, .. } => Some(error),
+            InitError::NoCudaDriver
+            | InitError::NoGpu
+            | InitError::TooFewGpus { .. }
+            | InitError::AlreadyInitialized
+            | InitError::HeapNotSized { .. }
+            | InitError::NoBootstrapPlugin { .. }
+            | InitError::InitTimeout { .. }
+            | InitError::UniqueIdLength { .. }
+            | InitError::UniqueIdVersion { .. }
+            | InitError::PeMismatch { .. }
+            | InitError::Incomplete { .. } => None,
+        }
+    }
+}
 
 /// What [`InitError::MpsFailed`] says beside the driver's error.
 fn mps_failed(mps: &nvshmem_pe_env::mps::Mps) -> String {
