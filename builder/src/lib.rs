@@ -81,7 +81,7 @@ pub use transport_pin::{DEVICE_TRANSPORTS_VAR, DeviceTransports};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The architecture built for when none is given: Hopper (H100, H200).
+/// The architecture built for when none is given: Hopper (compute capability 9.0).
 pub const DEFAULT_ARCH: &str = "sm_90";
 
 /// Builds one kernel crate to PTX. See the [crate documentation](crate).
