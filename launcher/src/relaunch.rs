@@ -102,3 +102,47 @@ pub fn relaunch_current_program(args: &[OsString], job: &JobArgs) -> i32 {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    /// The job flags alone.
+    #[derive(Parser)]
+    struct Args {
+        #[command(flatten)]
+        job: JobArgs,
+    }
+
+    fn job() -> JobArgs {
+        Args::parse_from(["program"]).job
+    }
+
+    #[test]
+    fn a_pe_runs_its_part_and_ends_with_its_status() {
+        let mut ran = None;
+        let code = run_pe_or_relaunch("p", &job(), Ok::<_, String>(Some(7)), |pe| {
+            ran = Some(pe);
+            Ok::<_, String>(ExitCode::from(3))
+        });
+        assert_eq!((ran, code), (Some(7), ExitCode::from(3)));
+        let code = run_pe_or_relaunch("p", &job(), Ok::<_, String>(Some(7)), |_| {
+            Ok::<_, String>(())
+        });
+        assert_eq!(code, ExitCode::SUCCESS);
+    }
+
+    #[test]
+    fn a_failed_detection_or_pe_fails_without_relaunching() {
+        let never_runs = |_: u8| -> Result<(), String> {
+            panic!("a PE whose start was not understood must not run")
+        };
+        let code = run_pe_or_relaunch("p", &job(), Err("no PE"), never_runs);
+        assert_eq!(code, ExitCode::FAILURE);
+        let code = run_pe_or_relaunch("p", &job(), Ok::<_, String>(Some(0)), |_| {
+            Err::<(), _>("wrong values")
+        });
+        assert_eq!(code, ExitCode::FAILURE);
+    }
+}
