@@ -303,24 +303,8 @@ impl std::error::Error for BuildError {
             BuildError::NvshmemNotFound(error) => Some(error),
             BuildError::NvshmemVersion(error) => Some(error),
             BuildError::Spawn { error, .. } | BuildError::Io { error, .. } => Some(error),
-            BuildError::ArchitectureNotAvailable { .. }
-            | BuildError::NoDeviceBitcode { .. }
-            | BuildError::InvalidArchitecture(_)
-            | BuildError::NoArchitecture
-            | BuildError::ToolMissing { .. }
-            | BuildError::NoKernelCrate(_)
-            | BuildError::CargoFailed { .. }
-            | BuildError::NoPtxProduced { .. }
-            | BuildError::InvalidPtx { .. }
-            | BuildError::RegisterLimit { .. }
-            | BuildError::PtxasRejected { .. }
-            | BuildError::SassBelowPtx { .. }
-            | BuildError::SassVariable { .. }
-            | BuildError::DeviceTransports(_)
-            | BuildError::RenamedVariable { .. }
-            | BuildError::NvlinkFailed { .. }
-            | BuildError::SassMissingKernels { .. }
-            | BuildError::FatbinaryFailed { .. } => None,
+            // The others carry text (tools' output, paths, names), no error of their own.
+            _ => None,
         }
     }
 }
