@@ -53,10 +53,10 @@ as_user() {
     fi
     # Machine code ahead of time, as a release build makes it, asked for by name here so that the
     # debug build above is reused: the builder's fat binary must hold it.
-    as_user env NVSHMEM_RS_SASS=sm_90 cargo build -q
+    as_user env NVSHMEMRS_SASS=sm_90 cargo build -q
     fatbin=$(ls -t "$repo"/target/debug/build/starter-check-*/out/starter-check-kernels.fatbin | head -1)
     [[ $(head -c 4 "$fatbin" | od -An -tx1 | tr -d ' \n') == 50ed55ba ]] ||
-        fail "the starter built with NVSHMEM_RS_SASS=sm_90 has no fat binary of machine code ($fatbin)"
+        fail "the starter built with NVSHMEMRS_SASS=sm_90 has no fat binary of machine code ($fatbin)"
     as_user cargo test
     as_user cargo fmt --check
     # The program finds NVSHMEM's host library too: on a GPU machine it runs; without a GPU it

@@ -95,15 +95,22 @@ pub enum BuildError {
         /// The PTX's architecture.
         ptx_arch: String,
     },
-    /// `NVSHMEM_RS_SASS` is not a list of architectures.
+    /// `NVSHMEMRS_SASS` is not a list of architectures.
     SassVariable {
         /// Its value.
         value: String,
         /// What is wrong with it.
         problem: String,
     },
-    /// `NVSHMEM_RS_DEVICE_TRANSPORTS` is neither `proxy` nor `all` (its value).
+    /// `NVSHMEMRS_DEVICE_TRANSPORTS` is neither `proxy` nor `all` (its value).
     DeviceTransports(String),
+    /// A variable is set under a name the builder no longer reads.
+    RenamedVariable {
+        /// The name that is set.
+        old: &'static str,
+        /// The name to set instead.
+        new: &'static str,
+    },
     /// `nvlink` could not link relocatable machine code.
     NvlinkFailed {
         /// The object it was given.
@@ -191,6 +198,11 @@ impl fmt::Display for BuildError {
                 "{var}={value}: set it to `proxy` (NVSHMEM's proxy transport only: small modules \
                  that build fast) or `all` (also IBGDA and GDAKI, for jobs that enable them)",
                 var = crate::transport_pin::DEVICE_TRANSPORTS_VAR
+            ),
+            BuildError::RenamedVariable { old, new } => write!(
+                f,
+                "{old} is no longer read: every variable of nvshmem-rs begins with NVSHMEMRS_; \
+                 set {new} (same values) instead, and unset {old}"
             ),
             BuildError::NvlinkFailed { object, output } => write!(
                 f,
@@ -285,7 +297,17 @@ impl fmt::Display for BuildError {
     }
 }
 
-impl std::error::Error for BuildError {}
+impl std::error::Error for BuildError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            BuildError::NvshmemNotFound(error) => Some(error),
+            BuildError::NvshmemVersion(error) => Some(error),
+            BuildError::Spawn { error, .. } | BuildError::Io { error, .. } => Some(error),
+            // The others carry text (tools' output, paths, names), no error of their own.
+            _ => None,
+        }
+    }
+}
 
 impl From<nvshmem_locate::NotFound> for BuildError {
     fn from(not_found: nvshmem_locate::NotFound) -> Self {
@@ -302,6 +324,17 @@ impl From<nvshmem_locate::VersionError> for BuildError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::error::Error as _;
+
+    #[test]
+    fn an_operating_system_error_is_the_source() {
+        let error = BuildError::Io {
+            path: PathBuf::from("k.ptx"),
+            error: std::io::Error::new(std::io::ErrorKind::NotFound, "gone"),
+        };
+        assert_eq!(error.source().unwrap().to_string(), "gone");
+        assert!(BuildError::NoArchitecture.source().is_none());
+    }
 
     fn rejected(output: &str) -> String {
         BuildError::PtxasRejected {

@@ -69,6 +69,7 @@ mod linker;
 mod nested_cargo;
 mod ptx_file;
 mod ptxas;
+mod renamed;
 mod sass;
 mod transport_pin;
 
@@ -80,7 +81,7 @@ pub use transport_pin::{DEVICE_TRANSPORTS_VAR, DeviceTransports};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The architecture built for when none is given: Hopper (H100, H200).
+/// The architecture built for when none is given: Hopper (compute capability 9.0).
 pub const DEFAULT_ARCH: &str = "sm_90";
 
 /// Builds one kernel crate to PTX. See the [crate documentation](crate).
@@ -232,7 +233,7 @@ impl PtxBuilder {
     /// compile; each must be the PTX's architecture ([`PtxBuilder::arch`]) or newer. By default a
     /// release build compiles it for the build machine's GPUs (as `nvidia-smi` reports them), or for
     /// the PTX's architecture on a machine without one, and other builds keep PTX only, which builds
-    /// faster. The variable `NVSHMEM_RS_SASS` ([`SASS_VAR`]: `sm_90,sm_100`, or `none`) overrides
+    /// faster. The variable `NVSHMEMRS_SASS` ([`SASS_VAR`]: `sm_90,sm_100`, or `none`) overrides
     /// both, without editing `build.rs`. An empty list means PTX only.
     ///
     /// ```no_run
@@ -245,7 +246,7 @@ impl PtxBuilder {
     }
 
     /// Which of NVSHMEM's device transports the kernels' NVSHMEM code keeps (default
-    /// [`DeviceTransports::Proxy`]; the variable `NVSHMEM_RS_DEVICE_TRANSPORTS`,
+    /// [`DeviceTransports::Proxy`]; the variable `NVSHMEMRS_DEVICE_TRANSPORTS`,
     /// [`DEVICE_TRANSPORTS_VAR`], set to `proxy` or `all`, overrides it without editing `build.rs`).
     ///
     /// From NVSHMEM 3.8 on, every transfer function carries the code of IBGDA and GDAKI, the
@@ -304,7 +305,10 @@ impl PtxBuilder {
             "PTXAS",
             SASS_VAR,
             DEVICE_TRANSPORTS_VAR,
-        ] {
+        ]
+        .into_iter()
+        .chain(renamed::RENAMED.map(|(old, _)| old))
+        {
             println!("cargo::rerun-if-env-changed={variable}");
         }
         let built = self.compile()?;
@@ -363,6 +367,7 @@ impl PtxBuilder {
     /// ```
     pub fn compile_for(self, archs: &[&str]) -> Result<Vec<BuiltPtx>, BuildError> {
         run_if_invoked_as_linker();
+        renamed::refuse_old_names(|name| std::env::var_os(name).is_some())?;
         if archs.is_empty() {
             return Err(BuildError::NoArchitecture);
         }

@@ -184,6 +184,7 @@ const DIGESTED_SOURCES: (u64, &[&str]) = digest_of_sources!(
     "nested_cargo.rs",
     "ptx_file.rs",
     "ptxas.rs",
+    "renamed.rs",
     "sass.rs",
     "transport_pin.rs",
     "error.rs",
@@ -214,7 +215,7 @@ const fn fnv1a(parts: &[&[u8]]) -> u64 {
 /// to this executable (the build script, which acts as the linker), named after [`LINKER_DIGEST`].
 /// Cargo relinks a crate whenever its linker's path changes, and every variant of a build script
 /// (a package's `cargo check`, `cargo doc` and `cargo test` builds) is an executable of its own:
-/// naming the executable itself relinked every kernel crate for each. The name changes with the
+/// naming the executable itself would relink every kernel crate for each. The name changes with the
 /// builder's sources, so a changed link step still relinks.
 fn stable_linker(target_dir: &Path) -> Result<PathBuf, BuildError> {
     let io = |path: &Path| {

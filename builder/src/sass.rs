@@ -11,7 +11,7 @@ use std::process::Command;
 
 /// The environment variable that chooses the architectures given SASS, over the builder's setting
 /// and the profile's default: a comma-separated list (`sm_90,sm_100`), or `none`.
-pub const SASS_VAR: &str = "NVSHMEM_RS_SASS";
+pub const SASS_VAR: &str = "NVSHMEMRS_SASS";
 
 /// PTX at least this large is compiled as relocatable code and linked by `nvlink`: modules of many
 /// megabytes (NVSHMEM 3.8's network transports where they are kept, or its reductions inlined for
@@ -291,7 +291,7 @@ fn tool_beside(ptxas: &Path, tool: &str) -> Result<PathBuf, BuildError> {
             looked_in: dir.to_path_buf(),
             fix: "use a ptxas from a full CUDA toolkit or the nvidia-cuda-nvcc wheel, which keep \
                   fatbinary and nvlink beside it, or build without machine code: \
-                  NVSHMEM_RS_SASS=none",
+                  NVSHMEMRS_SASS=none",
         })
     }
 }

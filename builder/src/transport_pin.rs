@@ -15,7 +15,7 @@ use nvshmem_abi::{PINNED_DEVICE_TRANSPORT_SYMBOL, PROXY_DEVICE_TRANSPORT as PROX
 
 /// The environment variable that chooses the device transports over the builder's setting:
 /// `proxy` or `all`.
-pub const DEVICE_TRANSPORTS_VAR: &str = "NVSHMEM_RS_DEVICE_TRANSPORTS";
+pub const DEVICE_TRANSPORTS_VAR: &str = "NVSHMEMRS_DEVICE_TRANSPORTS";
 
 /// Which of NVSHMEM's device transports the kernels' NVSHMEM code can use
 /// ([`crate::PtxBuilder::device_transports`]).

@@ -1,6 +1,6 @@
 # NVSHMEM's environment checked before NVSHMEM reads it, and the heap's bound before NVSHMEM is asked
-# for more: each used to end inside NVSHMEM (a crash, exit 139 or 255), and must now end the job with
-# exit 1 and a message naming the variable and what to set it to.
+# for more: unchecked, each ends inside NVSHMEM (a crash, exit 139 or 255); checked, each must end the
+# job with exit 1 and a message naming the variable and what to set it to.
 # - a size NVSHMEM cannot parse;
 # - a heap cap below one granule (NVSHMEM 3.4.5 then fails its own team set-up, reports success,
 #   and crashes at the first allocation);

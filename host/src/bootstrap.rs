@@ -88,6 +88,21 @@ impl Bootstrap {
         Ok(Bootstrap::from_variables(|name| std::env::var(name).ok()))
     }
 
+    /// [`Bootstrap::detect`] for a program that relaunches itself when started directly: `None`
+    /// where nothing started this process as a PE ([`Bootstrap::SinglePe`]). What
+    /// `nvshmem_launch::run_pe_or_relaunch` takes.
+    ///
+    /// ```no_run
+    /// match nvshmem_host::Bootstrap::detect_pe()? {
+    ///     Some(bootstrap) => println!("one PE of a job: {bootstrap:?}"),
+    ///     None => println!("started directly"),
+    /// }
+    /// # Ok::<(), nvshmem_host::Error>(())
+    /// ```
+    pub fn detect_pe() -> Result<Option<Bootstrap>, crate::Error> {
+        Ok(Some(Bootstrap::detect()?).filter(|bootstrap| *bootstrap != Bootstrap::SinglePe))
+    }
+
     /// Detection from any source of variables (the recorded environments of the tests).
     ///
     /// ```

@@ -82,7 +82,7 @@ mod tests {
             );
             let message = error.to_string();
             assert!(
-                message.contains("NVSHMEM_RS_DEVICE_TRANSPORTS=all"),
+                message.contains("NVSHMEMRS_DEVICE_TRANSPORTS=all"),
                 "{message}"
             );
         }
@@ -104,7 +104,7 @@ mod tests {
             assert!(
                 error
                     .to_string()
-                    .contains("NVSHMEM_RS_DEVICE_TRANSPORTS=all")
+                    .contains("NVSHMEMRS_DEVICE_TRANSPORTS=all")
             );
         }
     }

@@ -401,8 +401,8 @@ mod tests {
 
     #[test]
     fn a_heap_cap_below_one_granule_is_refused_while_vmm_is_on() {
-        // NVSHMEM 3.4.5 on an H200: caps of 8M, 64M and 256M with the default 512M granule failed
-        // its team set-up and crashed at the first allocation; 600M and 1100M ran.
+        // With NVSHMEM 3.4.5, caps of 8M, 64M and 256M with the default 512M granule failed its
+        // team set-up and crashed at the first allocation; 600M and 1100M ran.
         let error = check(only(MAX_MEMORY_PER_GPU, "256M")).unwrap_err();
         assert_eq!(
             error,

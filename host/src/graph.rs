@@ -4,7 +4,7 @@
 //! launch of each piece.
 //!
 //! Kernel launches capture like any other work, NVSHMEM device calls inside them included. NVSHMEM's
-//! own `nvshmemx_*_on_stream` calls are another matter: measured on one H200 with NVSHMEM 3.4.5,
+//! own `nvshmemx_*_on_stream` calls are another matter: with NVSHMEM 3.4.5,
 //! `nvshmemx_barrier_all_on_stream` between two or more PEs refuses the capture and ends the process
 //! (status 255, "operation not permitted when stream is capturing"); on one PE it captures. So that
 //! PEs can meet inside a graph, launch a kernel that calls `nvshmem_gpu::sync::barrier_all` from

@@ -2,7 +2,7 @@
 //! other PEs need).
 
 use crate::error::CudaContext as _;
-use crate::{Error, Kernel, LaunchError, OnStream};
+use crate::{Error, Kernel, KernelLaunchError, OnStream};
 use cudarc::driver::CudaFunction;
 use cudarc::driver::sys::CUdevice_attribute;
 use nvshmem_abi::SymmetricPtr;
@@ -113,7 +113,7 @@ impl Kernel<'_> {
     /// Launches the kernel on the handle's stream (on another stream: [`OnStream::launch`]);
     /// returns without waiting for it. A block larger
     /// than the kernel can run with (see [`Kernel::max_threads_per_block`]) is refused with
-    /// [`LaunchError::BlockTooLarge`] before anything is launched.
+    /// [`KernelLaunchError::BlockTooLarge`] before anything is launched.
     ///
     /// A kernel that waits on other PEs or blocks (barriers, `wait_until`) needs
     /// [`Kernel::launch_cooperative`]: launched this way, a block may wait for one that is not yet
@@ -163,7 +163,7 @@ impl Kernel<'_> {
 
     /// The most blocks of this shape that can be resident at once (the cooperative-launch limit),
     /// with the resident blocks per multiprocessor and the multiprocessor count. A block larger
-    /// than the kernel can run is [`LaunchError::BlockTooLarge`], not a limit of 0.
+    /// than the kernel can run is [`KernelLaunchError::BlockTooLarge`], not a limit of 0.
     pub fn max_cooperative_blocks(&self, config: LaunchConfig) -> Result<(u32, u32, u32), Error> {
         self.check_block(config)?;
         // SAFETY: the function belongs to a loaded module.
@@ -215,7 +215,7 @@ impl Kernel<'_> {
     fn check_block(&self, config: LaunchConfig) -> Result<(), Error> {
         let requested = config.threads_per_block();
         if requested > self.max_threads_per_block {
-            return Err(LaunchError::BlockTooLarge {
+            return Err(KernelLaunchError::BlockTooLarge {
                 kernel: self.name.clone(),
                 requested,
                 limit: self.max_threads_per_block,
@@ -230,7 +230,7 @@ impl Kernel<'_> {
         let (limit, blocks_per_sm, sms) = self.max_cooperative_blocks(config)?;
         let requested = config.blocks();
         if requested > limit {
-            return Err(LaunchError::CooperativeGridTooLarge {
+            return Err(KernelLaunchError::CooperativeGridTooLarge {
                 requested,
                 limit,
                 blocks_per_sm,
@@ -305,7 +305,7 @@ impl OnStream<'_> {
         if let Some(declared) = kernel.param_count
             && declared != params.len()
         {
-            return Err(LaunchError::ParameterCount {
+            return Err(KernelLaunchError::ParameterCount {
                 kernel: kernel.name.clone(),
                 declared,
                 passed: params.len(),

@@ -43,7 +43,7 @@
 //!
 //! # Errors
 //! Every fallible call returns [`Error`]: a layer's own error ([`InitError`], [`MemoryError`],
-//! [`ModuleError`], [`LaunchError`], [`GraphError`], [`TeamError`], and
+//! [`ModuleError`], [`KernelLaunchError`], [`GraphError`], [`TeamError`], and
 //! [`environment::EnvironmentError`]) or a failure any layer can meet (a CUDA or NVSHMEM call, a
 //! function the loaded library lacks). Each message says what to do.
 //!
@@ -56,7 +56,7 @@
 pub mod allocation_check;
 mod bootstrap;
 mod buffer;
-pub mod device_checks;
+mod device_checks;
 mod device_memory;
 mod device_state;
 mod device_transport;
@@ -64,6 +64,7 @@ pub mod environment;
 mod error;
 mod exit_guard;
 mod graph;
+mod heap_size;
 mod image;
 mod init_deadline;
 mod launch;
@@ -72,10 +73,10 @@ mod mapped_signal_adds;
 mod module;
 #[cfg(feature = "mpi")]
 pub mod mpi;
+mod nvshmem;
 mod peer;
 mod registration;
 pub mod result;
-mod runtime;
 mod signature;
 mod stream_ops;
 mod team;
@@ -86,8 +87,8 @@ mod unique_id;
 pub use bootstrap::{Bootstrap, Plugin};
 pub use buffer::SymmetricBuffer;
 pub use error::{
-    AllocationRefusal, AllocationRequest, CudaContext, Error, GraphError, InitError, LaunchError,
-    MemoryError, ModuleError, TeamError,
+    AllocationRefusal, AllocationRequest, CudaContext, Error, GraphError, InitError,
+    KernelLaunchError, MemoryError, ModuleError, TeamError,
 };
 pub use graph::Graph;
 pub use image::ModuleImage;
@@ -95,10 +96,10 @@ pub use init_deadline::{DEFAULT_INIT_TIMEOUT, INIT_TIMEOUT};
 pub use launch::{KernelArg, LaunchConfig};
 pub use mapped_signal_adds::SignalAdds;
 pub use module::{Kernel, Module};
+pub use nvshmem::{Nvshmem, UNIQUE_ID_TIMEOUT};
 pub use nvshmem_abi::{Cmp, SignalOp, SymmetricPtr, Team, op};
 pub use nvshmem_abi::{KernelDescriptor, SafeKernel, SliceParam};
 pub use registration::{LocalMemory, RegisteredBuffer};
-pub use runtime::{Nvshmem, UNIQUE_ID_TIMEOUT};
 pub use signature::check_ptx_signature;
 pub use stream_ops::{OnStream, StreamOperations, StreamReduce};
 pub use team::{InitStatus, TeamHandle};

@@ -24,7 +24,7 @@ fn slow_load_note(elapsed: std::time::Duration, ptx_bytes: usize) -> Option<Stri
              later loads on this machine are quick, unless CUDA_CACHE_DISABLE=1 or the cache is \
              too small to hold it. Machine code built ahead of time for this GPU loads without \
              that: load the kernels with nvshmem_host::module_image! and build them in release \
-             mode or with NVSHMEM_RS_SASS naming this GPU's architecture",
+             mode or with NVSHMEMRS_SASS naming this GPU's architecture",
             elapsed.as_secs_f64(),
             ptx_bytes as f64 / 1e6
         )
@@ -191,7 +191,7 @@ impl Nvshmem {
             }
             None => log::debug!(
                 "PE {pe}: the kernels have no machine code for this {gpu_arch} GPU (they have: \
-                 {}), so the driver compiles their PTX; build them with NVSHMEM_RS_SASS={gpu_arch} \
+                 {}), so the driver compiles their PTX; build them with NVSHMEMRS_SASS={gpu_arch} \
                  to add it",
                 if image.sass().is_empty() || image.sass_archs().is_empty() {
                     "none"

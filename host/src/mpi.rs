@@ -29,7 +29,7 @@
 //!   node, divided by `NVSHMEMRS_PES_PER_GPU` (default 1).
 
 use crate::bootstrap::Plugin;
-use crate::runtime::{first_loadable, open_gpu};
+use crate::nvshmem::{first_loadable, open_gpu};
 use crate::{Error, Nvshmem, result};
 use mpi::raw::AsRaw;
 use mpi::topology::Communicator;

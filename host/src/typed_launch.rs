@@ -42,7 +42,7 @@
 #[cfg(doc)]
 use crate::ModuleError;
 use crate::{
-    Error, Kernel, KernelArg, LaunchConfig, LaunchError, Module, SymmetricBuffer, TeamHandle,
+    Error, Kernel, KernelArg, KernelLaunchError, LaunchConfig, Module, SymmetricBuffer, TeamHandle,
 };
 use bytemuck::Pod;
 use nvshmem_abi::{ElementType, KernelDescriptor, SafeKernel, SliceParam, Team};
@@ -226,7 +226,7 @@ unsafe impl<'a> IntoParam<'a, Team> for Team {
         if crate::team::PREDEFINED_TEAMS.contains(&self) {
             Ok(LaunchValue::scalar(&self.raw().to_ne_bytes()))
         } else {
-            Err(LaunchError::SplitTeamByValue { team: self.raw() }.into())
+            Err(KernelLaunchError::SplitTeamByValue { team: self.raw() }.into())
         }
     }
 }
@@ -244,7 +244,7 @@ unsafe impl<'a> IntoParam<'a, Team> for &'a TeamHandle<'_> {
 unsafe impl<'a, T: Pod + ElementType> IntoParam<'a, SliceParam<T>> for &'a SymmetricBuffer<'_, T> {
     fn into_param(self) -> Result<LaunchValue<'a>, Error> {
         if !self.checked {
-            return Err(LaunchError::UncheckedAllocation {
+            return Err(KernelLaunchError::UncheckedAllocation {
                 bytes: self.len() * size_of::<T>(),
             }
             .into());
@@ -312,7 +312,7 @@ launch_args!(
 #[cfg(test)]
 mod tests {
     use super::{IntoParam, LaunchArgs, LaunchValue};
-    use crate::{Error, LaunchError, Team};
+    use crate::{Error, KernelLaunchError, Team};
 
     fn words(value: &LaunchValue<'_>) -> Vec<u64> {
         value.words[..value.count].to_vec()
@@ -353,7 +353,7 @@ mod tests {
         let refused = IntoParam::<Team>::into_param(split).unwrap_err();
         assert!(matches!(
             refused,
-            Error::Launch(LaunchError::SplitTeamByValue { team: 5 })
+            Error::Launch(KernelLaunchError::SplitTeamByValue { team: 5 })
         ));
         assert!(refused.to_string().contains("pass the handle instead"));
     }

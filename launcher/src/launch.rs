@@ -10,7 +10,6 @@ use nvshmem_pe_env::mps::{self, Mps};
 use nvshmem_pe_env::rendezvous::JobFolder;
 use nvshmem_pe_env::{MAX_PES, MAX_PES_PER_GPU, PeIdentity};
 
-use crate::cli::JobArgs;
 use crate::gpus::{self, GpuCountError};
 use crate::mps_daemon::{MpsError, PrivateMps};
 use crate::outcome::{Ending, Outcome, PeReport};
@@ -30,7 +29,7 @@ use crate::supervise::{self, RunningPe};
 ///     .timeout(Duration::from_secs(60))
 ///     .run()?;
 /// std::process::exit(outcome.exit_code());
-/// # Ok::<(), nvshmem_launch::LaunchError>(())
+/// # Ok::<(), nvshmem_launch::JobStartError>(())
 /// ```
 ///
 /// A program can relaunch itself as a job when it was not started as a PE:
@@ -135,10 +134,10 @@ impl Launch {
     /// The number of PEs this job will have, checked against the visible GPUs and against
     /// [`pe_env::MAX_PES`](crate::pe_env::MAX_PES) and
     /// [`pe_env::MAX_PES_PER_GPU`](crate::pe_env::MAX_PES_PER_GPU).
-    pub fn resolve_n_pes(&self) -> Result<usize, LaunchError> {
+    pub fn resolve_n_pes(&self) -> Result<usize, JobStartError> {
         let pes_per_gpu = self.pes_per_gpu.get();
         if pes_per_gpu > MAX_PES_PER_GPU {
-            return Err(LaunchError::TooMany {
+            return Err(JobStartError::TooMany {
                 flag: "--pes-per-gpu",
                 value: pes_per_gpu,
                 max: MAX_PES_PER_GPU,
@@ -146,7 +145,7 @@ impl Launch {
         }
         let n_pes = self.resolve_uncapped(pes_per_gpu)?;
         if n_pes > MAX_PES {
-            return Err(LaunchError::TooMany {
+            return Err(JobStartError::TooMany {
                 flag: "-n",
                 value: n_pes,
                 max: MAX_PES,
@@ -156,19 +155,19 @@ impl Launch {
     }
 
     /// [`Launch::resolve_n_pes`] before the caps.
-    fn resolve_uncapped(&self, pes_per_gpu: usize) -> Result<usize, LaunchError> {
+    fn resolve_uncapped(&self, pes_per_gpu: usize) -> Result<usize, JobStartError> {
         match (self.n_pes, gpus::visible_gpu_count()) {
             (Some(n), Ok(visible)) if n.get() > visible.saturating_mul(pes_per_gpu) => {
-                Err(LaunchError::TooFewGpus {
+                Err(JobStartError::TooFewGpus {
                     n_pes: n.get(),
                     pes_per_gpu,
                     visible,
                 })
             }
             (Some(n), _) => Ok(n.get()),
-            (None, Ok(0)) => Err(LaunchError::NoVisibleGpu),
+            (None, Ok(0)) => Err(JobStartError::NoVisibleGpu),
             (None, Ok(visible)) => Ok(visible.saturating_mul(pes_per_gpu)),
-            (None, Err(error)) => Err(LaunchError::GpuCount(error)),
+            (None, Err(error)) => Err(JobStartError::GpuCount(error)),
         }
     }
 
@@ -212,18 +211,18 @@ impl Launch {
     /// the last has ended ([`Outcome::mps_left_running`] says if that failed).
     ///
     /// Errors only when the job could not start; how it ended is in the [`Outcome`].
-    pub fn run(&self) -> Result<Outcome, LaunchError> {
+    pub fn run(&self) -> Result<Outcome, JobStartError> {
         let n_pes = self.resolve_n_pes()?;
-        let folder = JobFolder::create().map_err(LaunchError::Rendezvous)?;
+        let folder = JobFolder::create().map_err(JobStartError::Rendezvous)?;
         log::debug!(
             "starting {n_pes} PE(s) of {} at {} per GPU, rendezvous in {}",
             self.program.to_string_lossy(),
             self.pes_per_gpu,
             folder.path().display()
         );
-        let signals = SignalWatch::start().map_err(LaunchError::Signals)?;
+        let signals = SignalWatch::start().map_err(JobStartError::Signals)?;
         let daemon = match (self.mps, mps::detect()) {
-            (true, None) => Some(PrivateMps::start(folder.path()).map_err(LaunchError::Mps)?),
+            (true, None) => Some(PrivateMps::start(folder.path()).map_err(JobStartError::Mps)?),
             (true, Some(running)) => {
                 log::debug!("--mps: MPS already runs ({running}); the job uses it");
                 None
@@ -257,7 +256,7 @@ impl Launch {
                     supervise::stop_all(&mut pes, libc::SIGKILL, &signals);
                     supervise::drain_output(&mut pes);
                     pes.iter_mut().for_each(RunningPe::reap);
-                    return Err(LaunchError::Spawn {
+                    return Err(JobStartError::Spawn {
                         pe,
                         program: self.program.clone(),
                         source,
@@ -324,41 +323,9 @@ impl Launch {
     }
 }
 
-/// For programs that relaunch themselves when started directly rather than as a PE: runs the
-/// current program once per PE with `args` (its own command line, which each PE reads again), sized
-/// by `job` (flags not given take the launcher's defaults), reports like
-/// [`Launch::run_and_report`], and returns the job's exit status.
-///
-/// ```no_run
-/// use clap::Parser;
-///
-/// /// A program that runs on every visible GPU.
-/// #[derive(Parser)]
-/// struct Args {
-///     #[command(flatten)]
-///     job: nvshmem_launch::cli::JobArgs,
-/// }
-///
-/// let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
-/// let parsed = Args::parse();
-/// std::process::exit(nvshmem_launch::relaunch_current_program(&args, &parsed.job));
-/// ```
-pub fn relaunch_current_program(args: &[OsString], job: &JobArgs) -> i32 {
-    match Launch::current_program() {
-        Ok(launch) => job.apply(launch.args(args)).run_and_report(),
-        Err(error) => {
-            let _ = writeln!(
-                io::stderr(),
-                "nvshmemrun: error: cannot find this program's path to relaunch it: {error}"
-            );
-            1
-        }
-    }
-}
-
 /// The exit status for the result of [`Launch::run`]: [`Outcome::exit_code`] for a job that ran,
-/// [`LaunchError::exit_code`] for one that could not start.
-pub fn exit_code(result: &Result<Outcome, LaunchError>) -> i32 {
+/// [`JobStartError::exit_code`] for one that could not start.
+pub fn exit_code(result: &Result<Outcome, JobStartError>) -> i32 {
     match result {
         Ok(outcome) => outcome.exit_code(),
         Err(error) => error.exit_code(),
@@ -367,7 +334,7 @@ pub fn exit_code(result: &Result<Outcome, LaunchError>) -> i32 {
 
 /// A job could not start.
 #[derive(Debug)]
-pub enum LaunchError {
+pub enum JobStartError {
     /// No PE count was given and no GPU could be counted.
     GpuCount(GpuCountError),
     /// No PE count was given and `CUDA_VISIBLE_DEVICES` is empty.
@@ -407,36 +374,36 @@ pub enum LaunchError {
     },
 }
 
-impl LaunchError {
+impl JobStartError {
     /// The exit status for this error: 2 for a PE count that does not fit the GPUs (as for a usage
     /// error), 127 for a program that was not found, 126 for one that may not be run, 1 otherwise.
     pub fn exit_code(&self) -> i32 {
         match self {
-            LaunchError::GpuCount(_)
-            | LaunchError::NoVisibleGpu
-            | LaunchError::TooFewGpus { .. }
-            | LaunchError::TooMany { .. } => 2,
-            LaunchError::Spawn { source, .. } => match source.kind() {
+            JobStartError::GpuCount(_)
+            | JobStartError::NoVisibleGpu
+            | JobStartError::TooFewGpus { .. }
+            | JobStartError::TooMany { .. } => 2,
+            JobStartError::Spawn { source, .. } => match source.kind() {
                 io::ErrorKind::NotFound => 127,
                 io::ErrorKind::PermissionDenied => 126,
                 _ => 1,
             },
-            LaunchError::Rendezvous(_) | LaunchError::Signals(_) | LaunchError::Mps(_) => 1,
+            JobStartError::Rendezvous(_) | JobStartError::Signals(_) | JobStartError::Mps(_) => 1,
         }
     }
 }
 
-impl fmt::Display for LaunchError {
+impl fmt::Display for JobStartError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            LaunchError::GpuCount(error) => write!(f, "{error}"),
-            LaunchError::NoVisibleGpu => write!(
+            JobStartError::GpuCount(error) => write!(f, "{error}"),
+            JobStartError::NoVisibleGpu => write!(
                 f,
                 "{} is empty, which hides every GPU, and nvshmem-rs needs at least one; set it to \
                  the GPUs to use (e.g. 0,1; `nvidia-smi -L` lists them) or unset it",
                 gpus::CUDA_VISIBLE_DEVICES
             ),
-            LaunchError::TooFewGpus {
+            JobStartError::TooFewGpus {
                 n_pes,
                 pes_per_gpu,
                 visible,
@@ -463,24 +430,24 @@ impl fmt::Display for LaunchError {
                     )
                 }
             }
-            LaunchError::TooMany { flag, value, max } => write!(
+            JobStartError::TooMany { flag, value, max } => write!(
                 f,
                 "{flag} {value} is more than {max}, the most a job may have (all its PEs run on \
                  this machine); pass {flag} {max} or less"
             ),
-            LaunchError::Rendezvous(error) => write!(
+            JobStartError::Rendezvous(error) => write!(
                 f,
                 "could not create the job's rendezvous folder: {error}; check that the temporary \
                  folder (TMPDIR, else /tmp) exists and is writable"
             ),
-            LaunchError::Signals(error) => {
+            JobStartError::Signals(error) => {
                 write!(
                     f,
                     "could not install the launcher's signal handlers: {error}"
                 )
             }
-            LaunchError::Mps(error) => write!(f, "{error}"),
-            LaunchError::Spawn {
+            JobStartError::Mps(error) => write!(f, "{error}"),
+            JobStartError::Spawn {
                 pe,
                 program,
                 source,
@@ -494,16 +461,16 @@ impl fmt::Display for LaunchError {
     }
 }
 
-impl std::error::Error for LaunchError {
+impl std::error::Error for JobStartError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            LaunchError::GpuCount(error) => Some(error),
-            LaunchError::Mps(error) => Some(error),
-            LaunchError::Rendezvous(error) | LaunchError::Signals(error) => Some(error),
-            LaunchError::Spawn { source, .. } => Some(source),
-            LaunchError::NoVisibleGpu
-            | LaunchError::TooFewGpus { .. }
-            | LaunchError::TooMany { .. } => None,
+            JobStartError::GpuCount(error) => Some(error),
+            JobStartError::Mps(error) => Some(error),
+            JobStartError::Rendezvous(error) | JobStartError::Signals(error) => Some(error),
+            JobStartError::Spawn { source, .. } => Some(source),
+            JobStartError::NoVisibleGpu
+            | JobStartError::TooFewGpus { .. }
+            | JobStartError::TooMany { .. } => None,
         }
     }
 }
@@ -519,7 +486,7 @@ mod tests {
             .pes_per_gpu(huge)
             .resolve_n_pes()
             .unwrap_err();
-        assert!(matches!(error, LaunchError::TooMany { .. }), "{error:?}");
+        assert!(matches!(error, JobStartError::TooMany { .. }), "{error:?}");
         assert_eq!(
             error.to_string(),
             format!(
@@ -533,7 +500,7 @@ mod tests {
 
     #[test]
     fn too_few_gpus_says_how_to_share() {
-        let error = LaunchError::TooFewGpus {
+        let error = JobStartError::TooFewGpus {
             n_pes: 4,
             pes_per_gpu: 1,
             visible: 1,
@@ -548,7 +515,7 @@ mod tests {
 
     #[test]
     fn hidden_gpus_say_how_to_show_them_not_to_pass_a_count() {
-        let text = LaunchError::NoVisibleGpu.to_string();
+        let text = JobStartError::NoVisibleGpu.to_string();
         assert!(
             text.contains("CUDA_VISIBLE_DEVICES is empty") && text.contains("or unset it"),
             "{text}"

@@ -11,7 +11,9 @@
 //!   job's rendezvous folder (the crate `nvshmem-pe-env`, which the PEs' side, `nvshmem-host`,
 //!   shares);
 //! - [`gpus`]: counting the visible GPUs, which sets the default PE count;
-//! - [`Launch`]: describing and running a job; [`Outcome`]: how it ended.
+//! - [`Launch`]: describing and running a job; [`Outcome`]: how it ended;
+//! - [`run_pe_or_relaunch`]: the `main` of a program that relaunches itself under the launcher when
+//!   started directly, and does one PE's part when started as a PE.
 //!
 //! Supervision: each PE runs in its own process group; its stdout and stderr lines go to the
 //! launcher's stdout and stderr behind a `[pe K] ` prefix, and its last [`TAIL_LINES`] lines are
@@ -41,12 +43,14 @@ mod mps_daemon;
 mod nvshmem_abort;
 mod outcome;
 mod output;
+mod relaunch;
 mod signals;
 mod supervise;
 
-pub use launch::{Launch, LaunchError, exit_code, relaunch_current_program};
+pub use launch::{JobStartError, Launch, exit_code};
 pub use mps_daemon::MpsError;
 /// The environment contract between the launcher and its PEs, shared with `nvshmem-host`.
 pub use nvshmem_pe_env as pe_env;
 pub use outcome::{Ending, NVSHMEM_EXIT_STATUS, Outcome, PeEnd, PeReport};
 pub use output::TAIL_LINES;
+pub use relaunch::{relaunch_current_program, run_pe_or_relaunch};

@@ -11,7 +11,6 @@
 use clap::Parser;
 use nvshmem_host::{Bootstrap, LaunchConfig, Nvshmem};
 use nvshmem_launch::cli::JobArgs;
-use std::ffi::OsString;
 use std::process::ExitCode;
 
 // The project's own kernel crate, in a group of its own so that its name, which `./x new` sets,
@@ -43,26 +42,13 @@ struct Cli {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let bootstrap = match Bootstrap::detect() {
-        Ok(Bootstrap::SinglePe) => {
-            // Not started by a launcher: start this program again, once per PE.
-            let args: Vec<OsString> = std::env::args_os().skip(1).collect();
-            let status = nvshmem_launch::relaunch_current_program(&args, &cli.job);
-            return ExitCode::from(status.clamp(0, 255) as u8);
-        }
-        Ok(bootstrap) => bootstrap,
-        Err(error) => {
-            eprintln!("nvshmem-starter: {error}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match run_pe(bootstrap, cli.count as usize) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("nvshmem-starter: {error}");
-            ExitCode::FAILURE
-        }
-    }
+    // Started directly (not as a PE): start this program again, once per PE, through the launcher.
+    nvshmem_launch::run_pe_or_relaunch(
+        "nvshmem-starter",
+        &cli.job,
+        Bootstrap::detect_pe(),
+        |bootstrap| run_pe(bootstrap, cli.count as usize),
+    )
 }
 
 /// One PE's part: initialise NVSHMEM, allocate, launch, check, finalise.

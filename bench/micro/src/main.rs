@@ -36,9 +36,9 @@
 //!   cooperatively; inside the kernel, 20 untimed barriers or round trips first line the PEs up,
 //!   then the GPU's nanosecond clock times `--lat-iters` of them (launch skew between PEs would
 //!   otherwise be counted). Median over `--reps` launches, each waited for before the next is
-//!   queued: a launch queued behind a running one made the signal ping-pong's round trips up to
-//!   70 % slower in some processes at 3 and 4 PEs under MPS, in both programs, all launches but the
-//!   last. Barrier latency is time ÷ barriers;
+//!   queued: under MPS, a launch queued behind a running one slows the signal ping-pong's round
+//!   trips in some processes at 3 PEs and more, in both programs, for all launches but the last.
+//!   Barrier latency is time ÷ barriers;
 //!   ping-pong latency is half a round trip (time ÷ round trips ÷ 2).
 //! - Collectives (`reduce_lat`, `alltoall_lat`) are timed like the barrier, at each scope and each
 //!   size of `--lat-sizes`: a sum reduction of `bytes ÷ 8` `u64`, or an `alltoall` in which every
@@ -592,9 +592,8 @@ impl<'a> Runner<'a> {
     ///
     /// The others could wait in `nvshmem_barrier_all` instead, but its kernel would spin on the GPU
     /// while PE 0 measures; with several PEs on one GPU (MPS) it shares the multiprocessors with
-    /// the measured kernel and takes issue slots from it. It cost a one-block thread-scope put of
-    /// 4 KiB 20 % of its bandwidth at 2 PEs on an H200. No kernel runs during a case
-    /// but the ones it measures.
+    /// the measured kernel and takes issue slots from it, which a one-block put's bandwidth shows
+    /// plainly. No kernel runs during a case but the ones it measures.
     fn end_case(&mut self) -> Result<(), Failure> {
         self.cases += 1;
         let number = self.cases;

@@ -25,7 +25,6 @@ use interop::{KERNELS, cudarc_launch_reads_a_put, peer_pointers, registered_allo
 use nvshmem_host::{Bootstrap, Nvshmem, UNIQUE_ID_TIMEOUT, UniqueId};
 use nvshmem_pe_env::rendezvous;
 use std::error::Error;
-use std::ffi::OsString;
 use std::num::NonZeroUsize;
 use std::path::Path;
 use std::process::ExitCode;
@@ -34,28 +33,25 @@ fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     let options = Options::parse();
     let count = options.count as usize;
-    let started = match (&options.rendezvous, options.rank, options.job.n_pes) {
-        (Some(file), Some(rank), Some(n_pes)) => init_through_file(file, rank, n_pes),
-        _ => match Bootstrap::detect() {
-            Ok(Bootstrap::SinglePe) => return relaunch(&options),
-            Ok(bootstrap) => Nvshmem::init_with(bootstrap).map_err(Into::into),
-            Err(error) => Err(error.into()),
-        },
+    let started_as_pe = match (&options.rendezvous, options.rank, options.job.n_pes) {
+        (Some(file), Some(rank), Some(n_pes)) => Ok(Some(Start::Rendezvous(file, rank, n_pes))),
+        _ => Bootstrap::detect_pe().map(|found| found.map(Start::Bootstrap)),
     };
-    match started.and_then(|nvshmem| run_pe(nvshmem, count)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("interop: {error}");
-            ExitCode::FAILURE
-        }
-    }
+    nvshmem_launch::run_pe_or_relaunch("interop", &options.job, started_as_pe, |start| {
+        let nvshmem = match start {
+            Start::Rendezvous(file, rank, n_pes) => init_through_file(file, rank, n_pes)?,
+            Start::Bootstrap(bootstrap) => Nvshmem::init_with(bootstrap)?,
+        };
+        run_pe(nvshmem, count)
+    })
 }
 
-/// Starts this program once per PE through the launcher and returns the job's exit status.
-fn relaunch(options: &Options) -> ExitCode {
-    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
-    let status = nvshmem_launch::relaunch_current_program(&args, &options.job);
-    ExitCode::from(status.clamp(0, 255) as u8)
+/// How this PE meets the others.
+enum Start<'a> {
+    /// Through a unique id in a file (`--rendezvous FILE --rank R -n PES`).
+    Rendezvous(&'a Path, u32, NonZeroUsize),
+    /// As whatever started this process says.
+    Bootstrap(Bootstrap),
 }
 
 /// Rank 0 creates the unique id and publishes it in `file`; the others wait for it there.

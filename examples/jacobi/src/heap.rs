@@ -1,9 +1,10 @@
-//! The symmetric heap a run needs, set for NVSHMEM before it starts.
+//! The symmetric heap a run needs, asked of NVSHMEM as it starts.
 
 use crate::flags::{Options, Rules};
 use nvshmem_halo::host::NormBuffers;
 use nvshmem_halo::{NormSchedule, Patch};
 use nvshmem_host::Bootstrap;
+use nvshmem_host::environment::DEFAULT_SYMMETRIC_SIZE;
 
 /// The symmetric heap one PE of `n_pes` needs, with room to spare: its two arrays, the
 /// reference's two with `--check`, the norms' totals of the run, its warm-up, the graphs and the
@@ -18,21 +19,19 @@ pub(crate) fn symmetric_heap_bytes(options: &Options, patch: &Patch, n_pes: usiz
     bytes + (256 << 20)
 }
 
-/// Sets `NVSHMEM_SYMMETRIC_SIZE` for this run unless the user did.
-pub(crate) fn size_symmetric_heap(rules: &Rules, options: &Options, bootstrap: &Bootstrap) {
-    if std::env::var_os("NVSHMEM_SYMMETRIC_SIZE").is_some() {
-        return;
-    }
+/// The symmetric heap this run asks for (see [`Nvshmem::init_with_heap`]): what PE 0's patch
+/// needs, or NVSHMEM's default where the decomposition fails (which `run_pe` then reports).
+///
+/// [`Nvshmem::init_with_heap`]: nvshmem_host::Nvshmem::init_with_heap
+pub(crate) fn run_heap_bytes(rules: &Rules, options: &Options, bootstrap: &Bootstrap) -> usize {
     let n_pes = match bootstrap {
         Bootstrap::Launcher(identity) => identity.n_pes,
         _ => 1,
     };
-    let Ok(decomposition) = (rules.decompose)(options, n_pes.max(1)) else {
-        return;
-    };
-    let mib = symmetric_heap_bytes(options, &decomposition.patch(0), n_pes).div_ceil(1 << 20);
-    // SAFETY: no other thread runs yet; NVSHMEM reads the variable during init, just after.
-    unsafe { std::env::set_var("NVSHMEM_SYMMETRIC_SIZE", format!("{mib}M")) };
+    match (rules.decompose)(options, n_pes.max(1)) {
+        Ok(decomposition) => symmetric_heap_bytes(options, &decomposition.patch(0), n_pes),
+        Err(_) => DEFAULT_SYMMETRIC_SIZE as usize,
+    }
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! started directly, or running this PE.
 
 use crate::flags::{Options, Rules, STALE_HALO_NEEDS_PES, parse, usage_error};
-use crate::heap::size_symmetric_heap;
+use crate::heap::run_heap_bytes;
 use clap::Parser;
 use nvshmem_halo::Decomposition2d;
 use nvshmem_host::{Bootstrap, Nvshmem};
@@ -39,25 +39,13 @@ pub fn main<A: Parser + Into<Options>>(program: &Program) -> ExitCode {
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
     let options = parse::<A>(&program.rules, &args).unwrap_or_else(|error| error.exit());
     let name = A::command().get_name().to_string();
-    match Bootstrap::detect() {
-        Ok(Bootstrap::SinglePe) => {
-            let status = nvshmem_launch::relaunch_current_program(&args, &options.job);
-            ExitCode::from(status.clamp(0, 255) as u8)
-        }
-        Ok(bootstrap) => match run_pe(program, bootstrap, &options) {
-            Ok(Verdict::Pass) => ExitCode::SUCCESS,
-            Ok(Verdict::Usage(problem)) => usage_error::<A>(problem).exit(),
-            Ok(Verdict::Fail) => ExitCode::FAILURE,
-            Err(error) => {
-                eprintln!("{name}: {error}");
-                ExitCode::FAILURE
-            }
-        },
-        Err(error) => {
-            eprintln!("{name}: {error}");
-            ExitCode::FAILURE
-        }
-    }
+    nvshmem_launch::run_pe_or_relaunch(&name, &options.job, Bootstrap::detect_pe(), |bootstrap| {
+        run_pe(program, bootstrap, &options).map(|verdict| match verdict {
+            Verdict::Pass => ExitCode::SUCCESS,
+            Verdict::Usage(problem) => usage_error::<A>(problem).exit(),
+            Verdict::Fail => ExitCode::FAILURE,
+        })
+    })
 }
 
 fn run_pe(
@@ -65,8 +53,8 @@ fn run_pe(
     bootstrap: Bootstrap,
     options: &Options,
 ) -> Result<Verdict, Box<dyn Error>> {
-    size_symmetric_heap(&program.rules, options, &bootstrap);
-    let nvshmem = Nvshmem::init_with(bootstrap)?;
+    let heap_bytes = run_heap_bytes(&program.rules, options, &bootstrap);
+    let nvshmem = Nvshmem::init_with_heap(bootstrap, heap_bytes)?;
     let decomposition = match (program.rules.decompose)(options, nvshmem.n_pes() as usize) {
         Ok(decomposition) => decomposition,
         Err(problem) => return Ok(Verdict::Usage(problem)),

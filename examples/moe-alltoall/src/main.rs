@@ -33,7 +33,6 @@ use nvshmem_host::{
     timing::StreamTimer,
 };
 use routing::{Shape, problem, reference, wrong_tokens};
-use std::ffi::OsString;
 use std::process::ExitCode;
 
 const KERNELS: nvshmem_host::ModuleImage = nvshmem_host::module_image!("MOE_ALLTOALL_KERNELS");
@@ -43,25 +42,13 @@ const MAX_EXPERTS: u32 = 128;
 
 fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
-    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
     let options = Args::parse();
-    match Bootstrap::detect() {
-        Ok(Bootstrap::SinglePe) => {
-            let status = nvshmem_launch::relaunch_current_program(&args, &options.job);
-            ExitCode::from(status.clamp(0, 255) as u8)
-        }
-        Ok(bootstrap) => match run_pe(bootstrap, &options) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(error) => {
-                eprintln!("moe-alltoall: {error}");
-                ExitCode::FAILURE
-            }
-        },
-        Err(error) => {
-            eprintln!("moe-alltoall: {error}");
-            ExitCode::FAILURE
-        }
-    }
+    nvshmem_launch::run_pe_or_relaunch(
+        "moe-alltoall",
+        &options.job,
+        Bootstrap::detect_pe(),
+        |bootstrap| run_pe(bootstrap, &options),
+    )
 }
 
 /// The symmetric buffers of one token count.

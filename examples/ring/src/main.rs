@@ -19,31 +19,15 @@ use nvshmem_host::{
     Bootstrap, LaunchConfig, Module, Nvshmem, SafeKernel, SliceParam, SymmetricBuffer,
 };
 use ring_kernels::{RingBlock, RingElementwise};
-use std::ffi::OsString;
 use std::process::ExitCode;
 
 const KERNELS: nvshmem_host::ModuleImage = nvshmem_host::module_image!("RING_KERNELS");
 fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
-    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
     let options = Args::parse();
-    match Bootstrap::detect() {
-        Ok(Bootstrap::SinglePe) => {
-            let status = nvshmem_launch::relaunch_current_program(&args, &options.job);
-            ExitCode::from(status.clamp(0, 255) as u8)
-        }
-        Ok(bootstrap) => match run_pe(bootstrap, options.count as usize) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(error) => {
-                eprintln!("ring: {error}");
-                ExitCode::FAILURE
-            }
-        },
-        Err(error) => {
-            eprintln!("ring: {error}");
-            ExitCode::FAILURE
-        }
-    }
+    nvshmem_launch::run_pe_or_relaunch("ring", &options.job, Bootstrap::detect_pe(), |bootstrap| {
+        run_pe(bootstrap, options.count as usize)
+    })
 }
 
 /// The value PE `pe` stores at index `i`.

@@ -3,7 +3,7 @@
 //! GPU machine (NVSHMEM can be initialised once per process).
 
 use nvshmem_host::{
-    Error, InitError, LaunchConfig, LaunchError, MemoryError, ModuleError, Nvshmem,
+    Error, InitError, KernelLaunchError, LaunchConfig, MemoryError, ModuleError, Nvshmem,
 };
 
 const PTX: &str = include_str!(env!("RING_KERNELS_PTX"));
@@ -117,7 +117,7 @@ fn a_block_larger_than_the_kernel_can_run_is_refused_with_the_limit() {
         let message = error.to_string();
         println!("{message}");
         assert!(
-            matches!(error, Error::Launch(LaunchError::BlockTooLarge { requested, limit: l, .. }) if requested == 2 * limit && l == limit),
+            matches!(error, Error::Launch(KernelLaunchError::BlockTooLarge { requested, limit: l, .. }) if requested == 2 * limit && l == limit),
             "{message}"
         );
         assert!(

@@ -25,10 +25,10 @@ use nvshmem_halo::{
     Boundary, Decomposition3d, DecompositionError, Direction3d, Patch3d, ProcessGrid3d,
     packing::HaloPacking3d,
 };
+use nvshmem_host::environment::DEFAULT_SYMMETRIC_SIZE;
 use nvshmem_host::{
     Bootstrap, LaunchConfig, Module, Nvshmem, SafeKernel, SliceParam, SymmetricBuffer,
 };
-use std::ffi::OsString;
 use std::fmt::Debug;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -41,25 +41,13 @@ const OPEN: [Boundary; 3] = [Boundary::Open; 3];
 
 fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
-    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
     let options = Args::parse();
-    match Bootstrap::detect() {
-        Ok(Bootstrap::SinglePe) => {
-            let status = nvshmem_launch::relaunch_current_program(&args, &options.job);
-            ExitCode::from(status.clamp(0, 255) as u8)
-        }
-        Ok(bootstrap) => match run_pe(bootstrap, &options) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(error) => {
-                eprintln!("stencil3d: {error}");
-                ExitCode::FAILURE
-            }
-        },
-        Err(error) => {
-            eprintln!("stencil3d: {error}");
-            ExitCode::FAILURE
-        }
-    }
+    nvshmem_launch::run_pe_or_relaunch(
+        "stencil3d",
+        &options.job,
+        Bootstrap::detect_pe(),
+        |bootstrap| run_pe(bootstrap, &options),
+    )
 }
 
 /// The decomposition `args` ask for on `n_pes` PEs.
@@ -71,12 +59,9 @@ fn decompose(args: &Args, n_pes: usize) -> Result<Decomposition3d, Decomposition
     }
 }
 
-/// Sets `NVSHMEM_SYMMETRIC_SIZE` for this run unless the user did: NVSHMEM's default (1 GiB) holds
-/// neither 512³ `f64` arrays nor, with `--check`, the whole grid beside a PE's box.
-fn size_symmetric_heap(args: &Args, bootstrap: &Bootstrap) {
-    if std::env::var_os("NVSHMEM_SYMMETRIC_SIZE").is_some() {
-        return;
-    }
+/// The symmetric heap this run asks for (see [`Nvshmem::init_with_heap`]): NVSHMEM's default
+/// (1 GiB) holds neither 512³ `f64` arrays nor, with `--check`, the whole grid beside a PE's box.
+fn run_heap_bytes(args: &Args, bootstrap: &Bootstrap) -> usize {
     let n_pes = match bootstrap {
         Bootstrap::Launcher(identity) => identity.n_pes,
         _ => 1,
@@ -84,7 +69,7 @@ fn size_symmetric_heap(args: &Args, bootstrap: &Bootstrap) {
     // Under another process manager the PE count is not known yet: one PE's sizes are the most.
     // A decomposition that fails is reported by `run_pe`, with the real PE count.
     let Ok(decomposition) = decompose(args, n_pes.max(1)) else {
-        return;
+        return DEFAULT_SYMMETRIC_SIZE as usize;
     };
     let f64_bytes = size_of::<f64>();
     let mut bytes =
@@ -92,9 +77,7 @@ fn size_symmetric_heap(args: &Args, bootstrap: &Bootstrap) {
     if args.check {
         bytes += 2 * Patch3d::whole(decomposition.cells()).len() * f64_bytes;
     }
-    let mib = (bytes + (256 << 20)).div_ceil(1 << 20);
-    // SAFETY: no other thread runs yet; NVSHMEM reads the variable during init, just after.
-    unsafe { std::env::set_var("NVSHMEM_SYMMETRIC_SIZE", format!("{mib}M")) };
+    bytes + (256 << 20)
 }
 
 /// A cell type with its kernels' launch descriptors.
@@ -137,8 +120,8 @@ impl Cell for f64 {
 }
 
 fn run_pe(bootstrap: Bootstrap, args: &Args) -> Result<(), Box<dyn std::error::Error>> {
-    size_symmetric_heap(args, &bootstrap);
-    let nvshmem = Nvshmem::init_with(bootstrap)?;
+    let heap_bytes = run_heap_bytes(args, &bootstrap);
+    let nvshmem = Nvshmem::init_with_heap(bootstrap, heap_bytes)?;
     let (me, n_pes) = (nvshmem.my_pe() as usize, nvshmem.n_pes() as usize);
     let decomposition = decompose(args, n_pes)?;
     let module = nvshmem.load_module(KERNELS)?;

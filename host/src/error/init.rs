@@ -35,6 +35,12 @@ pub enum InitError {
     },
     /// NVSHMEM was already initialised in this process.
     AlreadyInitialized,
+    /// [`crate::Nvshmem::init_with_heap`] could not set `NVSHMEM_SYMMETRIC_SIZE`: other threads run
+    /// in this process, and changing the environment beside them is not sound.
+    HeapNotSized {
+        /// The value it would have set.
+        value: String,
+    },
     /// None of the bootstrap plugins for the detected process manager can be loaded.
     NoBootstrapPlugin {
         /// Each plugin tried, and the loader's reason.
@@ -123,6 +129,12 @@ impl fmt::Display for InitError {
                 "NVSHMEM is already initialised in this process; it can be initialised once per \
                  process: keep the first `Nvshmem` handle and pass it by reference"
             ),
+            InitError::HeapNotSized { value } => write!(
+                f,
+                "cannot size the symmetric heap: other threads run in this process, and setting \
+                 NVSHMEM_SYMMETRIC_SIZE beside them is not sound; initialise NVSHMEM before \
+                 starting threads, or set NVSHMEM_SYMMETRIC_SIZE={value} in the environment"
+            ),
             InitError::NoBootstrapPlugin { failures } => {
                 write!(
                     f,
@@ -188,7 +200,28 @@ impl fmt::Display for InitError {
     }
 }
 
-impl std::error::Error for InitError {}
+impl std::error::Error for InitError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            InitError::Library(error) => Some(error),
+            InitError::MpsFailed { error, .. } => Some(error),
+            InitError::PeEnvironment(error) => Some(error),
+            InitError::Rendezvous(error) => Some(error),
+            InitError::Io { error, .. } => Some(error),
+            InitError::NoCudaDriver
+            | InitError::NoGpu
+            | InitError::TooFewGpus { .. }
+            | InitError::AlreadyInitialized
+            | InitError::HeapNotSized { .. }
+            | InitError::NoBootstrapPlugin { .. }
+            | InitError::InitTimeout { .. }
+            | InitError::UniqueIdLength { .. }
+            | InitError::UniqueIdVersion { .. }
+            | InitError::PeMismatch { .. }
+            | InitError::Incomplete { .. } => None,
+        }
+    }
+}
 
 /// What [`InitError::MpsFailed`] says beside the driver's error.
 fn mps_failed(mps: &nvshmem_pe_env::mps::Mps) -> String {

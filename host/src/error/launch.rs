@@ -7,7 +7,7 @@ use std::fmt;
 /// A kernel launch was refused before anything ran ([`crate::Kernel`], [`crate::TypedKernel`]).
 #[derive(Debug)]
 #[non_exhaustive]
-pub enum LaunchError {
+pub enum KernelLaunchError {
     /// A launch asked for more threads per block than the kernel can run with (its registers, or
     /// the GPU's limit of 1024).
     BlockTooLarge {
@@ -53,10 +53,10 @@ pub enum LaunchError {
     },
 }
 
-impl fmt::Display for LaunchError {
+impl fmt::Display for KernelLaunchError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            LaunchError::BlockTooLarge {
+            KernelLaunchError::BlockTooLarge {
                 kernel,
                 requested,
                 limit,
@@ -68,7 +68,7 @@ impl fmt::Display for LaunchError {
                  threads per block, or, where its registers are the limit, cap them in build.rs \
                  with `PtxBuilder::max_registers(\"{kernel}\", N)`"
             ),
-            LaunchError::CooperativeGridTooLarge {
+            KernelLaunchError::CooperativeGridTooLarge {
                 requested,
                 limit,
                 blocks_per_sm,
@@ -80,14 +80,14 @@ impl fmt::Display for LaunchError {
                  × {sms} multiprocessors = {limit}; launch at most {limit} blocks (use a \
                  grid-stride loop) or smaller blocks"
             ),
-            LaunchError::UncheckedAllocation { bytes } => write!(
+            KernelLaunchError::UncheckedAllocation { bytes } => write!(
                 f,
                 "a symmetric buffer of {bytes} bytes passed to a safe kernel was allocated with the \
                  allocation check off, so its size on the other PEs is unknown and a transfer could \
                  reach past their buffers; allocate it with the check on (the default; do not set \
                  NVSHMEMRS_CHECK_ALLOCATIONS=0 or call set_allocation_check(false) before it)"
             ),
-            LaunchError::ParameterCount {
+            KernelLaunchError::ParameterCount {
                 kernel,
                 declared,
                 passed,
@@ -101,7 +101,7 @@ impl fmt::Display for LaunchError {
                  only where the PTX was changed after nvshmem-builder built it, so that its \
                  signature no longer describes its entry: rebuild the kernel crate"
             ),
-            LaunchError::SplitTeamByValue { team } => write!(
+            KernelLaunchError::SplitTeamByValue { team } => write!(
                 f,
                 "team {team} was passed to a safe kernel by value, but only NVSHMEM's predefined \
                  teams can be: a split team's value outlives its handle, and a kernel given a \
@@ -111,7 +111,7 @@ impl fmt::Display for LaunchError {
     }
 }
 
-impl std::error::Error for LaunchError {}
+impl std::error::Error for KernelLaunchError {}
 
 /// What to look at after a CUDA error that a failed kernel leaves behind; such errors are sticky, so
 /// whichever later call of the context sees one first (usually a synchronisation) reports it.
@@ -142,7 +142,7 @@ mod tests {
 
     #[test]
     fn an_oversized_block_names_the_limit_and_both_fixes() {
-        let message = LaunchError::BlockTooLarge {
+        let message = KernelLaunchError::BlockTooLarge {
             kernel: "reduce_latency_block".into(),
             requested: 1024,
             limit: 256,
@@ -160,7 +160,7 @@ mod tests {
 
     #[test]
     fn a_parameter_count_mismatch_names_both_counts_and_the_cause() {
-        let message = LaunchError::ParameterCount {
+        let message = KernelLaunchError::ParameterCount {
             kernel: "scale".into(),
             declared: 2,
             passed: 3,

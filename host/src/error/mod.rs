@@ -1,5 +1,5 @@
 //! The host crate's errors, one type per layer ([`InitError`], [`MemoryError`], [`ModuleError`],
-//! [`LaunchError`], [`GraphError`], [`TeamError`], and [`EnvironmentError`] for NVSHMEM's
+//! [`KernelLaunchError`], [`GraphError`], [`TeamError`], and [`EnvironmentError`] for NVSHMEM's
 //! variables), gathered in [`Error`] with what any layer can meet: a failed CUDA or NVSHMEM call,
 //! a function the loaded library lacks, a stream of another context. NVSHMEM has no error-string
 //! API, so every message says what failed and what to do about it.
@@ -13,7 +13,7 @@ mod team;
 
 pub use graph::GraphError;
 pub use init::InitError;
-pub use launch::LaunchError;
+pub use launch::KernelLaunchError;
 pub use memory::{AllocationRefusal, AllocationRequest, MemoryError};
 pub use module::ModuleError;
 pub use team::TeamError;
@@ -44,7 +44,7 @@ pub enum Error {
     /// A PTX module cannot be loaded or used.
     Module(ModuleError),
     /// A kernel launch was refused before anything ran.
-    Launch(LaunchError),
+    Launch(KernelLaunchError),
     /// A graph capture cannot be made.
     Graph(GraphError),
     /// A PE or team split that the team does not have.
@@ -142,7 +142,25 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        // A layer's error is shown as itself, so its cause is its own source.
+        match self {
+            Error::Init(error) => error.source(),
+            Error::Memory(error) => error.source(),
+            Error::Module(error) => error.source(),
+            Error::Launch(error) => error.source(),
+            Error::Graph(error) => error.source(),
+            Error::Team(error) => error.source(),
+            Error::Environment(error) => error.source(),
+            Error::Cuda { error, .. } => Some(error),
+            Error::Nvshmem { .. }
+            | Error::MissingSymbol { .. }
+            | Error::ForeignContext { .. }
+            | Error::Deferred(_) => None,
+        }
+    }
+}
 
 /// `From` for each layer's error, and for the errors of the crates beneath that only starting
 /// NVSHMEM meets (so `?` lifts them into [`Error`]).
@@ -160,7 +178,7 @@ wrap! {
     InitError => Error::Init,
     MemoryError => Error::Memory,
     ModuleError => Error::Module,
-    LaunchError => Error::Launch,
+    KernelLaunchError => Error::Launch,
     GraphError => Error::Graph,
     TeamError => Error::Team,
     EnvironmentError => Error::Environment,
@@ -188,6 +206,24 @@ impl<T> CudaContext<T> for Result<T, cudarc::driver::DriverError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::error::Error as _;
+
+    #[test]
+    fn the_cause_of_a_wrapped_error_is_its_source() {
+        let io = || std::io::Error::new(std::io::ErrorKind::NotFound, "no folder");
+        let init = InitError::Io {
+            action: "publishing the unique id to the other PEs",
+            error: io(),
+        };
+        assert_eq!(init.source().unwrap().to_string(), "no folder");
+        // Through the crate's error, which shows the layer's error as itself.
+        let error = Error::from(InitError::Io {
+            action: "publishing the unique id to the other PEs",
+            error: io(),
+        });
+        assert_eq!(error.source().unwrap().to_string(), "no folder");
+        assert!(Error::from(InitError::NoGpu).source().is_none());
+    }
 
     #[test]
     fn a_function_newer_than_the_library_names_the_release_that_added_it() {

@@ -111,7 +111,7 @@ impl fmt::Display for ModuleError {
                 f,
                 "the kernels' NVSHMEM code was compiled for its proxy transport alone \
                  (nvshmem-builder's default), but NVSHMEM selected {} for this job; rebuild the \
-                 kernels with NVSHMEM_RS_DEVICE_TRANSPORTS=all (or \
+                 kernels with NVSHMEMRS_DEVICE_TRANSPORTS=all (or \
                  `.device_transports(DeviceTransports::All)` in build.rs), or run without it \
                  (NVSHMEM_IB_ENABLE_IBGDA unset)",
                 match selected {
@@ -124,7 +124,7 @@ impl fmt::Display for ModuleError {
                 f,
                 "the kernels' NVSHMEM code was compiled for its proxy transport alone \
                  (nvshmem-builder's default), and which transport NVSHMEM selected cannot be \
-                 read ({why}); rebuild the kernels with NVSHMEM_RS_DEVICE_TRANSPORTS=all (or \
+                 read ({why}); rebuild the kernels with NVSHMEMRS_DEVICE_TRANSPORTS=all (or \
                  `.device_transports(DeviceTransports::All)` in build.rs)"
             ),
             ModuleError::SignatureMissing { kernel } => write!(

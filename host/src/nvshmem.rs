@@ -92,7 +92,36 @@ impl Nvshmem {
     /// # Ok::<(), nvshmem_host::Error>(())
     /// ```
     pub fn init_with(bootstrap: Bootstrap) -> Result<Nvshmem, Error> {
+        Nvshmem::init_sized(bootstrap, None)
+    }
+
+    /// [`Nvshmem::init_with`] with a symmetric heap of `heap_bytes` per PE (whole MiB, rounded up)
+    /// instead of NVSHMEM's default of 1 GiB, for a program that knows what it will allocate.
+    /// `NVSHMEM_SYMMETRIC_SIZE`, where the environment sets it, wins: a user's setting for one run.
+    ///
+    /// NVSHMEM takes the heap's size only from that variable, so this sets it for NVSHMEM, which
+    /// is sound only while no other thread can touch the environment: call it before starting
+    /// threads. Where another thread runs, it refuses with [`InitError::HeapNotSized`], naming
+    /// the value to set in the environment instead.
+    ///
+    /// ```no_run
+    /// use nvshmem_host::{Bootstrap, Nvshmem};
+    /// // Two arrays of 2^28 f64, and room to spare.
+    /// let heap_bytes = 2 * (1 << 28) * 8 + (256 << 20);
+    /// let nvshmem = Nvshmem::init_with_heap(Bootstrap::detect()?, heap_bytes)?;
+    /// # Ok::<(), nvshmem_host::Error>(())
+    /// ```
+    pub fn init_with_heap(bootstrap: Bootstrap, heap_bytes: usize) -> Result<Nvshmem, Error> {
+        Nvshmem::init_sized(bootstrap, Some(heap_bytes))
+    }
+
+    /// [`Nvshmem::init_with`], with the heap sized first where `heap_bytes` says so: before any
+    /// CUDA or NVSHMEM call, so before either starts a thread.
+    fn init_sized(bootstrap: Bootstrap, heap_bytes: Option<usize>) -> Result<Nvshmem, Error> {
         Nvshmem::claim(|| {
+            if let Some(heap_bytes) = heap_bytes {
+                crate::heap_size::request(heap_bytes)?;
+            }
             let context = open_gpu(bootstrap.local_rank(), pes_per_gpu(&bootstrap))?;
             Nvshmem::initialize(context, |lib| start(lib, &bootstrap))
         })
