@@ -1,20 +1,31 @@
 //! The collective check of symmetric allocations: every PE must request the same sizes in the same
-//! order, and no PE may refuse a request that the others go on to allocate, or NVSHMEM's heap goes
-//! out of step across PEs and the job deadlocks or corrupts memory.
+//! order, free its buffers in the same order, and no PE may refuse a request that the others go on
+//! to allocate, or NVSHMEM's heap goes out of step across PEs and the job deadlocks or corrupts
+//! memory.
 //!
 //! Before each allocation, every PE reaches its own verdict on the request (`local_verdict`: the
 //! arguments, the heap's cap, the GPU's free memory, which differ between GPUs), writes
-//! `(sequence number, bytes, alignment, refusal)` into its slot of a small symmetric ledger, all
-//! PEs meet in a barrier, each gathers every PE's record (`nvshmemx_getmem_on_stream`), and all
-//! meet again. Every PE then reads the same records and so reaches the same outcome: where any PE
-//! refused, the same error on every PE, naming the PEs that refused and why; else, where the
-//! requests differ, the same error listing each PE's request. In both cases no PE calls
-//! `nvshmem_malloc`. The cost is two barriers and one small get per PE per allocation: on by
-//! default in every build (safe kernels rely on it: a buffer's local length bounds its length on
-//! every PE only when the check passed), switchable with [`crate::Nvshmem::set_allocation_check`]
-//! or `NVSHMEMRS_CHECK_ALLOCATIONS=0|1`; buffers allocated with it off cannot be passed to safe
-//! kernels, and with it off a refusal is this PE's alone: the others, not told, wait in
-//! `nvshmem_malloc` for it.
+//! `(sequence number, bytes, alignment, refusal, history)` into its slot of a small symmetric
+//! ledger, all PEs meet in a barrier, each gathers every PE's record (`nvshmemx_getmem_on_stream`),
+//! and all meet again. Every PE then reads the same records and so reaches the same outcome: where
+//! the histories differ, the same error on every PE; else where any PE refused, the same error on
+//! every PE, naming the PEs that refused and why; else, where the requests differ, the same error
+//! listing each PE's request. In every case no PE calls `nvshmem_malloc`. The cost is two barriers
+//! and one small get per PE per allocation: on by default in every build (safe kernels rely on it:
+//! a buffer's local length bounds its length on every PE only when the check passed), switchable
+//! with [`crate::Nvshmem::set_allocation_check`] or `NVSHMEMRS_CHECK_ALLOCATIONS=0|1`; buffers
+//! allocated with it off cannot be passed to safe kernels, and with it off a refusal is this PE's
+//! alone: the others, not told, wait in `nvshmem_malloc` for it.
+//!
+//! The history (`HeapHistory`) is a digest of every event that moves this PE's heap: each
+//! allocation (its bytes and alignment) and each free (which allocation it freed), in order. Frees
+//! are collective, so PEs that drop their buffers in different orders all meet in each free, yet
+//! their heaps go out of step and a later buffer can lie at different offsets on different PEs; the
+//! digest, carried in the record every PE writes anyway, finds that at the next checked allocation
+//! at no extra communication. Allocations made with the check off, and their frees, enter it too:
+//! they move the heap as much as checked ones, so the first checked allocation after them finds
+//! unequal ones. The ledger's own allocation does not: every PE makes it, of one size, just before
+//! its first checked allocation, after the very events that check then compares.
 //!
 //! The ledger itself is allocated at the first checked allocation, not at initialisation: with the
 //! check off, a program's buffers then lie at the same heap offsets as the same
@@ -34,10 +45,10 @@ use std::ffi::c_void;
 pub const CHECK_VARIABLE: &str = "NVSHMEMRS_CHECK_ALLOCATIONS";
 
 /// Words of one PE's record: sequence number, bytes and alignment (0: NVSHMEM's default), then its
-/// refusal ([`Refusal::words`], zeros where it can make the request). The alignment too, because
-/// requests of one size but different alignments can land at different heap offsets on different
-/// PEs.
-const RECORD: usize = 6;
+/// refusal ([`Refusal::words`], zeros where it can make the request), then its history's digest
+/// ([`HeapHistory::digest`]). The alignment too, because requests of one size but different
+/// alignments can land at different heap offsets on different PEs.
+const RECORD: usize = 7;
 
 /// What [`Refusal::Overflow`] reports as overflowing.
 const REQUEST_BYTES: &str = "the request's bytes (elements × element size)";
@@ -168,6 +179,54 @@ pub(crate) fn local_verdict(
     Ok(bytes)
 }
 
+/// This PE's symmetric-heap events so far, as a digest: every allocation (checked or not) and every
+/// free, in order. PEs whose heaps moved alike have equal digests; a free of another allocation, or
+/// one allocation of another size, makes them differ from then on, as each step is a bijection of
+/// the digest for a given event, so events that follow alike keep different digests apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct HeapHistory {
+    digest: u64,
+    /// Allocations so far: the last one's number.
+    allocations: u64,
+}
+
+impl HeapHistory {
+    /// No events: what every PE's history is at initialisation.
+    pub(crate) const EMPTY: HeapHistory = HeapHistory {
+        digest: 0,
+        allocations: 0,
+    };
+
+    /// Adds an allocation of `bytes` aligned to `alignment` (0: NVSHMEM's default); returns its
+    /// number, which its free names.
+    pub(crate) fn allocated(&mut self, bytes: usize, alignment: usize) -> u64 {
+        self.allocations += 1;
+        self.fold(&[1, bytes as u64, alignment as u64]);
+        self.allocations
+    }
+
+    /// Adds the free of allocation number `allocation`.
+    pub(crate) fn freed(&mut self, allocation: u64) {
+        self.fold(&[2, allocation]);
+    }
+
+    /// The digest of the events so far.
+    pub(crate) fn digest(self) -> u64 {
+        self.digest
+    }
+
+    /// Folds an event's words (a kind, never 0, then its values) into the digest: per word, the
+    /// splitmix64 finaliser of the digest offset by the golden ratio and crossed with the word.
+    fn fold(&mut self, words: &[u64]) {
+        for &word in words {
+            let mut z = self.digest.wrapping_add(0x9e37_79b9_7f4a_7c15) ^ word;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            self.digest = z ^ (z >> 31);
+        }
+    }
+}
+
 /// The ledger: `RECORD` words for this PE's own request, then `RECORD` words per PE gathered.
 pub(crate) struct Ledger {
     lib: &'static NvshmemHost,
@@ -202,16 +261,17 @@ impl Ledger {
     }
 
     /// Runs the check for a request aligned to `alignment` (0: NVSHMEM's default) of which this
-    /// PE's verdict is `verdict`, gathering the records on `stream`; `Ok` when every PE can make it
-    /// and asked for the same.
+    /// PE's verdict is `verdict`, made after the events of `history`, gathering the records on
+    /// `stream`; `Ok` when every PE has the same history, can make the request and asked for the
+    /// same.
     pub(crate) fn check(
         &mut self,
         stream: &CudaStream,
-        verdict: Result<usize, Refusal>,
-        alignment: usize,
+        (verdict, alignment): (Result<usize, Refusal>, usize),
+        history: HeapHistory,
     ) -> Result<(), Error> {
         self.sequence += 1;
-        let own = record(self.sequence, verdict, alignment);
+        let own = record(self.sequence, verdict, alignment, history);
         // SAFETY: the ledger holds at least `RECORD` words of device memory.
         unsafe { cudarc::driver::result::memcpy_htod_sync(self.address, &own) }
             .doing("writing this PE's allocation record")?;
@@ -248,20 +308,42 @@ impl Ledger {
 }
 
 /// This PE's record of its request number `sequence` aligned to `alignment`, of which its verdict
-/// is `verdict`.
-fn record(sequence: u64, verdict: Result<usize, Refusal>, alignment: usize) -> [u64; RECORD] {
+/// is `verdict`, made after the events of `history`.
+fn record(
+    sequence: u64,
+    verdict: Result<usize, Refusal>,
+    alignment: usize,
+    history: HeapHistory,
+) -> [u64; RECORD] {
     let (bytes, [kind, a, b]) = match verdict {
         Ok(bytes) => (bytes, [0; 3]),
         Err(refusal @ Refusal::Heap { bytes, .. }) => (bytes, refusal.words()),
         Err(refusal) => (0, refusal.words()),
     };
-    [sequence, bytes as u64, alignment as u64, kind, a, b]
+    [
+        sequence,
+        bytes as u64,
+        alignment as u64,
+        kind,
+        a,
+        b,
+        history.digest(),
+    ]
 }
 
 /// The outcome every PE reaches from the same `gathered` records (one per PE, in PE order): an
-/// error where any PE refused (the refusal itself where all refused alike, else each refusing PE
-/// with its reason); else `Ok` when every record is `own`; else the mismatch, listing every request.
+/// error where the histories differ, listing every PE's digest (the heaps may be out of step, which
+/// no request can mend); else an error where any PE refused (the refusal itself where all refused
+/// alike, else each refusing PE with its reason); else `Ok` when every record is `own`; else the
+/// mismatch, listing every request.
 fn agree(own: [u64; RECORD], gathered: &[u64]) -> Result<(), Error> {
+    let digests: Vec<u64> = gathered
+        .chunks_exact(RECORD)
+        .map(|record| record[6])
+        .collect();
+    if digests.iter().any(|&digest| digest != digests[0]) {
+        return Err(MemoryError::HeapHistoryMismatch { digests }.into());
+    }
     let refusals: Vec<(i32, Refusal)> = gathered
         .chunks_exact(RECORD)
         .enumerate()
@@ -306,17 +388,26 @@ mod tests {
 
     const GIB: usize = 1 << 30;
 
-    /// The records of PEs whose verdicts on their request number 3 are `verdicts`.
+    const NO_EVENTS: HeapHistory = HeapHistory::EMPTY;
+
+    /// The records of PEs whose verdicts on their request number 3 are `verdicts`, made with no
+    /// events before.
     fn records(verdicts: &[Result<usize, Refusal>]) -> Vec<u64> {
-        verdicts.iter().flat_map(|&v| record(3, v, 0)).collect()
+        verdicts
+            .iter()
+            .flat_map(|&v| record(3, v, 0, NO_EVENTS))
+            .collect()
     }
 
-    /// Every PE's outcome from the same gathered records, as messages; they must all be the same.
-    fn outcome(verdicts: &[Result<usize, Refusal>]) -> Result<(), String> {
-        let gathered = records(verdicts);
-        let outcomes: Vec<Result<(), String>> = verdicts
+    /// Every PE's outcome from the same gathered records of PEs whose verdicts on their request
+    /// number 3, made after the events of their histories, are `pes`, as messages; they must all
+    /// be the same.
+    fn outcome_after(pes: &[(Result<usize, Refusal>, HeapHistory)]) -> Result<(), String> {
+        let own = |&(verdict, history)| record(3, verdict, 0, history);
+        let gathered: Vec<u64> = pes.iter().flat_map(own).collect();
+        let outcomes: Vec<Result<(), String>> = pes
             .iter()
-            .map(|&own| agree(record(3, own, 0), &gathered).map_err(|e| e.to_string()))
+            .map(|pe| agree(own(pe), &gathered).map_err(|e| e.to_string()))
             .collect();
         assert!(
             outcomes.iter().all(|outcome| *outcome == outcomes[0]),
@@ -325,9 +416,91 @@ mod tests {
         outcomes[0].clone()
     }
 
+    /// [`outcome_after`] with no events before the request.
+    fn outcome(verdicts: &[Result<usize, Refusal>]) -> Result<(), String> {
+        let pes: Vec<_> = verdicts.iter().map(|&v| (v, NO_EVENTS)).collect();
+        outcome_after(&pes)
+    }
+
+    /// The history of a PE that allocated `sizes` (their bytes, with NVSHMEM's alignment) and then
+    /// freed the allocations numbered `frees`, in that order.
+    fn history(sizes: &[usize], frees: &[u64]) -> HeapHistory {
+        let mut history = HeapHistory::EMPTY;
+        for (number, &bytes) in (1..).zip(sizes) {
+            assert_eq!(history.allocated(bytes, 0), number);
+        }
+        for &allocation in frees {
+            history.freed(allocation);
+        }
+        history
+    }
+
+    #[test]
+    fn the_history_tells_the_order_of_events() {
+        let a_then_b = history(&[4096, 4096], &[1, 2]);
+        assert_eq!(a_then_b, history(&[4096, 4096], &[1, 2]));
+        assert_ne!(a_then_b.digest(), history(&[4096, 4096], &[2, 1]).digest());
+        assert_ne!(a_then_b.digest(), history(&[4096, 4096], &[1]).digest());
+        assert_ne!(a_then_b.digest(), history(&[4096, 8192], &[1, 2]).digest());
+        assert_ne!(history(&[64], &[]).digest(), NO_EVENTS.digest());
+        let aligned = |alignment| {
+            let mut history = HeapHistory::EMPTY;
+            history.allocated(4096, alignment);
+            history.digest()
+        };
+        assert_ne!(aligned(0), aligned(4096));
+        // Events that follow alike keep histories that differ apart.
+        let mut first = history(&[64, 64], &[1, 2]);
+        let mut second = history(&[64, 64], &[2, 1]);
+        for _ in 0..1000 {
+            first.allocated(64, 0);
+            second.allocated(64, 0);
+            assert_ne!(first.digest(), second.digest());
+        }
+    }
+
+    #[test]
+    fn buffers_freed_in_different_orders_are_refused_alike_on_every_pe() {
+        // PE 0 dropped A then B, PE 1 B then A; both now ask for the same 64 bytes.
+        let pes = [
+            (Ok(64), history(&[4096, 4096], &[1, 2])),
+            (Ok(64), history(&[4096, 4096], &[2, 1])),
+        ];
+        let message = outcome_after(&pes).unwrap_err();
+        assert!(
+            message.contains("the PEs freed (or allocated) symmetric buffers in different orders")
+                && message.contains(&format!("PE 1: {:#018x}", pes[1].1.digest()))
+                && message.contains("Drop symmetric buffers in the same order on every PE"),
+            "{message}"
+        );
+        // The history is compared before the request: a refusal on one PE does not hide it.
+        let refused = [pes[0], (Err(Refusal::Empty), pes[1].1)];
+        assert_eq!(outcome_after(&refused).unwrap_err(), message);
+        // The same events in the same order on both: the request goes ahead.
+        let alike = history(&[4096, 4096], &[2, 1]);
+        assert_eq!(outcome_after(&[(Ok(64), alike), (Ok(64), alike)]), Ok(()));
+        let error = agree(
+            record(3, Ok(64), 0, pes[0].1),
+            &[
+                record(3, Ok(64), 0, pes[0].1),
+                record(3, Ok(64), 0, pes[1].1),
+            ]
+            .concat(),
+        )
+        .unwrap_err();
+        assert!(
+            matches!(
+                &error,
+                Error::Memory(MemoryError::HeapHistoryMismatch { digests })
+                    if *digests == [pes[0].1.digest(), pes[1].1.digest()]
+            ),
+            "{error}"
+        );
+    }
+
     #[test]
     fn the_same_size_with_another_alignment_is_a_mismatch() {
-        let record = |bytes, alignment| [3, bytes, alignment, 0, 0, 0];
+        let record = |bytes, alignment| [3, bytes, alignment, 0, 0, 0, 0];
         let pair = |a: [u64; RECORD], b: [u64; RECORD]| [a, b].concat();
         assert!(agree(record(4096, 0), &pair(record(4096, 0), record(4096, 0))).is_ok());
         let mismatch = agree(
@@ -340,7 +513,7 @@ mod tests {
             mismatch.contains("PE 1 asked for 4096 bytes aligned to 16 bytes (its allocation #3)"),
             "{mismatch}"
         );
-        let earlier = [2, 64, 0, 0, 0, 0];
+        let earlier = [2, 64, 0, 0, 0, 0, 0];
         assert!(agree(record(64, 0), &pair(record(64, 0), earlier)).is_err());
     }
 
@@ -366,7 +539,7 @@ mod tests {
         let cap = Some(HeapBound::Cap(GIB as u64));
         let over_cap = local_verdict((2 * GIB, 1, 1), None, 0, cap, 40 * GIB);
         let gathered = records(&[over_cap, over_cap]);
-        let error = agree(record(3, over_cap, 0), &gathered).unwrap_err();
+        let error = agree(record(3, over_cap, 0, NO_EVENTS), &gathered).unwrap_err();
         assert!(
             matches!(
                 error,
@@ -491,7 +664,7 @@ mod tests {
                 bound: HeapBound::FreeMemory(3),
             },
         ] {
-            let record = record(9, Err(refusal), 0);
+            let record = record(9, Err(refusal), 0, NO_EVENTS);
             let words = [record[3], record[4], record[5]];
             assert_eq!(Refusal::from_words(record[1], words), Some(refusal));
         }

@@ -16,7 +16,8 @@ use std::sync::atomic::Ordering;
 /// has finished; it borrows the [`Nvshmem`] handle, so it cannot outlive NVSHMEM.
 ///
 /// Allocation and freeing are collective: every PE must allocate the same sizes in the same order,
-/// and drop its buffers in the same order.
+/// and drop its buffers in the same order. The allocation check refuses the next checked allocation,
+/// on every PE, where they did not (see [`crate::allocation_check`]).
 ///
 /// ```no_run
 /// let nvshmem = nvshmem_host::Nvshmem::init()?;
@@ -32,6 +33,8 @@ pub struct SymmetricBuffer<'nv, T: Pod> {
     len: usize,
     /// Whether the allocation check established that every PE allocated the same size.
     pub(crate) checked: bool,
+    /// Its number among the handle's allocations, which its free adds to the heap's history.
+    allocation: u64,
     /// Owns `T`s; not `Send`, as freeing needs NVSHMEM's context current on the freeing thread.
     _owns: PhantomData<*mut T>,
 }
@@ -109,7 +112,8 @@ impl Nvshmem {
         let minimum = align_of::<T>().max(size_of::<*const T>());
         let element = (len, size_of::<T>(), minimum);
         let verdict = allocation_check::local_verdict(element, alignment, in_use, bound, free);
-        let checked = self.check_allocation(verdict, alignment.unwrap_or(0))?;
+        let alignment = alignment.unwrap_or(0);
+        let checked = self.check_allocation(verdict, alignment)?;
         // Reached with a refusal only with the check off: the refusal is then this PE's alone.
         let bytes = verdict.map_err(|refusal| Error::from(refusal.into_error()))?;
         // NVSHMEM grows the heap by whole granules beside what it keeps for itself: a request
@@ -147,11 +151,16 @@ impl Nvshmem {
             other => other,
         })?;
         self.heap_in_use().fetch_add(bytes, Ordering::SeqCst);
+        // Checked or not: the allocation moved the heap, and the next check compares how.
+        let mut history = self.heap_history().get();
+        let allocation = history.allocated(bytes, alignment);
+        self.heap_history().set(history);
         Ok(SymmetricBuffer {
             nvshmem: self,
             address: ptr as CUdeviceptr,
             len,
             checked,
+            allocation,
             _owns: PhantomData,
         })
     }
@@ -228,9 +237,14 @@ impl<T: Pod> Drop for SymmetricBuffer<'_, T> {
         if let Err(error) = self.nvshmem.synchronize_context() {
             self.nvshmem.defer_error(error);
         }
-        // SAFETY: `address` came from `result::malloc` and nothing uses it after this; every PE drops
-        // its buffers in the same order (the type's documented contract).
+        // SAFETY: `address` came from `result::malloc` and nothing uses it after this. Every free
+        // meets the other PEs' frees whatever buffers they drop; a PE that drops its buffers in
+        // another order is found by the next checked allocation, through the heap's history.
         unsafe { result::free(self.nvshmem.lib(), self.ptr().cast()) }
+        let history = self.nvshmem.heap_history();
+        let mut events = history.get();
+        events.freed(self.allocation);
+        history.set(events);
         // The product was checked when the buffer was allocated.
         let bytes = self.len * size_of::<T>();
         self.nvshmem

@@ -1,7 +1,7 @@
 //! The NVSHMEM handle: initialisation (once per process), finalisation on drop, and the calls that
 //! need nothing else.
 
-use crate::allocation_check::{Ledger, Refusal};
+use crate::allocation_check::{HeapHistory, Ledger, Refusal};
 use crate::bootstrap::{Bootstrap, Plugin};
 use crate::error::CudaContext as _;
 use crate::{Error, InitError, InitStatus, UniqueId, exit_guard, init_deadline, result};
@@ -45,6 +45,8 @@ pub struct Nvshmem {
     /// Bytes held by this handle's live symmetric buffers, so that a request the heap's cap cannot
     /// hold beside them is refused before NVSHMEM crashes on it.
     heap_in_use: AtomicUsize,
+    /// This PE's symmetric allocations and frees, which the allocation check compares across PEs.
+    heap_history: Cell<HeapHistory>,
     /// NVSHMEM's numbers of the split teams this PE holds a [`crate::TeamHandle`] of
     /// (`team.rs`).
     split_teams: RwLock<Vec<i32>>,
@@ -230,6 +232,7 @@ impl Nvshmem {
             ledger,
             check_allocations,
             heap_in_use: AtomicUsize::new(0),
+            heap_history: Cell::new(HeapHistory::EMPTY),
             split_teams: RwLock::new(Vec::new()),
             registered_ranges: Mutex::new(Vec::new()),
             not_shared: PhantomData,
@@ -300,7 +303,8 @@ impl Nvshmem {
     }
 
     /// Runs the allocation check for a request aligned to `alignment` (0: NVSHMEM's default) of
-    /// which this PE's verdict is `verdict`, when it is on; returns whether it ran.
+    /// which this PE's verdict is `verdict`, made after the events of the heap's history, when it
+    /// is on; returns whether it ran.
     pub(crate) fn check_allocation(
         &self,
         verdict: Result<usize, Refusal>,
@@ -316,13 +320,18 @@ impl Nvshmem {
             empty => empty.insert(Ledger::allocate(self.lib, self.n_pes)?),
         };
         ledger
-            .check(&self.stream, verdict, alignment)
+            .check(&self.stream, (verdict, alignment), self.heap_history.get())
             .map(|()| true)
     }
 
     /// Bytes held by this handle's live symmetric buffers.
     pub(crate) fn heap_in_use(&self) -> &AtomicUsize {
         &self.heap_in_use
+    }
+
+    /// This PE's symmetric allocations and frees so far.
+    pub(crate) fn heap_history(&self) -> &Cell<HeapHistory> {
+        &self.heap_history
     }
 
     /// The ranges registered through guards and not unregistered, locked.

@@ -1,6 +1,7 @@
 //! GPU tests of what the host API refuses, or keeps safe, when a program misuses it: lengths that
-//! wrap, a leaked registration guard, an allocation one PE refuses. `gpu-suite/run.sh` runs each
-//! through `nvshmemrun` with 2 PEs sharing one GPU (`#[ignore]`d in `cargo test`: they need a GPU).
+//! wrap, a leaked registration guard, an allocation one PE refuses, buffers dropped in different
+//! orders. `gpu-suite/run.sh` runs each through `nvshmemrun` with 2 PEs sharing one GPU
+//! (`#[ignore]`d in `cargo test`: they need a GPU).
 
 #![forbid(unsafe_code)]
 
@@ -169,5 +170,44 @@ fn an_allocation_one_pe_refuses_is_refused_on_every_pe() {
         .alloc::<u64>(8)
         .expect("the job goes on after a refused request");
     drop(after);
+    nvshmem.finalize().expect("finalize");
+}
+
+/// PE 0 drops A then B, PE 1 B then A: every free meets, but the heaps may now be out of step, so
+/// the next checked allocation must be refused on both PEs, before either allocates, and so must
+/// the one after it.
+#[test]
+#[ignore = "needs a GPU and NVSHMEM with 2 PEs: gpu-suite/run.sh runs it on the GPU machine"]
+fn buffers_dropped_in_different_orders_refuse_the_next_allocation() {
+    let nvshmem = two_pes();
+    nvshmem.set_allocation_check(true);
+    let me = nvshmem.my_pe();
+    let a = nvshmem.alloc::<u64>(512).expect("allocated");
+    let b = nvshmem.alloc::<u64>(512).expect("allocated");
+    if me == 0 {
+        drop(a);
+        drop(b);
+    } else {
+        drop(b);
+        drop(a);
+    }
+    for _ in 0..2 {
+        let error = nvshmem
+            .alloc::<u64>(8)
+            .expect_err("the heaps' histories differ");
+        let message = error.to_string();
+        println!("PE {me}: {message}");
+        let Error::Memory(MemoryError::HeapHistoryMismatch { digests }) = &error else {
+            panic!("{message}")
+        };
+        assert_eq!(digests.len(), 2, "{message}");
+        assert_ne!(digests[0], digests[1], "{message}");
+        assert!(
+            message.contains("freed (or allocated) symmetric buffers in different orders")
+                && message.contains("Drop symmetric buffers in the same order on every PE"),
+            "{message}"
+        );
+    }
+    nvshmem.barrier_all();
     nvshmem.finalize().expect("finalize");
 }

@@ -83,6 +83,16 @@ pub enum MemoryError {
         /// Each refusing PE and its reason, in PE order.
         refusals: Vec<AllocationRefusal>,
     },
+    /// Before a checked symmetric allocation, the PEs' heaps had moved differently: some PE dropped
+    /// its buffers in another order than the others (every free still met, as frees are
+    /// collective), or made allocations with the check off that the others did not make alike. A
+    /// new buffer could then lie at different offsets on different PEs: every PE returns this error
+    /// and none allocated, at this and every later checked allocation of the handle.
+    HeapHistoryMismatch {
+        /// Each PE's digest of its allocations and frees, in order, in PE order: PEs with equal
+        /// digests moved their heaps alike.
+        digests: Vec<u64>,
+    },
     /// A symmetric allocation of zero elements was requested.
     EmptyAllocation,
     /// A length or byte count computed from the arguments does not fit in `usize`: no buffer can
@@ -251,6 +261,23 @@ impl fmt::Display for MemoryError {
                     f,
                     "\nEvery PE must allocate the same sizes, with the same alignment, in the same \
                      order; nothing was allocated"
+                )
+            }
+            MemoryError::HeapHistoryMismatch { digests } => {
+                write!(
+                    f,
+                    "the PEs freed (or allocated) symmetric buffers in different orders before this \
+                     allocation, so their heaps may be out of step and a new buffer could lie at \
+                     different offsets on different PEs; digests of each PE's allocations and frees:"
+                )?;
+                for (pe, digest) in digests.iter().enumerate() {
+                    write!(f, "\n  - PE {pe}: {digest:#018x}")?;
+                }
+                write!(
+                    f,
+                    "\nNothing was allocated, and every later checked allocation is refused alike. \
+                     Drop symmetric buffers in the same order on every PE (scopes that end alike \
+                     do), and make allocations with the check off alike on every PE too"
                 )
             }
             MemoryError::AllocationRefused { refusals } => {
