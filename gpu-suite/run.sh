@@ -264,13 +264,20 @@ expect_tests() {
 }
 
 # gpu_tests BINARY [PES]: every #[ignore]d test of a test binary, each in its own process (NVSHMEM
-# initialises once per process); with PES > 1, through nvshmemrun on one GPU.
+# initialises once per process); with PES > 1, through nvshmemrun on one GPU, and those named
+# full_mpg_* (on-stream waits, collectives) in the MPS pass only, with each PE's share set.
 gpu_tests() {
     local binary=$1 pes=${2:-1} test
     expect_tests "$binary"
     for test in "${expected_tests[@]}"; do
         if [[ $pes == 1 ]]; then
             run_test "$binary $test" 1 120 "$DIST/$binary" --ignored --exact "$test" --nocapture --test-threads 1
+        elif [[ $test == full_mpg_* ]]; then
+            # NVSHMEM's full multi-PE-per-GPU mode, as in device_api_tests: the MPS pass only.
+            [[ $MPS == on ]] || continue
+            run_test "$binary $test" "$pes" 120 env "$(mps_share "$pes")" "$DIST/nvshmemrun" -n "$pes" \
+                --pes-per-gpu "$pes" --timeout 110 "$DIST/$binary" --ignored --exact "$test" --nocapture \
+                --test-threads 1
         else
             run_test "$binary $test" "$pes" 120 "$DIST/nvshmemrun" -n "$pes" --pes-per-gpu "$pes" --timeout 110 \
                 "$DIST/$binary" --ignored --exact "$test" --nocapture --test-threads 1

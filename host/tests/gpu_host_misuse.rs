@@ -79,10 +79,11 @@ fn wrapping_lengths_are_refused_before_anything_is_enqueued() {
 
 /// The attack: a get queued into registered cudarc memory, the guard leaked, the memory
 /// freed and allocated again on its stream before the get runs. The fresh allocation must not
-/// receive the get's data: the free waits for the get.
+/// receive the get's data: the free waits for the get. Its on-stream signal wait needs NVSHMEM's
+/// full multi-PE-per-GPU mode (MPS), hence the name, which the suite reads.
 #[test]
 #[ignore = "needs a GPU and NVSHMEM with 2 PEs: gpu-suite/run.sh runs it on the GPU machine"]
-fn a_leaked_registration_is_not_freed_under_a_queued_get() {
+fn full_mpg_a_leaked_registration_is_not_freed_under_a_queued_get() {
     const N: usize = 1 << 16;
     let nvshmem = two_pes();
     let (me, other) = (nvshmem.my_pe(), 1 - nvshmem.my_pe());
