@@ -10,7 +10,6 @@ use cudarc::driver::{CudaContext, CudaStream};
 use nvshmem_pe_env::rendezvous;
 use nvshmem_sys::NvshmemHost;
 use std::cell::Cell;
-use std::marker::PhantomData;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
@@ -46,6 +45,7 @@ pub struct Nvshmem {
     /// hold beside them is refused before NVSHMEM crashes on it.
     heap_in_use: AtomicUsize,
     /// This PE's symmetric allocations and frees, which the allocation check compares across PEs.
+    /// A `Cell`, which also makes the handle `!Sync` (see the type's documentation).
     heap_history: Cell<HeapHistory>,
     /// NVSHMEM's numbers of the split teams this PE holds a [`crate::TeamHandle`] of
     /// (`team.rs`).
@@ -53,8 +53,6 @@ pub struct Nvshmem {
     /// The ranges registered through a [`crate::RegisteredBuffer`] and not unregistered: those of
     /// live guards and of leaked ones (`registration.rs`).
     registered_ranges: Mutex<Vec<crate::registration::Range>>,
-    /// Makes the handle `!Sync` (see the type's documentation).
-    not_shared: PhantomData<Cell<()>>,
 }
 
 impl std::fmt::Debug for Nvshmem {
@@ -235,7 +233,6 @@ impl Nvshmem {
             heap_history: Cell::new(HeapHistory::EMPTY),
             split_teams: RwLock::new(Vec::new()),
             registered_ranges: Mutex::new(Vec::new()),
-            not_shared: PhantomData,
         })
     }
 
