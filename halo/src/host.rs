@@ -24,7 +24,7 @@ use bytemuck::Pod;
 use cudarc::driver::{CudaSlice, DevicePtr};
 use nvshmem_gpu::Element;
 use nvshmem_host::{
-    CudaContext as _, Error, IntoParam, KernelArg, LaunchValue, Nvshmem, SymmetricBuffer,
+    DriverErrorContext as _, Error, IntoParam, KernelArg, LaunchValue, Nvshmem, SymmetricBuffer,
     SymmetricPtr,
 };
 
@@ -335,7 +335,7 @@ pub fn resident_blocks(
     threads: u32,
     pes_per_gpu: u32,
 ) -> Result<u32, Error> {
-    let config = nvshmem_host::LaunchConfig::linear(1, threads);
+    let config = nvshmem_host::LaunchShape::linear(1, threads);
     let (limit, _, _) = kernel.max_cooperative_blocks(config)?;
     Ok((limit / pes_per_gpu.max(1)).max(1))
 }

@@ -34,7 +34,9 @@
 //! transfers and so makes comparisons with CUDA C++ unfair.
 
 use crate::environment::HeapBound;
-use crate::error::{AllocationRefusal, AllocationRequest, CudaContext as _, Error, MemoryError};
+use crate::error::{
+    AllocationRefusal, AllocationRequest, DriverErrorContext as _, Error, MemoryError,
+};
 use crate::result::stream::{Delivery, Transfer};
 use crate::{lengths, result};
 use cudarc::driver::CudaStream;

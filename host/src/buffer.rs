@@ -2,7 +2,7 @@
 
 use crate::allocation_check;
 use crate::environment::{self, HeapBound};
-use crate::error::CudaContext as _;
+use crate::error::DriverErrorContext as _;
 use crate::result::Allocation;
 use crate::{Error, MemoryError, Nvshmem, result};
 use bytemuck::Pod;

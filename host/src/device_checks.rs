@@ -4,7 +4,7 @@
 //! default for debug builds) define the settings global; others are left as they are.
 
 use crate::environment;
-use crate::error::CudaContext as _;
+use crate::error::DriverErrorContext as _;
 use crate::{Error, ModuleError, Nvshmem, SymmetricBuffer};
 use cudarc::driver::sys::CUmodule;
 use nvshmem_abi::{DEVICE_CHECKS_SYMBOL, DeviceChecks};

@@ -7,7 +7,7 @@
 //! checks rather than be read wrong.
 
 use crate::Error;
-use crate::error::CudaContext as _;
+use crate::error::DriverErrorContext as _;
 use cudarc::driver::sys::CUmodule;
 use nvshmem_locate::Version;
 use std::ffi::CString;

@@ -16,7 +16,7 @@
 //! handle's own ([`Nvshmem::stream`]). Make one with `nvshmem.context().new_stream()`.
 //!
 //! ```no_run
-//! use nvshmem_host::{LaunchConfig, Nvshmem, StreamOperations};
+//! use nvshmem_host::{LaunchShape, Nvshmem, StreamOperations};
 //! # const PTX: &str = "";
 //! let nvshmem = Nvshmem::init()?;
 //! let module = nvshmem.load_module(PTX)?;
@@ -26,9 +26,9 @@
 //! let stream = nvshmem.context().new_stream().expect("a stream");
 //! let graph = nvshmem.capture(&stream, |on| {
 //!     // SAFETY: `step(data, n)` touches `n` elements of `data`.
-//!     unsafe { on.launch(&step, LaunchConfig::linear(4, 256), &[&data.as_symmetric_ptr(), &1024usize])? };
+//!     unsafe { on.launch(&step, LaunchShape::linear(4, 256), &[&data.as_symmetric_ptr(), &1024usize])? };
 //!     // SAFETY: a kernel that calls `sync::barrier_all` from one thread; every PE launches it.
-//!     unsafe { on.launch(&meet, LaunchConfig::linear(1, 1), &[])? };
+//!     unsafe { on.launch(&meet, LaunchShape::linear(1, 1), &[])? };
 //!     Ok::<(), nvshmem_host::Error>(())
 //! })?;
 //! for _ in 0..100 {
@@ -39,7 +39,7 @@
 //! # Ok::<(), nvshmem_host::Error>(())
 //! ```
 
-use crate::{CudaContext as _, Error, GraphError, Nvshmem, OnStream};
+use crate::{DriverErrorContext as _, Error, GraphError, Nvshmem, OnStream};
 use cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
 use cudarc::driver::{CudaGraph, CudaStream};
 use std::marker::PhantomData;

@@ -1,7 +1,7 @@
 //! Launching kernels: plain, and cooperative (all blocks resident at once, as kernels that wait on
 //! other PEs need).
 
-use crate::error::CudaContext as _;
+use crate::error::DriverErrorContext as _;
 use crate::{Error, Kernel, KernelLaunchError, OnStream};
 use cudarc::driver::CudaFunction;
 use cudarc::driver::sys::CUdevice_attribute;
@@ -18,14 +18,17 @@ type LaunchFn = unsafe fn(
     &mut [*mut c_void],
 ) -> Result<(), cudarc::driver::DriverError>;
 
-/// Grid and block shape of a launch.
+/// Grid and block shape of a launch. It converts to and from cudarc's `LaunchConfig` (the typed
+/// launches take either), under a name of its own so that both crates' names import side by side.
 ///
 /// ```
-/// let config = nvshmem_host::LaunchConfig::linear(4, 256);
-/// assert_eq!(config.grid, (4, 1, 1));
+/// let shape = nvshmem_host::LaunchShape::linear(4, 256);
+/// assert_eq!(shape.grid, (4, 1, 1));
+/// let config: cudarc::driver::LaunchConfig = shape.into();
+/// assert_eq!(nvshmem_host::LaunchShape::from(config), shape);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LaunchConfig {
+pub struct LaunchShape {
     /// Blocks in the grid, `(x, y, z)`.
     pub grid: (u32, u32, u32),
     /// Threads per block, `(x, y, z)`.
@@ -34,10 +37,32 @@ pub struct LaunchConfig {
     pub shared_mem_bytes: u32,
 }
 
-impl LaunchConfig {
+/// A configuration made for cudarc's launch builder, for this crate's launches.
+impl From<cudarc::driver::LaunchConfig> for LaunchShape {
+    fn from(config: cudarc::driver::LaunchConfig) -> LaunchShape {
+        LaunchShape {
+            grid: config.grid_dim,
+            block: config.block_dim,
+            shared_mem_bytes: config.shared_mem_bytes,
+        }
+    }
+}
+
+/// A shape for cudarc's launch builder.
+impl From<LaunchShape> for cudarc::driver::LaunchConfig {
+    fn from(shape: LaunchShape) -> cudarc::driver::LaunchConfig {
+        cudarc::driver::LaunchConfig {
+            grid_dim: shape.grid,
+            block_dim: shape.block,
+            shared_mem_bytes: shape.shared_mem_bytes,
+        }
+    }
+}
+
+impl LaunchShape {
     /// A one-dimensional launch of `blocks` blocks of `threads` threads, no dynamic shared memory.
-    pub fn linear(blocks: u32, threads: u32) -> LaunchConfig {
-        LaunchConfig {
+    pub fn linear(blocks: u32, threads: u32) -> LaunchShape {
+        LaunchShape {
             grid: (blocks, 1, 1),
             block: (threads, 1, 1),
             shared_mem_bytes: 0,
@@ -131,15 +156,11 @@ impl Kernel<'_> {
     /// let kernel = module.kernel("scale")?;
     /// // SAFETY: `scale(data: SymmetricPtr<f32>, n: usize)` touches `n` elements of `data`.
     /// unsafe {
-    ///     kernel.launch(nvshmem_host::LaunchConfig::linear(1, 256), &[&buffer.as_symmetric_ptr(), &256usize])?
+    ///     kernel.launch(nvshmem_host::LaunchShape::linear(1, 256), &[&buffer.as_symmetric_ptr(), &256usize])?
     /// };
     /// # Ok::<(), nvshmem_host::Error>(())
     /// ```
-    pub unsafe fn launch(
-        &self,
-        config: LaunchConfig,
-        args: &[&dyn KernelArg],
-    ) -> Result<(), Error> {
+    pub unsafe fn launch(&self, config: LaunchShape, args: &[&dyn KernelArg]) -> Result<(), Error> {
         let on = crate::stream_ops::on_own_stream(self.module.nvshmem());
         // SAFETY: the caller's contract, the same.
         unsafe { on.launch(self, config, args) }
@@ -153,7 +174,7 @@ impl Kernel<'_> {
     /// As for [`Kernel::launch`]; and every PE launches the same collective calls.
     pub unsafe fn launch_cooperative(
         &self,
-        config: LaunchConfig,
+        config: LaunchShape,
         args: &[&dyn KernelArg],
     ) -> Result<(), Error> {
         let on = crate::stream_ops::on_own_stream(self.module.nvshmem());
@@ -164,7 +185,7 @@ impl Kernel<'_> {
     /// The most blocks of this shape that can be resident at once (the cooperative-launch limit),
     /// with the resident blocks per multiprocessor and the multiprocessor count. A block larger
     /// than the kernel can run is [`KernelLaunchError::BlockTooLarge`], not a limit of 0.
-    pub fn max_cooperative_blocks(&self, config: LaunchConfig) -> Result<(u32, u32, u32), Error> {
+    pub fn max_cooperative_blocks(&self, config: LaunchShape) -> Result<(u32, u32, u32), Error> {
         self.check_block(config)?;
         // SAFETY: the function belongs to a loaded module.
         let blocks_per_sm = unsafe {
@@ -212,7 +233,7 @@ impl Kernel<'_> {
         self.registers
     }
 
-    fn check_block(&self, config: LaunchConfig) -> Result<(), Error> {
+    fn check_block(&self, config: LaunchShape) -> Result<(), Error> {
         let requested = config.threads_per_block();
         if requested > self.max_threads_per_block {
             return Err(KernelLaunchError::BlockTooLarge {
@@ -226,7 +247,7 @@ impl Kernel<'_> {
         Ok(())
     }
 
-    fn check_cooperative_grid(&self, config: LaunchConfig) -> Result<(), Error> {
+    fn check_cooperative_grid(&self, config: LaunchShape) -> Result<(), Error> {
         let (limit, blocks_per_sm, sms) = self.max_cooperative_blocks(config)?;
         let requested = config.blocks();
         if requested > limit {
@@ -250,7 +271,7 @@ impl OnStream<'_> {
     pub unsafe fn launch(
         &self,
         kernel: &Kernel<'_>,
-        config: LaunchConfig,
+        config: LaunchShape,
         args: &[&dyn KernelArg],
     ) -> Result<(), Error> {
         kernel.check_block(config)?;
@@ -273,7 +294,7 @@ impl OnStream<'_> {
     pub unsafe fn launch_cooperative(
         &self,
         kernel: &Kernel<'_>,
-        config: LaunchConfig,
+        config: LaunchShape,
         args: &[&dyn KernelArg],
     ) -> Result<(), Error> {
         kernel.check_cooperative_grid(config)?;
@@ -291,7 +312,7 @@ impl OnStream<'_> {
     unsafe fn enqueue(
         &self,
         kernel: &Kernel<'_>,
-        config: LaunchConfig,
+        config: LaunchShape,
         args: &[&dyn KernelArg],
         launch: LaunchFn,
         how: &str,

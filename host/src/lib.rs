@@ -2,7 +2,7 @@
 //! built by `nvshmem-builder`, and launch their kernels on every PE.
 //!
 //! ```no_run
-//! use nvshmem_host::{LaunchConfig, Nvshmem};
+//! use nvshmem_host::{LaunchShape, Nvshmem};
 //! # const KERNELS: &str = "";
 //! let nvshmem = Nvshmem::init()?; // bootstraps from nvshmemrun, mpirun or srun
 //! // KERNELS = nvshmem_host::module_image!("RING_KERNELS"): the PTX, and machine code for the GPU
@@ -14,7 +14,7 @@
 //! // SAFETY: ring_block(source, received, returned, count) uses `count` elements of each buffer.
 //! unsafe {
 //!     ring.launch_cooperative(
-//!         LaunchConfig::linear(1, 256),
+//!         LaunchShape::linear(1, 256),
 //!         &[&source.as_symmetric_ptr(), &received.as_symmetric_ptr(), &returned.as_symmetric_ptr(), &1024usize],
 //!     )?;
 //! }
@@ -87,13 +87,13 @@ mod unique_id;
 pub use bootstrap::{Bootstrap, Plugin};
 pub use buffer::SymmetricBuffer;
 pub use error::{
-    AllocationRefusal, AllocationRequest, CudaContext, Error, GraphError, InitError,
+    AllocationRefusal, AllocationRequest, DriverErrorContext, Error, GraphError, InitError,
     KernelLaunchError, MemoryError, ModuleError, TeamError,
 };
 pub use graph::Graph;
 pub use image::ModuleImage;
 pub use init_deadline::{DEFAULT_INIT_TIMEOUT, INIT_TIMEOUT};
-pub use launch::{KernelArg, LaunchConfig};
+pub use launch::{KernelArg, LaunchShape};
 pub use mapped_signal_adds::SignalAdds;
 pub use module::{Kernel, Module};
 pub use nvshmem::{Nvshmem, UNIQUE_ID_TIMEOUT};
@@ -103,5 +103,5 @@ pub use registration::{LocalMemory, RegisteredBuffer};
 pub use signature::check_ptx_signature;
 pub use stream_ops::{OnStream, StreamOperations, StreamReduce};
 pub use team::{InitStatus, TeamHandle};
-pub use typed_launch::{IntoParam, LaunchArgs, LaunchValue, ParamList, TypedKernel};
+pub use typed_launch::{IntoParam, KernelArgs, LaunchValue, ParamList, TypedKernel};
 pub use unique_id::UniqueId;

@@ -13,7 +13,7 @@
 //! slower, never wrong.
 
 use crate::device_state::{self, DeviceState, JOB_CONNECTIVITY, Untrusted};
-use crate::error::CudaContext as _;
+use crate::error::DriverErrorContext as _;
 use crate::{Error, ModuleError, Nvshmem};
 use cudarc::driver::sys::CUmodule;
 use nvshmem_abi::MAPPED_SIGNAL_ADDS_SYMBOL;

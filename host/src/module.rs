@@ -1,6 +1,6 @@
 //! PTX modules linked with NVSHMEM's device library, and their kernels.
 
-use crate::error::CudaContext as _;
+use crate::error::DriverErrorContext as _;
 use crate::mapped_signal_adds::SignalAdds;
 use crate::{Error, ModuleError, ModuleImage, Nvshmem, SymmetricBuffer, result};
 use cudarc::driver::sys::{CUfunction_attribute, CUmodule};
@@ -291,7 +291,8 @@ impl Drop for Module<'_> {
             // would hang the unwinding PE. The process is ending; leave the module loaded.
             return;
         }
-        if let Err(error) = self.nvshmem.synchronize() {
+        // Every stream: a typed launch may have enqueued one of its kernels on any of them.
+        if let Err(error) = self.nvshmem.synchronize_context() {
             self.nvshmem.defer_error(error);
         }
         // SAFETY: the module was initialised in `load_module` and its kernels have finished (above);

@@ -3,7 +3,7 @@
 
 use crate::allocation_check::{HeapHistory, Ledger, Refusal};
 use crate::bootstrap::{Bootstrap, Plugin};
-use crate::error::CudaContext as _;
+use crate::error::DriverErrorContext as _;
 use crate::{Error, InitError, InitStatus, UniqueId, exit_guard, init_deadline, result};
 use cudarc::driver::sys::CUresult;
 use cudarc::driver::{CudaContext, CudaStream};

@@ -23,7 +23,7 @@
 //!   stale registration. A leaked guard therefore leaks its registration, and keeps its range from
 //!   being registered again while the handle lives; nothing else.
 
-use crate::error::CudaContext as _;
+use crate::error::DriverErrorContext as _;
 use crate::{Error, MemoryError, Nvshmem, SymmetricBuffer, result};
 use bytemuck::Pod;
 use cudarc::driver::sys::CUstreamCaptureStatus;

@@ -3,7 +3,7 @@
 //! into the module's signature global (see `nvshmem_abi`'s launch items); a launch goes ahead only
 //! where both come from the same crate and version and agree on every parameter's type.
 
-use crate::error::CudaContext as _;
+use crate::error::DriverErrorContext as _;
 use crate::{Error, ModuleError};
 use cudarc::driver::sys::{CUmodule, cudaError_enum};
 use nvshmem_abi::{KernelDescriptor, ParamCode, SIGNATURE_SYMBOL_PREFIX, Signature};

@@ -1,7 +1,7 @@
 //! GPU time on the handle's stream: [`StreamTimer`] times the work enqueued between two points,
 //! by the GPU's clock rather than the host's, so that launch and queueing delays are not counted.
 
-use crate::{CudaContext as _, Error, Nvshmem};
+use crate::{DriverErrorContext as _, Error, Nvshmem};
 use cudarc::driver::sys::CUevent_flags;
 use cudarc::driver::{CudaEvent, CudaStream};
 use std::sync::Arc;

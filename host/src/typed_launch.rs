@@ -4,7 +4,7 @@
 //! is looked up. A safe kernel's launch is safe.
 //!
 //! ```no_run
-//! use nvshmem_host::{Error, LaunchConfig, Nvshmem, SafeKernel, SliceParam};
+//! use nvshmem_host::{Error, LaunchShape, Nvshmem, SafeKernel, SliceParam};
 //! /// Runs the ring kernel `K` (`ring_kernels::RingBlock`, which `#[kernel]` emits for
 //! /// `pub fn ring_block(source: SymmetricSlice<f32>, received: SymmetricSlice<f32>)`).
 //! fn ring<K: SafeKernel<Params = (SliceParam<f32>, SliceParam<f32>)>>(ptx: &str) -> Result<(), Error> {
@@ -13,7 +13,7 @@
 //!     let source = nvshmem.alloc_zeroed::<f32>(1024)?;
 //!     let received = nvshmem.alloc_zeroed::<f32>(1024)?;
 //!     let ring = module.typed_kernel::<K>()?;
-//!     ring.run_cooperative(LaunchConfig::linear(1, 256), (&source, &received))
+//!     ring.run_cooperative(LaunchShape::linear(1, 256), (&source, &received))
 //! }
 //! ```
 //!
@@ -27,22 +27,37 @@
 //! otherwise pass one type as another (a number as an address, a `u8` slice as a `u64` one).
 //!
 //! # Why a safe kernel's launch is safe
-//! [`TypedKernel::run_cooperative`] and [`TypedKernel::run`] establish what the kernel's safe code relies on: the arguments
-//! have the kernel's parameter types (the descriptor's `Params`, which the module's signature of
-//! the kernel matches); each `SymmetricSlice` comes from a
-//! live [`SymmetricBuffer`] that the allocation check found allocated with the same size on every
-//! PE; each `Team` is a predefined team or comes from a borrowed [`TeamHandle`]; and the buffers
-//! and handles outlive the kernel, because the call borrows them and returns only once the
-//! kernel has finished (the stream is synchronised), while a buffer on another PE is freed only by a
-//! collective free that this PE reaches after its kernel has finished. A kernel that other PEs do
-//! not launch hangs in its barriers, and so may a kernel that waits but was launched with `run`
-//! (a block waits for one that is not yet resident): a hang, not a memory error. What a cooperative
-//! launch adds is progress.
+//! [`TypedKernel::launch`] and its variants establish what the kernel's safe code relies on: the
+//! arguments have the kernel's parameter types (the descriptor's `Params`, which the module's
+//! signature of the kernel matches); each `SymmetricSlice` comes from a live [`SymmetricBuffer`]
+//! that the allocation check found allocated with the same size on every PE; each `Team` is a
+//! predefined team or comes from a borrowed [`TeamHandle`]. The driver copies the parameters when
+//! the kernel is enqueued, so the arguments are borrowed only for the call.
+//!
+//! The launch does not wait for the kernel, and nothing it returns has to be kept or dropped for
+//! the kernel's memory to stay valid (`mem::forget` is safe, so soundness cannot rest on a guard):
+//! what the kernel uses is freed only after the work queued on every stream of NVSHMEM's context
+//! has finished, as cudarc frees a `CudaSlice` only after the work recorded on its stream.
+//! - Dropping a [`SymmetricBuffer`] waits for every stream of the context before its collective
+//!   free; a buffer that is forgotten is never freed. A buffer on another PE is freed only by the
+//!   collective free that this PE enters after its own wait, so after this PE's kernels.
+//! - Dropping a [`TeamHandle`] waits the same way before the team is destroyed, and dropping the
+//!   [`Module`] before NVSHMEM's state in it is finalised and it is unloaded.
+//! - [`Nvshmem`](crate::Nvshmem) outlives all three (they borrow it).
+//!
+//! Safe launches go on the handle's one stream, so a PE's safe kernels run one after another and
+//! their `Leader`s never meet a team's counters at once.
+//!
+//! A kernel that other PEs do not launch hangs in its barriers, and so may a kernel that waits but
+//! was launched without `cooperative` (a block waits for one that is not yet resident): a hang, not
+//! a memory error. What a cooperative launch adds is progress. Another stream's work and the
+//! kernel may touch the same buffer at once, as other PEs' puts may: a kernel's slice accesses are
+//! atomic (relaxed), so that is a race of values, not a data race.
 
 #[cfg(doc)]
 use crate::ModuleError;
 use crate::{
-    Error, Kernel, KernelArg, KernelLaunchError, LaunchConfig, Module, SymmetricBuffer, TeamHandle,
+    Error, Kernel, KernelArg, KernelLaunchError, LaunchShape, Module, SymmetricBuffer, TeamHandle,
 };
 use bytemuck::Pod;
 use nvshmem_abi::{ElementType, KernelDescriptor, SafeKernel, SliceParam, Team};
@@ -77,53 +92,77 @@ impl<'m, K: KernelDescriptor> TypedKernel<'m, K> {
         &self.kernel
     }
 
-    /// Launches the kernel cooperatively with `args` on the handle's stream and waits until it has
-    /// finished. Safe for a safe kernel (module documentation); every PE runs the same kernel.
-    pub fn run_cooperative<'a, A: LaunchArgs<'a, K::Params>>(
+    /// Launches the kernel cooperatively with `args` on the handle's stream and returns without
+    /// waiting: all blocks are resident at once, so blocks and PEs may wait for each other. Safe for
+    /// a safe kernel (module documentation); every PE launches the same kernels in the same order.
+    /// A launch in a loop, or between other launches and on-stream operations, adds no host step.
+    ///
+    /// Safe launches go on the handle's stream only, where they run one after another: a kernel's
+    /// `Leader` relies on no other kernel of this PE running collectives at the same time. A kernel
+    /// on another stream, or captured into a graph, is launched through [`Kernel::launch_cooperative`]
+    /// ([`TypedKernel::kernel`]), whose caller keeps that rule.
+    pub fn launch_cooperative<'a, A: KernelArgs<'a, K::Params>>(
         &self,
-        config: LaunchConfig,
+        config: impl Into<LaunchShape>,
         args: A,
     ) -> Result<(), Error>
     where
         K: SafeKernel,
     {
-        self.launch_and_wait(args, |kernel, args| {
-            // SAFETY: the arguments have the kernel's parameter types (`LaunchArgs`), their slices
-            // come from checked, live symmetric buffers borrowed by `args` until the kernel has
-            // finished (`launch_and_wait`), and the kernel is safe code (`SafeKernel`).
-            unsafe { kernel.launch_cooperative(config, args) }
-        })
+        let params = args.params()?;
+        // SAFETY: the arguments have the kernel's parameter types (`KernelArgs`), their slices
+        // come from checked, live symmetric buffers, whose frees wait for the kernel (module
+        // documentation), and the kernel is safe code (`SafeKernel`).
+        unsafe {
+            self.kernel
+                .launch_cooperative(config.into(), &params.as_args())
+        }
     }
 
-    /// Launches the kernel with `args` on the handle's stream, not cooperatively, and waits until
-    /// it has finished: for a kernel that waits on no other block or PE, such as a grid-stride
+    /// Launches the kernel with `args` on the handle's stream, not cooperatively, and returns
+    /// without waiting: for a kernel that waits on no other block or PE, such as a grid-stride
     /// sweep. Its grid need not be resident at once, so it takes multiprocessors only as they come
     /// free: beside other PEs' kernels that wait on this PE (several PEs on one GPU), a cooperative
     /// grid as large as the GPU could wait for them to leave while they wait for this PE, for ever.
     /// Safe for a safe kernel (module documentation); a kernel that waits may hang.
-    pub fn run<'a, A: LaunchArgs<'a, K::Params>>(
+    pub fn launch<'a, A: KernelArgs<'a, K::Params>>(
         &self,
-        config: LaunchConfig,
+        config: impl Into<LaunchShape>,
         args: A,
     ) -> Result<(), Error>
     where
         K: SafeKernel,
     {
-        self.launch_and_wait(args, |kernel, args| {
-            // SAFETY: as in `run_cooperative`.
-            unsafe { kernel.launch(config, args) }
-        })
+        let params = args.params()?;
+        // SAFETY: as in `launch_cooperative`.
+        unsafe { self.kernel.launch(config.into(), &params.as_args()) }
     }
 
-    /// Turns `args` into launch arguments, launches the kernel with them by `launch`, and waits
-    /// until it has finished, so that the buffers `args` borrows outlive it.
-    fn launch_and_wait<'a, A: LaunchArgs<'a, K::Params>>(
+    /// [`TypedKernel::launch_cooperative`], then waits until the handle's stream has finished:
+    /// an error of the kernel (an illegal address, a trap) is this call's.
+    pub fn run_cooperative<'a, A: KernelArgs<'a, K::Params>>(
         &self,
+        config: impl Into<LaunchShape>,
         args: A,
-        launch: impl FnOnce(&Kernel<'m>, &[&dyn KernelArg]) -> Result<(), Error>,
-    ) -> Result<(), Error> {
-        let params = args.params()?;
-        launch(&self.kernel, &params.as_args())?;
+    ) -> Result<(), Error>
+    where
+        K: SafeKernel,
+    {
+        self.launch_cooperative(config, args)?;
+        self.kernel.module.nvshmem().synchronize()
+    }
+
+    /// [`TypedKernel::launch`], then waits until the handle's stream has finished: an error of the
+    /// kernel is this call's.
+    pub fn run<'a, A: KernelArgs<'a, K::Params>>(
+        &self,
+        config: impl Into<LaunchShape>,
+        args: A,
+    ) -> Result<(), Error>
+    where
+        K: SafeKernel,
+    {
+        self.launch(config, args)?;
         self.kernel.module.nvshmem().synchronize()
     }
 }
@@ -259,7 +298,7 @@ unsafe impl<'a, T: Pod + ElementType> IntoParam<'a, SliceParam<T>> for &'a Symme
 
 /// The arguments of a launch, as a tuple matching the kernel's parameter tuple `P`. Implemented for
 /// tuples of [`IntoParam`] values only (sealed): the launch relies on what it returns.
-pub trait LaunchArgs<'a, P>: sealed::Tuple {
+pub trait KernelArgs<'a, P>: sealed::Tuple {
     /// Converts every argument.
     fn params(self) -> Result<ParamList<'a>, Error>;
 }
@@ -276,7 +315,7 @@ impl ParamList<'_> {
 }
 
 mod sealed {
-    /// The tuples [`super::LaunchArgs`] is implemented for.
+    /// The tuples [`super::KernelArgs`] is implemented for.
     pub trait Tuple {}
 }
 
@@ -284,7 +323,7 @@ macro_rules! launch_args {
     ($(($($arg:ident: $param:ident),*)),* $(,)?) => { $(
         impl<$($arg,)*> sealed::Tuple for ($($arg,)*) {}
 
-        impl<'a, $($arg: IntoParam<'a, $param>,)* $($param,)*> LaunchArgs<'a, ($($param,)*)>
+        impl<'a, $($arg: IntoParam<'a, $param>,)* $($param,)*> KernelArgs<'a, ($($param,)*)>
             for ($($arg,)*)
         {
             #[allow(non_snake_case)]
@@ -311,7 +350,7 @@ launch_args!(
 
 #[cfg(test)]
 mod tests {
-    use super::{IntoParam, LaunchArgs, LaunchValue};
+    use super::{IntoParam, KernelArgs, LaunchValue};
     use crate::{Error, KernelLaunchError, Team};
 
     fn words(value: &LaunchValue<'_>) -> Vec<u64> {
@@ -339,7 +378,7 @@ mod tests {
     #[test]
     fn values_that_borrow_nothing_join_a_borrowing_launch() {
         /// Compiles only if `args` are launch arguments that live no longer than `borrowed`.
-        fn within<'a, A: LaunchArgs<'a, (u32, bool, Team)>>(_: &'a u8, args: A) -> usize {
+        fn within<'a, A: KernelArgs<'a, (u32, bool, Team)>>(_: &'a u8, args: A) -> usize {
             args.params().unwrap().as_args().len()
         }
         let borrowed = 0u8;

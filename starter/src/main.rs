@@ -9,7 +9,7 @@
 //! one per visible GPU). Started by `nvshmemrun`, `mpirun` or `srun`, it is one PE.
 
 use clap::Parser;
-use nvshmem_host::{Bootstrap, LaunchConfig, Nvshmem};
+use nvshmem_host::{Bootstrap, LaunchShape, Nvshmem};
 use nvshmem_launch::cli::JobArgs;
 use std::process::ExitCode;
 
@@ -61,7 +61,7 @@ fn run_pe(bootstrap: Bootstrap, count: usize) -> Result<(), Box<dyn std::error::
         let source = nvshmem.alloc::<u64>(count)?;
         let received = nvshmem.alloc_zeroed::<u64>(count)?;
         // Every PE launches it with one block, cooperatively as its barrier needs.
-        kernel.run_cooperative(LaunchConfig::linear(1, 256), (&source, &received))?;
+        kernel.run_cooperative(LaunchShape::linear(1, 256), (&source, &received))?;
         received.to_vec()?
     };
     nvshmem.finalize()?;

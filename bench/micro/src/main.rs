@@ -53,7 +53,7 @@ mod options;
 use check::{POISON, mismatches, pattern};
 use clap::{Parser, ValueEnum};
 use nvshmem_host::timing::StreamTimer;
-use nvshmem_host::{Bootstrap, KernelArg, LaunchConfig, Module, Nvshmem, SymmetricBuffer};
+use nvshmem_host::{Bootstrap, KernelArg, LaunchShape, Module, Nvshmem, SymmetricBuffer};
 use options::{Bench, Grid, Options, Scope};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -239,7 +239,7 @@ impl<'a> Runner<'a> {
         let values: Vec<u64> = (0..count).map(|i| pattern(0, me, i)).collect();
         source.copy_from_host(&values)?;
         let probe = module.kernel("delay")?;
-        let (_, _, sms) = probe.max_cooperative_blocks(LaunchConfig::linear(1, 1))?;
+        let (_, _, sms) = probe.max_cooperative_blocks(LaunchShape::linear(1, 1))?;
         nvshmem.barrier_all();
         Ok(Runner {
             nvshmem,
@@ -269,7 +269,7 @@ impl<'a> Runner<'a> {
                 let dest = self.dest.as_symmetric_ptr();
                 self.one_sided_case(bench, Scope::Thread, 8, 1, |runner| {
                     let kernel = runner.module.kernel("p_latency")?;
-                    let config = LaunchConfig::linear(1, 1);
+                    let config = LaunchShape::linear(1, 1);
                     let times = runner.time_launches(|_| {
                         // SAFETY: p_latency(dest: *mut u64, iters: u32, peer: i32); dest holds a u64
                         // on every PE.
@@ -288,7 +288,7 @@ impl<'a> Runner<'a> {
                                 .module
                                 .kernel(&format!("put_latency_{}", scope.name()))?;
                             let threads = runner.scope_threads(scope);
-                            let config = LaunchConfig::linear(1, threads);
+                            let config = LaunchShape::linear(1, threads);
                             let times = runner.time_launches(|_| {
                                 // SAFETY: put_latency_*(dest, source, count, iters, peer); both
                                 // buffers hold `count` elements (the largest size) on every PE.
@@ -311,7 +311,7 @@ impl<'a> Runner<'a> {
                     let kernel = self
                         .module
                         .kernel(&format!("barrier_latency_{}", scope.name()))?;
-                    let config = LaunchConfig::linear(1, self.scope_threads(scope));
+                    let config = LaunchShape::linear(1, self.scope_threads(scope));
                     self.two_sided_case(bench, scope, 0, f64::from(iters), |runner, launch| {
                         let slot = runner.slot(launch);
                         // SAFETY: barrier_latency_*(warmup: u32, iters: u32, elapsed_ns: *mut u64),
@@ -328,7 +328,7 @@ impl<'a> Runner<'a> {
                 let iters = options.lat_iters;
                 let per_launch = u64::from(TWO_SIDED_WARMUP + iters);
                 let kernel = self.module.kernel(bench.name())?;
-                let config = LaunchConfig::linear(1, 1);
+                let config = LaunchShape::linear(1, 1);
                 let (dest, source) = (self.dest.as_symmetric_ptr(), self.source.as_symmetric_ptr());
                 let flags = self.flags.as_symmetric_ptr();
                 let count = 1usize;
@@ -378,7 +378,7 @@ impl<'a> Runner<'a> {
             let kernel = self
                 .module
                 .kernel(&format!("{collective}_latency_{}", scope.name()))?;
-            let config = LaunchConfig::linear(1, self.scope_threads(scope));
+            let config = LaunchShape::linear(1, self.scope_threads(scope));
             for &bytes in &options.lat_sizes {
                 let count = bytes / 8;
                 self.two_sided_case(bench, scope, bytes, f64::from(iters), |runner, launch| {
@@ -466,7 +466,7 @@ impl<'a> Runner<'a> {
                     self.one_sided_case(bench, scope, bytes, blocks, |runner| {
                         let name = format!("{op}_bw_{}{safe}", scope.name());
                         let kernel = runner.module.kernel(&name)?;
-                        let config = LaunchConfig::linear(blocks, runner.options.threads);
+                        let config = LaunchShape::linear(blocks, runner.options.threads);
                         let times = runner.time_launches(|launch| {
                             let offset = bw_offset(launch, launches, bytes, capacity);
                             // SAFETY: bw_offset keeps `count` elements from `offset` inside both
@@ -576,7 +576,7 @@ impl<'a> Runner<'a> {
         for number in warmup..self.options.launches() {
             let timer = StreamTimer::new(self.nvshmem)?;
             // SAFETY: delay(ns: u64) touches no memory.
-            unsafe { delay.launch(LaunchConfig::linear(1, 1), &[&DELAY_NS])? };
+            unsafe { delay.launch(LaunchShape::linear(1, 1), &[&DELAY_NS])? };
             timer.start()?;
             launch(number)?;
             timer.stop()?;
@@ -603,7 +603,7 @@ impl<'a> Runner<'a> {
                 let word = self.ended.as_symmetric_ptr();
                 // SAFETY: release(word: SymmetricPtr<u64>, value: u64); `ended` is one symmetric
                 // u64 that only this kernel writes.
-                unsafe { release.launch(LaunchConfig::linear(1, 1), &[&word, &number])? };
+                unsafe { release.launch(LaunchShape::linear(1, 1), &[&word, &number])? };
                 self.nvshmem.synchronize()?;
             }
         } else {

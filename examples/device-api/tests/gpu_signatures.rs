@@ -12,7 +12,7 @@
 
 use device_api_signature_kernels::{Fill, FillWords, PutWord};
 use nvshmem_host::{
-    Error, KernelDescriptor, LaunchConfig, Module, ModuleError, ModuleImage, Nvshmem,
+    Error, KernelDescriptor, LaunchShape, Module, ModuleError, ModuleImage, Nvshmem,
     check_ptx_signature, module_image,
 };
 
@@ -173,7 +173,7 @@ fn typed_kernel_refuses_another_crates_descriptor_and_runs_the_own_one() {
         .typed_kernel::<FillWords>()
         .expect("both builds see the same kernel");
     fill_words
-        .run(LaunchConfig::linear(2, 256), (&words, 0x5eed_u64))
+        .run(LaunchShape::linear(2, 256), (&words, 0x5eed_u64))
         .expect("launched");
     let mut written = vec![0u64; words.len()];
     words.copy_to_host(&mut written).expect("copied");

@@ -20,7 +20,7 @@ mod args;
 
 use args::{Args, Fault};
 use clap::Parser;
-use nvshmem_host::{LaunchConfig, Module, Nvshmem, SymmetricBuffer};
+use nvshmem_host::{LaunchShape, Module, Nvshmem, SymmetricBuffer};
 use std::process::ExitCode;
 
 const KERNELS: nvshmem_host::ModuleImage = nvshmem_host::module_image!("FAULTS_KERNELS");
@@ -66,7 +66,7 @@ fn run(fault: Fault, victim: i32) -> Result<(), nvshmem_host::Error> {
     }
     println!("PE {}: waiting in the device barrier", nvshmem.my_pe());
     // SAFETY: the kernel takes no parameters; every live PE launches it once.
-    unsafe { kernel.launch_cooperative(LaunchConfig::linear(1, 32), &[])? };
+    unsafe { kernel.launch_cooperative(LaunchShape::linear(1, 32), &[])? };
     nvshmem.synchronize()?;
     println!("PE {}: passed the barrier", nvshmem.my_pe());
     drop(buffer);
@@ -85,7 +85,7 @@ fn put_to_missing_pe(nvshmem: &Nvshmem, module: &Module<'_>, buffer: &SymmetricB
         // purpose, and the kernels' device checks trap before NVSHMEM uses it.
         unsafe {
             kernel.launch(
-                LaunchConfig::linear(1, 32),
+                LaunchShape::linear(1, 32),
                 &[&buffer.as_symmetric_ptr(), &count],
             )?
         };
@@ -104,7 +104,7 @@ fn put_past_the_end(nvshmem: &Nvshmem, module: &Module<'_>, buffer: &SymmetricBu
         // The slice parameter is two words, the address and the length.
         unsafe {
             let (start, len) = (buffer.as_symmetric_ptr(), buffer.len());
-            kernel.launch(LaunchConfig::linear(1, 32), &[&start, &len])?
+            kernel.launch(LaunchShape::linear(1, 32), &[&start, &len])?
         };
         nvshmem.synchronize()
     });
@@ -148,7 +148,7 @@ fn launch_unmatched(
     flag: &SymmetricBuffer<u64>,
 ) -> Result<(), nvshmem_host::Error> {
     println!("PE {}: running the {fault:?} kernel", nvshmem.my_pe());
-    let config = LaunchConfig::linear(1, 32);
+    let config = LaunchShape::linear(1, 32);
     // SAFETY: the kernels' blocking calls are unmatched on purpose, and the device checks'
     // deadline ends them; `flag` is a symmetric u64 on every PE.
     unsafe {

@@ -2,7 +2,7 @@
 //! (`tests/gpu_interop.rs`). Each is collective: every PE calls it, in the same order.
 
 use cudarc::driver::{CudaStream, PushKernelArg};
-use nvshmem_host::{LaunchConfig, Module, Nvshmem, StreamOperations, Team};
+use nvshmem_host::{LaunchShape, Module, Nvshmem, StreamOperations, Team};
 use std::error::Error;
 use std::sync::Arc;
 
@@ -47,7 +47,7 @@ pub fn cudarc_launch_reads_a_put(
     unsafe {
         on.launch(
             &put,
-            LaunchConfig::linear(blocks, THREADS),
+            LaunchShape::linear(blocks, THREADS),
             &[&received.as_symmetric_ptr(), &count, &next],
         )?
     };

@@ -5,7 +5,7 @@ use crate::flags::Options;
 use crate::kernels::{CommonKernels, launch_one};
 use cudarc::driver::DevicePtr;
 use nvshmem_host::timing::StreamTimer;
-use nvshmem_host::{CudaContext as _, Kernel, LaunchConfig, Nvshmem};
+use nvshmem_host::{DriverErrorContext as _, Kernel, LaunchShape, Nvshmem};
 use std::error::Error;
 
 /// Bytes per copy of the copy-rate measurement.
@@ -102,7 +102,7 @@ fn fit_copy_rate(
         unsafe {
             on.launch(
                 &common.copy_trips,
-                LaunchConfig::linear(1024, 256),
+                LaunchShape::linear(1024, 256),
                 &[
                     &(a_address as *mut [f32; 4]),
                     &(b_address as *mut [f32; 4]),

@@ -9,7 +9,7 @@ use crate::kernels::CommonKernels;
 use cudarc::driver::DevicePtr;
 use nvshmem_halo::Patch;
 use nvshmem_halo::host::HaloGrids;
-use nvshmem_host::{LaunchConfig, Nvshmem};
+use nvshmem_host::{LaunchShape, Nvshmem};
 use std::error::Error;
 
 /// The boundary value of each local row of `patch` (global rows `y0 ..`, counting the fixed top
@@ -42,7 +42,7 @@ pub(crate) fn initialize(
     // and reads `patch.rows` boundary values.
     unsafe {
         kernels.initialize.launch(
-            LaunchConfig::linear(1024, 256),
+            LaunchShape::linear(1024, 256),
             &[
                 &grids.current(),
                 &grids.next(),

@@ -5,7 +5,7 @@ use crate::flags::STALE_ITERATION;
 use crate::kernels::{CommonKernels, launch_one};
 use nvshmem_halo::NormTarget;
 use nvshmem_halo::host::{HaloGrids, NormBuffers};
-use nvshmem_host::{Kernel, LaunchConfig, Nvshmem, OnStream};
+use nvshmem_host::{Kernel, LaunchShape, Nvshmem, OnStream};
 use std::error::Error;
 
 /// What a runner's iterations are: launching `schedule.iterations` iterations of its variant from
@@ -128,7 +128,7 @@ pub fn end_iteration(
         // the run keeps alive past the launch; laid out as `patch` says, and every PE's pushes
         // into it completed before the meeting above, the next ones come after this PE's next
         // iteration, later on this stream.
-        unsafe { on.launch(kernel, LaunchConfig::linear(64, 256), &[&next, &patch])? };
+        unsafe { on.launch(kernel, LaunchShape::linear(64, 256), &[&next, &patch])? };
     }
     Ok(())
 }
@@ -146,7 +146,7 @@ pub(crate) fn sum_norms(
     unsafe {
         nvshmem.on(nvshmem.stream())?.launch(
             &common.norm_sum,
-            LaunchConfig::linear(rows.div_ceil(128), 128),
+            LaunchShape::linear(rows.div_ceil(128), 128),
             &[&norms.totals(), &norms.norms_squared(), &rows],
         )?
     };

@@ -3,7 +3,7 @@
 
 use crate::flags::Options;
 use nvshmem_halo::Tiling;
-use nvshmem_host::{Kernel, KernelArg, LaunchConfig, Module, OnStream};
+use nvshmem_host::{Kernel, KernelArg, LaunchShape, Module, OnStream};
 use std::error::Error;
 
 /// The kernels of the shared stencil module (`examples/jacobi/kernels/src/stencil.rs`).
@@ -48,8 +48,8 @@ impl<'m> CommonKernels<'m> {
 }
 
 /// The launch of a stencil kernel covering `grid` blocks of `tiling.block_x` threads.
-pub fn stencil_config(tiling: Tiling, (x, y): (u32, u32)) -> LaunchConfig {
-    LaunchConfig {
+pub fn stencil_config(tiling: Tiling, (x, y): (u32, u32)) -> LaunchShape {
+    LaunchShape {
         grid: (x, y, 1),
         block: (tiling.block_x, 1, 1),
         shared_mem_bytes: 0,
@@ -66,6 +66,6 @@ pub(crate) unsafe fn launch_one(
     args: &[&dyn KernelArg],
 ) -> Result<(), Box<dyn Error>> {
     // SAFETY: the caller's contract.
-    unsafe { on.launch(kernel, LaunchConfig::linear(1, 32), args)? };
+    unsafe { on.launch(kernel, LaunchShape::linear(1, 32), args)? };
     Ok(())
 }

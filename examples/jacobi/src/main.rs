@@ -54,7 +54,7 @@ use jacobi::args::rows::{Args, RULES, Variant};
 use jacobi::{CommonKernels, Iterations, Meeting, Options, Program, Verdict};
 use nvshmem_halo::host::{HaloGrids, HaloSignals, MeetingPlace, NormBuffers, resident_blocks};
 use nvshmem_halo::{Decomposition2d, NormTarget, Tiling};
-use nvshmem_host::{Kernel, LaunchConfig, Nvshmem, OnStream};
+use nvshmem_host::{Kernel, LaunchShape, Nvshmem, OnStream};
 use std::error::Error;
 use std::process::ExitCode;
 
@@ -135,7 +135,7 @@ impl Iterations for JacobiIterations<'_, '_> {
         let items = tiling.column_blocks(&patch) * tiling.boundary_first_bands(&patch);
         let blocks = resident_blocks(&self.stencil, tiling.block_x, pes_per_gpu)?.min(items);
         let (grid_counter, _record) = self.grid_counter.device_ptr(nvshmem.stream());
-        let config = LaunchConfig {
+        let config = LaunchShape {
             grid: (blocks, 1, 1),
             block: (tiling.block_x, 1, 1),
             shared_mem_bytes: 0,

@@ -7,7 +7,7 @@ use crate::floors::Floors;
 use crate::kernels::CommonKernels;
 use cudarc::driver::DevicePtr;
 use nvshmem_halo::Decomposition2d;
-use nvshmem_host::{Kernel, LaunchConfig, Nvshmem, SymmetricBuffer};
+use nvshmem_host::{Kernel, LaunchShape, Nvshmem, SymmetricBuffer};
 use std::error::Error;
 use std::io::Write;
 
@@ -42,7 +42,7 @@ impl PeReport {
         // before the barrier above; `dest` holds LEN × n_pes.
         unsafe {
             common.gather.launch(
-                LaunchConfig::linear(1, 128),
+                LaunchShape::linear(1, 128),
                 &[
                     &buffer.as_symmetric_ptr(),
                     &(PeReport::LEN as u32),
@@ -110,7 +110,7 @@ pub(crate) fn print_results(
     let grid = decomposition.grid();
     let registers = stencil.registers();
     let (_, blocks_per_sm, _) =
-        stencil.max_cooperative_blocks(LaunchConfig::linear(1, options.block_x))?;
+        stencil.max_cooperative_blocks(LaunchShape::linear(1, options.block_x))?;
     println!(
         "{}: variant {} on {n_pes} PE(s) as a {} x {} process grid, {nx} x {ny} cells, {} \
          iterations, norm every {}; patches of up to {} x {} cells; blocks of {} threads x {} \

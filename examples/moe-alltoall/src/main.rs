@@ -29,8 +29,7 @@ use clap::Parser;
 use clap::ValueEnum;
 use moe_alltoall_kernels::{Combine, Control, Dispatch, NO_PAIR, Scratch};
 use nvshmem_host::{
-    Bootstrap, Error, LaunchArgs, LaunchConfig, Nvshmem, SafeKernel, SymmetricBuffer, TypedKernel,
-    timing::StreamTimer,
+    Bootstrap, Error, LaunchShape, Nvshmem, SymmetricBuffer, TypedKernel, timing::StreamTimer,
 };
 use routing::{Shape, problem, reference, wrong_tokens};
 use std::process::ExitCode;
@@ -86,19 +85,16 @@ impl<'nv> Buffers<'nv> {
 struct Round<'m> {
     dispatch: TypedKernel<'m, Dispatch>,
     combine: TypedKernel<'m, Combine>,
-    config: LaunchConfig,
+    config: LaunchShape,
     k: u32,
     experts_per_pe: u32,
     lost_pair: u32,
 }
 
 impl Round<'_> {
-    /// Enqueues round `epoch` (dispatch, then combine) on the handle's stream without waiting.
-    ///
-    /// # Safety
-    /// `buffers` stay allocated until the stream has been synchronised (the kernels run after this
-    /// returns).
-    unsafe fn enqueue(&self, buffers: &Buffers<'_>, epoch: u32) -> Result<(), Error> {
+    /// Enqueues round `epoch` (dispatch, then combine) on the handle's stream without waiting, so
+    /// that no host step comes between dispatch and combine or counts in the round's time.
+    fn enqueue(&self, buffers: &Buffers<'_>, epoch: u32) -> Result<(), Error> {
         let b = buffers;
         let dispatch = (
             &b.tokens,
@@ -121,33 +117,8 @@ impl Round<'_> {
             epoch,
             self.k,
         );
-        // SAFETY: the caller keeps the buffers alive until the kernels have finished.
-        unsafe {
-            enqueue_cooperative(&self.dispatch, self.config, dispatch)?;
-            enqueue_cooperative(&self.combine, self.config, combine)
-        }
-    }
-}
-
-/// Launches a safe kernel cooperatively with `args` on the handle's stream, without waiting for it
-/// (`TypedKernel::run_cooperative` waits, which would put a host step between dispatch and
-/// combine and count the wait in the round's time).
-///
-/// # Safety
-/// The buffers `args` borrows stay allocated until the stream has been synchronised.
-unsafe fn enqueue_cooperative<'a, K: SafeKernel, A: LaunchArgs<'a, K::Params>>(
-    kernel: &TypedKernel<'_, K>,
-    config: LaunchConfig,
-    args: A,
-) -> Result<(), Error> {
-    let params = args.params()?;
-    // SAFETY: the arguments have the kernel's parameter types (`LaunchArgs`), their slices come
-    // from checked symmetric buffers that the caller keeps alive until the kernel has finished, the
-    // kernel is safe code (`SafeKernel`), and every PE launches the same kernels in the same order.
-    unsafe {
-        kernel
-            .kernel()
-            .launch_cooperative(config, &params.as_args())
+        self.dispatch.launch_cooperative(self.config, dispatch)?;
+        self.combine.launch_cooperative(self.config, combine)
     }
 }
 
@@ -171,7 +142,7 @@ fn run_pe(bootstrap: Bootstrap, options: &Args) -> Result<(), Box<dyn std::error
     let dispatch = module.typed_kernel::<Dispatch>()?;
     let combine = module.typed_kernel::<Combine>()?;
     // One block per multiprocessor, as many as a cooperative launch of both kernels allows.
-    let shape = LaunchConfig::linear(1, options.threads);
+    let shape = LaunchShape::linear(1, options.threads);
     let (dispatch_max, _, sms) = dispatch.kernel().max_cooperative_blocks(shape)?;
     let (combine_max, _, _) = combine.kernel().max_cooperative_blocks(shape)?;
     let blocks = options
@@ -180,7 +151,7 @@ fn run_pe(bootstrap: Bootstrap, options: &Args) -> Result<(), Box<dyn std::error
     let mut round = Round {
         dispatch,
         combine,
-        config: LaunchConfig::linear(blocks, options.threads),
+        config: LaunchShape::linear(blocks, options.threads),
         k,
         experts_per_pe,
         lost_pair: NO_PAIR,
@@ -226,8 +197,7 @@ fn run_pe(bootstrap: Bootstrap, options: &Args) -> Result<(), Box<dyn std::error
                     .copy_from_host(&vec![0f32; buffers.combine_in.len()])?;
                 nvshmem.barrier_all();
                 epoch += 1;
-                // SAFETY: `buffers` lives past the synchronisation below.
-                unsafe { round.enqueue(&buffers, epoch) }?;
+                round.enqueue(&buffers, epoch)?;
                 nvshmem.synchronize()?;
                 let wrong = wrong_tokens(&buffers.out.to_vec()?, &reference(&problem), hidden);
                 match wrong.first() {
@@ -248,15 +218,13 @@ fn run_pe(bootstrap: Bootstrap, options: &Args) -> Result<(), Box<dyn std::error
                 nvshmem.barrier_all();
                 for _ in 0..options.warmup {
                     epoch += 1;
-                    // SAFETY: `buffers` lives past the synchronisation below.
-                    unsafe { round.enqueue(&buffers, epoch) }?;
+                    round.enqueue(&buffers, epoch)?;
                 }
                 let timer = StreamTimer::new(&nvshmem)?;
                 timer.start()?;
                 for _ in 0..options.iters {
                     epoch += 1;
-                    // SAFETY: as above.
-                    unsafe { round.enqueue(&buffers, epoch) }?;
+                    round.enqueue(&buffers, epoch)?;
                 }
                 timer.stop()?;
                 let seconds = timer.seconds()? / f64::from(options.iters);

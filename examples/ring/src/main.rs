@@ -16,7 +16,7 @@ mod args;
 use args::Args;
 use clap::Parser;
 use nvshmem_host::{
-    Bootstrap, LaunchConfig, Module, Nvshmem, SafeKernel, SliceParam, SymmetricBuffer,
+    Bootstrap, LaunchShape, Module, Nvshmem, SafeKernel, SliceParam, SymmetricBuffer,
 };
 use ring_kernels::{RingBlock, RingElementwise};
 use std::process::ExitCode;
@@ -110,7 +110,7 @@ where
     // ANCHOR: ring_host_launch
     nvshmem.barrier_all();
     let args = (buffers.source, &*buffers.received, &*buffers.returned);
-    kernel.run_cooperative(LaunchConfig::linear(1, 256), args)?;
+    kernel.run_cooperative(LaunchShape::linear(1, 256), args)?;
     // ANCHOR_END: ring_host_launch
     let bad_received = mismatches(&buffers.received.to_vec()?, expected_received);
     let bad_returned = mismatches(&buffers.returned.to_vec()?, expected_source);

@@ -3,7 +3,7 @@
 //! GPU machine (NVSHMEM can be initialised once per process).
 
 use nvshmem_host::{
-    Error, InitError, KernelLaunchError, LaunchConfig, MemoryError, ModuleError, Nvshmem,
+    Error, InitError, KernelLaunchError, LaunchShape, MemoryError, ModuleError, Nvshmem,
 };
 
 const PTX: &str = include_str!(env!("RING_KERNELS_PTX"));
@@ -71,7 +71,7 @@ fn oversized_cooperative_grid_is_refused_with_the_limit() {
     let nvshmem = Nvshmem::init().expect("init");
     let module = nvshmem.load_module(PTX).expect("load");
     let kernel = module.kernel("ring_block").unwrap();
-    let config = LaunchConfig::linear(1_000_000, 256);
+    let config = LaunchShape::linear(1_000_000, 256);
     let (limit, _, sms) = kernel.max_cooperative_blocks(config).unwrap();
     assert!(
         limit >= sms && limit < 1_000_000,
@@ -103,7 +103,7 @@ fn a_block_larger_than_the_kernel_can_run_is_refused_with_the_limit() {
     let buffer = nvshmem.alloc_zeroed::<f32>(1).unwrap();
     let ptr = buffer.as_symmetric_ptr();
     let args: [&dyn nvshmem_host::KernelArg; 4] = [&ptr, &ptr, &ptr, &1usize];
-    let config = LaunchConfig::linear(1, 2 * limit);
+    let config = LaunchShape::linear(1, 2 * limit);
     // SAFETY: refused before launch; the arguments match ring_block's parameters anyway.
     let launches = unsafe {
         [

@@ -27,7 +27,7 @@ use nvshmem_halo::{
 };
 use nvshmem_host::environment::DEFAULT_SYMMETRIC_SIZE;
 use nvshmem_host::{
-    Bootstrap, LaunchConfig, Module, Nvshmem, SafeKernel, SliceParam, SymmetricBuffer,
+    Bootstrap, LaunchShape, Module, Nvshmem, SafeKernel, SliceParam, SymmetricBuffer,
 };
 use std::fmt::Debug;
 use std::process::ExitCode;
@@ -313,9 +313,9 @@ impl<'nv, T: Cell> Run<'nv, T> {
             let threads = 256;
             let wanted = owned_cells(&self.patch).div_ceil(threads as usize) as u32;
             let limit = kernel
-                .max_cooperative_blocks(LaunchConfig::linear(1, threads))?
+                .max_cooperative_blocks(LaunchShape::linear(1, threads))?
                 .0;
-            Ok::<_, nvshmem_host::Error>(LaunchConfig::linear(
+            Ok::<_, nvshmem_host::Error>(LaunchShape::linear(
                 wanted.clamp(1, limit.max(1)),
                 threads,
             ))
@@ -330,7 +330,7 @@ impl<'nv, T: Cell> Run<'nv, T> {
         for threads in [512, 256, 128] {
             let limit = exchange
                 .kernel()
-                .max_cooperative_blocks(LaunchConfig::linear(1, threads))?
+                .max_cooperative_blocks(LaunchShape::linear(1, threads))?
                 .0;
             if limit as usize >= needed {
                 exchange_threads = Some(threads);
@@ -360,7 +360,7 @@ impl<'nv, T: Cell> Run<'nv, T> {
                     stale,
                 );
                 exchange.run_cooperative(
-                    LaunchConfig::linear(directions as u32, exchange_threads),
+                    LaunchShape::linear(directions as u32, exchange_threads),
                     args,
                 )?;
             }

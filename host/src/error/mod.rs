@@ -189,12 +189,12 @@ wrap! {
 
 /// Attaches what was being done to a CUDA driver error, making it an [`Error::Cuda`]: for code
 /// that calls cudarc directly beside this crate (`result.doing("zeroing the counters")?`).
-pub trait CudaContext<T> {
+pub trait DriverErrorContext<T> {
     /// Wraps the error with `action` ("loading the PTX module", …).
     fn doing(self, action: impl Into<String>) -> Result<T, Error>;
 }
 
-impl<T> CudaContext<T> for Result<T, cudarc::driver::DriverError> {
+impl<T> DriverErrorContext<T> for Result<T, cudarc::driver::DriverError> {
     fn doing(self, action: impl Into<String>) -> Result<T, Error> {
         self.map_err(|error| Error::Cuda {
             action: action.into(),

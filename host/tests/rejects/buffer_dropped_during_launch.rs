@@ -1,9 +1,9 @@
-// A typed launch borrows its buffers until the kernel has finished: a buffer cannot be freed
-// between building the arguments and launching with them. `K` stands for the descriptor `#[kernel]`
-// emits for `pub fn scale(data: SymmetricSlice<f32>, factor: f32)`.
+// A typed launch borrows its buffers for the call (a later drop waits for the kernel): a buffer
+// cannot be freed between building the arguments and launching with them. `K` stands for the
+// descriptor `#[kernel]` emits for `pub fn scale(data: SymmetricSlice<f32>, factor: f32)`.
 #![forbid(unsafe_code)]
 
-use nvshmem_host::{Error, LaunchConfig, Nvshmem, SafeKernel, SliceParam};
+use nvshmem_host::{Error, LaunchShape, Nvshmem, SafeKernel, SliceParam};
 
 fn scale<K: SafeKernel<Params = (SliceParam<f32>, f32)>>() -> Result<(), Error> {
     let nvshmem = Nvshmem::init()?;
@@ -12,7 +12,7 @@ fn scale<K: SafeKernel<Params = (SliceParam<f32>, f32)>>() -> Result<(), Error> 
     let data = nvshmem.alloc_zeroed::<f32>(1024)?;
     let args = (&data, 2.0f32);
     drop(data);
-    scale.run(LaunchConfig::linear(1, 256), args)
+    scale.run(LaunchShape::linear(1, 256), args)
 }
 
 fn main() {}

@@ -3,7 +3,7 @@
 
 use super::layout::{self, THREADS, prev};
 use super::support::{IMAGE, elapsed_ms, init, zeroed};
-use nvshmem_host::LaunchConfig;
+use nvshmem_host::LaunchShape;
 use std::time::Instant;
 
 /// Set (to anything) to plant the defect that [`signal_wait_until_acquires_before_plain_loads`]
@@ -33,7 +33,7 @@ fn signal_wait_until_acquires_before_plain_loads() {
     // and every PE launches it alike.
     unsafe {
         kernel.launch_cooperative(
-            LaunchConfig::linear(BLOCKS, THREADS),
+            LaunchShape::linear(BLOCKS, THREADS),
             &[
                 &planted,
                 &ROUNDS,

@@ -2,7 +2,7 @@
 //! carries), initialisation, launching, symmetric buffers and the check of a buffer's values.
 
 use super::layout::{MAX_PES, THREADS};
-use nvshmem_host::{KernelArg, LaunchConfig, Module, ModuleImage, Nvshmem, module_image};
+use nvshmem_host::{KernelArg, LaunchShape, Module, ModuleImage, Nvshmem, module_image};
 use std::fmt::Debug;
 use std::time::Instant;
 
@@ -31,7 +31,7 @@ pub(crate) fn launch(nvshmem: &Nvshmem, module: &Module<'_>, name: &str, args: &
     let kernel = module.kernel(name).expect("the kernel exists");
     // SAFETY: every caller passes the arguments the kernel declares, with the buffer sizes its
     // documentation asks for, and every PE (of the team) launches the same kernels in order.
-    unsafe { kernel.launch_cooperative(LaunchConfig::linear(1, THREADS), args) }
+    unsafe { kernel.launch_cooperative(LaunchShape::linear(1, THREADS), args) }
         .unwrap_or_else(|error| panic!("launching {name}: {error}"));
     nvshmem
         .synchronize()

@@ -3,7 +3,7 @@
 
 use super::layout::{MAX_PES, THREADS};
 use super::support::{IMAGE, zeroed};
-use nvshmem_host::{Bootstrap, LaunchConfig, Nvshmem};
+use nvshmem_host::{Bootstrap, LaunchShape, Nvshmem};
 use std::time::Duration;
 
 /// The exit status of a PE whose kernel trapped as the `trap_*` tests expect.
@@ -69,7 +69,7 @@ fn expect_trap(test: &str, kernel: &str, message: &str) {
             // cycle budget); every PE launches it.
             let launched = unsafe {
                 kernel.launch_cooperative(
-                    LaunchConfig::linear(1, THREADS),
+                    LaunchShape::linear(1, THREADS),
                     &[&words.as_symmetric_ptr(), &TRAP_BUDGET_CYCLES],
                 )
             };

@@ -2,7 +2,7 @@
 
 use super::layout::{self, MAX_PES};
 use super::support::{IMAGE, NVSHMEM_VERSION, check, init, launch, zeroed};
-use nvshmem_host::LaunchConfig;
+use nvshmem_host::LaunchShape;
 
 #[test]
 #[ignore = "needs a GPU and NVSHMEM: gpu-suite/run.sh runs it on the GPU machine"]
@@ -64,7 +64,7 @@ fn safe_atomics_and_grid_barrier() {
     // zeroed symmetric buffers of those lengths; every PE launches it alike.
     unsafe {
         kernel.launch_cooperative(
-            LaunchConfig::linear(BLOCKS, layout::THREADS),
+            LaunchShape::linear(BLOCKS, layout::THREADS),
             &[
                 &counts.as_symmetric_ptr(),
                 &COUNTS,

@@ -27,7 +27,7 @@ use jacobi::{CommonKernels, Iterations, Meeting, Options, Program, Verdict};
 use nvshmem_halo::host::HaloGrids;
 use nvshmem_halo::packing::ColumnPacking;
 use nvshmem_halo::{Decomposition2d, NormTarget, Tiling};
-use nvshmem_host::{Kernel, KernelArg, LaunchConfig, Nvshmem, OnStream, SymmetricBuffer};
+use nvshmem_host::{Kernel, KernelArg, LaunchShape, Nvshmem, OnStream, SymmetricBuffer};
 use std::error::Error;
 use std::process::ExitCode;
 
@@ -97,7 +97,7 @@ impl Iterations for GridIterations<'_, '_> {
                 on.launch(&self.stencil, config, &args)?;
                 on.launch(
                     &self.push_columns,
-                    LaunchConfig::linear(2, tiling.block_x),
+                    LaunchShape::linear(2, tiling.block_x),
                     &[&patch, &packed, &parity],
                 )?;
             } else {
@@ -113,7 +113,7 @@ impl Iterations for GridIterations<'_, '_> {
                 unsafe {
                     on.launch(
                         &self.unpack_columns,
-                        LaunchConfig::linear(blocks, 128),
+                        LaunchShape::linear(blocks, 128),
                         &[&next, &patch, &packed, &parity],
                     )?
                 };
