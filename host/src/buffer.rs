@@ -113,6 +113,8 @@ impl Nvshmem {
         let element = (len, size_of::<T>(), minimum);
         let verdict = allocation_check::local_verdict(element, alignment, in_use, bound, free);
         let alignment = alignment.unwrap_or(0);
+        // The allocation and its check are collectives over every PE.
+        self.settle_team_work()?;
         let checked = self.check_allocation(verdict, alignment)?;
         // Reached with a refusal only with the check off: the refusal is then this PE's alone.
         let bytes = verdict.map_err(|refusal| Error::from(refusal.into_error()))?;

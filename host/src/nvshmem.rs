@@ -281,9 +281,22 @@ impl Nvshmem {
     }
 
     /// Completes this PE's outstanding NVSHMEM operations and waits for every PE
-    /// (`nvshmem_barrier_all`). Every PE must call it.
+    /// (`nvshmem_barrier_all`), once this PE's kernels on the handle's stream have finished (their
+    /// collectives must not overlap it); an error of that wait is kept, as a drop keeps its own.
+    /// Every PE must call it.
     pub fn barrier_all(&self) {
+        if let Err(error) = self.settle_team_work() {
+            self.defer_error(error);
+        }
         result::barrier_all(self.lib)
+    }
+
+    /// Waits for the handle's stream before a collective call from the host (a barrier, a sync, a
+    /// split, an allocation). NVSHMEM's collectives on one team must not overlap on a PE, and this
+    /// PE's safe kernels (their `Leader`s' collectives) and its on-stream team operations all run
+    /// in order there (the typed launches and `OnStream`'s team operations see to it).
+    pub(crate) fn settle_team_work(&self) -> Result<(), Error> {
+        self.synchronize()
     }
 
     /// Switches the collective check of symmetric allocations on or off (see

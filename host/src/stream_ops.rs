@@ -9,7 +9,10 @@
 //! team enqueues the same collectives in the same order (a PE that does not deadlocks the others).
 //! With several PEs per GPU, the on-stream team barriers, syncs and collectives need MPS
 //! ([`Nvshmem::collectives_available`]); without it they refuse with
-//! [`TeamError::NeedsMps`] instead of reaching NVSHMEM, which would abort.
+//! [`TeamError::NeedsMps`] instead of reaching NVSHMEM, which would abort. A team operation on a
+//! stream other than the handle's is ordered after the handle's stream and before its later work:
+//! a PE's collectives on one team must not overlap, and its safe kernels run on the handle's
+//! stream.
 //!
 //! ```no_run
 //! use nvshmem_host::{op, Nvshmem, StreamOperations, Team};
@@ -116,16 +119,20 @@ pub trait StreamOperations: sealed::Target {
     /// every PE (`nvshmemx_barrier_all_on_stream`). Every PE calls it.
     fn barrier_all_on_stream(&self) {
         let on = self.target();
-        // SAFETY: NVSHMEM is initialised; the stream belongs to its context.
-        unsafe { result::stream::barrier_all(on.lib(), on.cu_stream()) }
+        on.collective(|stream| {
+            // SAFETY: NVSHMEM is initialised; the stream belongs to its context.
+            unsafe { result::stream::barrier_all(on.lib(), stream) }
+        })
     }
 
     /// Enqueues a wait for every PE, without completing operations (`nvshmemx_sync_all_on_stream`).
     /// Every PE calls it.
     fn sync_all_on_stream(&self) {
         let on = self.target();
-        // SAFETY: as for `barrier_all_on_stream`.
-        unsafe { result::stream::sync_all(on.lib(), on.cu_stream()) }
+        on.collective(|stream| {
+            // SAFETY: as for `barrier_all_on_stream`.
+            unsafe { result::stream::sync_all(on.lib(), stream) }
+        })
     }
 
     /// Enqueues a barrier over `team` (`nvshmemx_barrier_on_stream`). Every PE of the team calls
@@ -135,9 +142,11 @@ pub trait StreamOperations: sealed::Target {
         let live = on.nvshmem.live_teams();
         let team = live.raw(team)?;
         on.nvshmem.require_collectives("team_barrier_on_stream")?;
-        // SAFETY: as for `barrier_all_on_stream`; `team` exists and this PE is in it (a predefined
-        // team or a handle's, whose destruction waits for this stream).
-        unsafe { result::stream::barrier(on.lib(), team, on.cu_stream()) }
+        on.collective(|stream| {
+            // SAFETY: as for `barrier_all_on_stream`; `team` exists and this PE is in it (a predefined
+            // team or a handle's, whose destruction waits for this stream).
+            unsafe { result::stream::barrier(on.lib(), team, stream) }
+        })
     }
 
     /// Enqueues a sync over `team` (`nvshmemx_team_sync_on_stream`). Every PE of the team calls it.
@@ -146,8 +155,10 @@ pub trait StreamOperations: sealed::Target {
         let live = on.nvshmem.live_teams();
         let team = live.raw(team)?;
         on.nvshmem.require_collectives("team_sync_on_stream")?;
-        // SAFETY: as for `team_barrier_on_stream`.
-        unsafe { result::stream::team_sync(on.lib(), team, on.cu_stream()) }
+        on.collective(|stream| {
+            // SAFETY: as for `team_barrier_on_stream`.
+            unsafe { result::stream::team_sync(on.lib(), team, stream) }
+        })
     }
 
     /// Enqueues the completion of this PE's outstanding operations (`nvshmemx_quiet_on_stream`).
@@ -310,8 +321,10 @@ pub trait StreamOperations: sealed::Target {
             source.as_symmetric_ptr().as_ptr(),
         );
         on.nvshmem.require_collectives("reduce_on_stream")?;
-        // SAFETY: `team` exists with this PE in it; both buffers are symmetric and long enough.
-        unsafe { O::reduce(on.lib(), team, to, from, count, on.cu_stream()) }
+        on.collective(|stream| {
+            // SAFETY: `team` exists with this PE in it; both buffers are symmetric and long enough.
+            unsafe { O::reduce(on.lib(), team, to, from, count, stream) }
+        })
     }
 
     /// Enqueues a reduce-scatter over `team`: `count × n` elements of `source` of every PE (`n` the
@@ -336,8 +349,10 @@ pub trait StreamOperations: sealed::Target {
             source.as_symmetric_ptr().as_ptr(),
         );
         on.nvshmem.require_collectives("reducescatter_on_stream")?;
-        // SAFETY: as for `reduce_on_stream`, with the lengths of a reduce-scatter.
-        unsafe { O::reducescatter(on.lib(), team, to, from, count, on.cu_stream()) }
+        on.collective(|stream| {
+            // SAFETY: as for `reduce_on_stream`, with the lengths of a reduce-scatter.
+            unsafe { O::reducescatter(on.lib(), team, to, from, count, stream) }
+        })
     }
 
     /// Enqueues a broadcast over `team`: `count` elements of `source` on the team's PE `root` into
@@ -358,10 +373,10 @@ pub trait StreamOperations: sealed::Target {
         let length = lengths::broadcast::<T>(dest.len(), source.len(), count)?;
         let (to, from) = (cast_mut(dest), cast(source));
         on.nvshmem.require_collectives("broadcast_on_stream")?;
-        // SAFETY: `team` exists with this PE in it, `root` is in it, the buffers are long enough.
-        unsafe {
-            result::stream::broadcastmem(on.lib(), team, to, from, length, root, on.cu_stream())
-        }
+        on.collective(|stream| {
+            // SAFETY: `team` exists with this PE in it, `root` is in it, the buffers are long enough.
+            unsafe { result::stream::broadcastmem(on.lib(), team, to, from, length, root, stream) }
+        })
     }
 
     /// Enqueues an all-gather over `team`: the `count` elements of `source` of every PE, in team
@@ -381,8 +396,10 @@ pub trait StreamOperations: sealed::Target {
         let length = lengths::fcollect::<T>(dest.len(), source.len(), count, n)?;
         let (to, from) = (cast_mut(dest), cast(source));
         on.nvshmem.require_collectives("fcollect_on_stream")?;
-        // SAFETY: `team` exists with this PE in it, the buffers are long enough.
-        unsafe { result::stream::fcollectmem(on.lib(), team, to, from, length, on.cu_stream()) }
+        on.collective(|stream| {
+            // SAFETY: `team` exists with this PE in it, the buffers are long enough.
+            unsafe { result::stream::fcollectmem(on.lib(), team, to, from, length, stream) }
+        })
     }
 
     /// Enqueues an alltoall over `team`: block `j` (`count` elements) of `source` goes to the
@@ -402,8 +419,10 @@ pub trait StreamOperations: sealed::Target {
         let length = lengths::alltoall::<T>(dest.len(), source.len(), count, n)?;
         let (to, from) = (cast_mut(dest), cast(source));
         on.nvshmem.require_collectives("alltoall_on_stream")?;
-        // SAFETY: `team` exists with this PE in it, the buffers are long enough.
-        unsafe { result::stream::alltoallmem(on.lib(), team, to, from, length, on.cu_stream()) }
+        on.collective(|stream| {
+            // SAFETY: `team` exists with this PE in it, the buffers are long enough.
+            unsafe { result::stream::alltoallmem(on.lib(), team, to, from, length, stream) }
+        })
     }
 }
 
@@ -438,6 +457,24 @@ impl OnStream<'_> {
 
     fn cu_stream(&self) -> cudaStream_t {
         self.stream.cu_stream().cast()
+    }
+
+    /// Enqueues one of NVSHMEM's on-stream team operations (barrier, sync, collective) with
+    /// `enqueue`, given the stream, in order with this PE's other team work. NVSHMEM's collectives on
+    /// one team must not overlap on a PE; this PE's safe kernels (whose `Leader`s make them), its
+    /// host collectives and its on-stream ones all meet on the handle's stream. On another stream,
+    /// the operation waits for the handle's stream, which then waits for it; an error of those
+    /// waits is kept in the context, as cudarc keeps its own.
+    fn collective<R>(&self, enqueue: impl FnOnce(cudaStream_t) -> R) -> R {
+        let own = self.nvshmem.stream();
+        if self.stream == &**own {
+            return enqueue(self.cu_stream());
+        }
+        let context = self.stream.context();
+        context.record_err(self.stream.join(own));
+        let enqueued = enqueue(self.cu_stream());
+        context.record_err(own.join(self.stream));
+        enqueued
     }
 
     /// Checks and enqueues one of NVSHMEM's on-stream `putmem` calls.

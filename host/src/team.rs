@@ -291,6 +291,7 @@ impl Nvshmem {
             }
             let parent = live.raw(parent)?;
             self.require_collectives("split_strided")?;
+            self.settle_team_work()?;
             // SAFETY: `parent` exists (and stays so while `live` lives) and this PE is in it (a
             // predefined team or a handle's); every PE of it calls this (the method's contract).
             unsafe { result::team::split_strided(self.lib(), parent, start, stride, size) }?
@@ -323,6 +324,7 @@ impl Nvshmem {
             }
             let parent = live.raw(parent)?;
             self.require_collectives("split_2d")?;
+            self.settle_team_work()?;
             // SAFETY: `parent` exists (and stays so while `live` lives) and this PE is in it; every
             // PE of it calls this (the method's contract).
             unsafe { result::team::split_2d(self.lib(), parent, x_range) }?
@@ -336,6 +338,7 @@ impl Nvshmem {
         let live = self.live_teams();
         let team = live.raw(team)?;
         self.require_collectives("team_barrier")?;
+        self.settle_team_work()?;
         // SAFETY: `team` exists (and stays so while `live` lives) and this PE is in it (a
         // predefined team or a handle's); NVSHMEM is initialised.
         unsafe { result::team::barrier(self.lib(), team) }
@@ -347,6 +350,7 @@ impl Nvshmem {
         let live = self.live_teams();
         let team = live.raw(team)?;
         self.require_collectives("team_sync")?;
+        self.settle_team_work()?;
         // SAFETY: as for `team_barrier`.
         unsafe { result::team::sync(self.lib(), team) }
     }
