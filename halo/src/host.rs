@@ -108,7 +108,7 @@ impl<'nv, T: Pod> HaloGrids<'nv, T> {
     /// The array an iteration reads, as a safe kernel's slice parameter takes it (two words for an
     /// unsafe launch, opaque): [`Patch::len`]
     /// elements. An error if the array was allocated without the allocation check
-    /// (`NVSHMEMRS_CHECK_ALLOCATIONS=0`), which is what makes its length the same on every PE.
+    /// (`set_allocation_check(false)` before it), which is what makes its length the same on every PE.
     pub fn current_slice(&self) -> Result<LaunchValue<'_>, Error>
     where
         T: Element,

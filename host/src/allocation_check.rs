@@ -12,10 +12,13 @@
 //! every PE, naming the PEs that refused and why; else, where the requests differ, the same error
 //! listing each PE's request. In every case no PE calls `nvshmem_malloc`. The cost is two barriers
 //! and one small get per PE per allocation: on by default in every build (safe kernels rely on it:
-//! a buffer's local length bounds its length on every PE only when the check passed), switchable
-//! with [`crate::Nvshmem::set_allocation_check`] or `NVSHMEMRS_CHECK_ALLOCATIONS=0|1`; buffers
-//! allocated with it off cannot be passed to safe kernels, and with it off a refusal is this PE's
-//! alone: the others, not told, wait in `nvshmem_malloc` for it.
+//! a buffer's local length bounds its length on every PE only when the check passed). Only
+//! [`crate::Nvshmem::set_allocation_check`], which is `unsafe`, switches it: every PE must make the
+//! same choice at the same point, and a PE whose check is off while another's is on would have the
+//! other read its heap as a ledger. The environment cannot switch it (a variable may differ between
+//! PEs): [`CHECK_VARIABLE`] is refused at initialisation. Buffers allocated with it off cannot be
+//! passed to safe kernels nor to on-stream operations that reach other PEs, and with it off a
+//! refusal is this PE's alone: the others, not told, wait in `nvshmem_malloc` for it.
 //!
 //! The history (`HeapHistory`) is a digest of every event that moves this PE's heap: each
 //! allocation (its bytes and alignment) and each free (which allocation it freed), in order. Frees
@@ -43,7 +46,8 @@ use cudarc::driver::CudaStream;
 use nvshmem_sys::NvshmemHost;
 use std::ffi::c_void;
 
-/// The environment variable that switches the check on (`1`) or off (`0`).
+/// The environment variable that once switched the check, refused at initialisation (module
+/// documentation).
 pub const CHECK_VARIABLE: &str = "NVSHMEMRS_CHECK_ALLOCATIONS";
 
 /// Words of one PE's record: sequence number, bytes and alignment (0: NVSHMEM's default), then its
@@ -239,11 +243,6 @@ pub(crate) struct Ledger {
 }
 
 impl Ledger {
-    /// Whether the check starts switched on: unless `NVSHMEMRS_CHECK_ALLOCATIONS=0`.
-    pub(crate) fn enabled_by_default() -> bool {
-        std::env::var(CHECK_VARIABLE).as_deref() != Ok("0")
-    }
-
     /// Allocates the ledger (collectively: every PE does it at its first checked allocation).
     pub(crate) fn allocate(lib: &'static NvshmemHost, n_pes: i32) -> Result<Ledger, Error> {
         // A record for this PE and one per PE: a few words per PE of a job NVSHMEM could start.

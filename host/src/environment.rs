@@ -110,6 +110,12 @@ pub enum EnvironmentError {
         /// Its value (lossily decoded where it is not UTF-8).
         value: String,
     },
+    /// [`crate::allocation_check::CHECK_VARIABLE`] is set: the allocation check is on on every PE,
+    /// because a setting that differed between PEs would let their heaps go out of step unseen.
+    AllocationCheckVariable {
+        /// Its value (lossily decoded where it is not UTF-8).
+        value: String,
+    },
     /// With CUDA's virtual memory management on, the heap's cap is below one granule: NVSHMEM
     /// cannot map the memory of its own teams, and crashes at the first allocation.
     HeapCapBelowGranule {
@@ -144,6 +150,14 @@ impl fmt::Display for EnvironmentError {
                  (e.g. 60 or 2.5), the time a blocking device call of a kernel built with device \
                  checks may take; set it to such a value, or unset it for the default of {} s",
                 nvshmem_abi::DEFAULT_TIMEOUT_NS / 1_000_000_000
+            ),
+            EnvironmentError::AllocationCheckVariable { value } => write!(
+                f,
+                "{}={value:?} is not read: the allocation check is on on every PE, as safe code \
+                 needs (a setting that differed between PEs would let their heaps go out of step \
+                 unseen); unset it. A program that must allocate without the check calls \
+                 `unsafe {{ nvshmem.set_allocation_check(false) }}` at the same point on every PE",
+                crate::allocation_check::CHECK_VARIABLE
             ),
             EnvironmentError::HeapCapBelowGranule { cap, granule } => write!(
                 f,
@@ -184,6 +198,11 @@ pub fn check(lookup: impl Fn(&str) -> Option<OsString>) -> Result<(), Environmen
         }
     }
     device_timeout_ns(&lookup)?;
+    if let Some(value) = lookup(crate::allocation_check::CHECK_VARIABLE) {
+        return Err(EnvironmentError::AllocationCheckVariable {
+            value: value.to_string_lossy().into_owned(),
+        });
+    }
     check_heap_cap(&lookup)
 }
 
@@ -335,6 +354,22 @@ mod tests {
     fn only(name: &'static str, value: &str) -> impl Fn(&str) -> Option<OsString> {
         let value = OsString::from(value);
         move |asked: &str| (asked == name).then(|| value.clone())
+    }
+
+    #[test]
+    fn the_allocation_check_cannot_be_switched_from_the_environment() {
+        for value in ["0", "1"] {
+            let refused = check(only(crate::allocation_check::CHECK_VARIABLE, value)).unwrap_err();
+            assert_eq!(
+                refused,
+                EnvironmentError::AllocationCheckVariable {
+                    value: value.into()
+                }
+            );
+            let message = refused.to_string();
+            assert!(message.contains("unset it"), "{message}");
+            assert!(message.contains("set_allocation_check(false)"), "{message}");
+        }
     }
 
     #[test]

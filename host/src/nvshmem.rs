@@ -218,7 +218,7 @@ impl Nvshmem {
         );
         let stream = context.default_stream();
         let ledger = Mutex::new(None);
-        let check_allocations = AtomicBool::new(Ledger::enabled_by_default());
+        let check_allocations = AtomicBool::new(true);
         let deferred = Mutex::new(Vec::new());
         Ok(Nvshmem {
             lib,
@@ -300,15 +300,22 @@ impl Nvshmem {
     }
 
     /// Switches the collective check of symmetric allocations on or off (see
-    /// [`crate::allocation_check`]). Every PE must make the same choice at the same point: the
-    /// first checked allocation also allocates the check's own small symmetric ledger, on every PE.
+    /// [`crate::allocation_check`]); it starts on. Buffers allocated with it off cannot be passed
+    /// to safe kernels nor to on-stream operations that reach other PEs.
+    ///
+    /// # Safety
+    /// Every PE makes the same choice at the same point (between the same collective calls): a PE
+    /// checking its allocation reads every PE's record from the check's ledger, which a PE whose
+    /// check is off has not allocated (the first checked allocation allocates it on every PE), so
+    /// it would read whatever that PE's heap holds there as its record.
     ///
     /// ```no_run
     /// # let nvshmem = nvshmem_host::Nvshmem::init()?;
-    /// nvshmem.set_allocation_check(true);
+    /// // SAFETY: every PE of this program switches it off here, before its first allocation.
+    /// unsafe { nvshmem.set_allocation_check(false) };
     /// # Ok::<(), nvshmem_host::Error>(())
     /// ```
-    pub fn set_allocation_check(&self, on: bool) {
+    pub unsafe fn set_allocation_check(&self, on: bool) {
         self.check_allocations.store(on, Ordering::SeqCst);
     }
 

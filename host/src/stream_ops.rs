@@ -28,7 +28,7 @@
 use crate::lengths;
 use crate::result::stream::Delivery::{self, Blocking, NonBlocking};
 use crate::result::stream::Transfer;
-use crate::{Error, LocalMemory, Nvshmem, SymmetricBuffer, TeamError, result};
+use crate::{Error, LocalMemory, MemoryError, Nvshmem, SymmetricBuffer, TeamError, result};
 use bytemuck::Pod;
 use cudarc::driver::CudaStream;
 use nvshmem_abi::{Cmp, SignalOp, Team};
@@ -96,19 +96,38 @@ impl Nvshmem {
     }
 }
 
-fn cast_mut<T: Pod>(buffer: &SymmetricBuffer<'_, T>) -> *mut c_void {
-    buffer.as_symmetric_ptr().as_ptr().cast()
+/// The symmetric address of `buffer`, for an operation that reaches other PEs' copies of it: only
+/// a buffer that the allocation check found of the same size on every PE, since the operation's
+/// lengths are checked against this PE's copy alone.
+fn reached<T: Pod>(buffer: &SymmetricBuffer<'_, T>) -> Result<*mut T, Error> {
+    if !buffer.checked {
+        return Err(MemoryError::UncheckedBuffer {
+            bytes: buffer.len() * size_of::<T>(),
+        }
+        .into());
+    }
+    Ok(buffer.as_symmetric_ptr().as_ptr())
 }
 
-fn cast<T: Pod>(buffer: &SymmetricBuffer<'_, T>) -> *const c_void {
-    buffer.as_symmetric_ptr().as_ptr().cast_const().cast()
+fn cast_mut<T: Pod>(buffer: &SymmetricBuffer<'_, T>) -> Result<*mut c_void, Error> {
+    Ok(reached(buffer)?.cast())
 }
 
-/// The address of word `index` of a signal buffer.
-fn signal_word(signal: &SymmetricBuffer<'_, u64>, index: usize) -> Result<*mut u64, Error> {
+fn cast<T: Pod>(buffer: &SymmetricBuffer<'_, T>) -> Result<*const c_void, Error> {
+    Ok(reached(buffer)?.cast_const().cast())
+}
+
+/// Word `index` of `signal` on this PE, checked to be in the buffer.
+fn local_signal_word(signal: &SymmetricBuffer<'_, u64>, index: usize) -> Result<*mut u64, Error> {
     lengths::index_in("signal", signal.len(), index)?;
     // SAFETY: `index < len` (checked above), so the word is inside the allocation.
     Ok(unsafe { signal.as_symmetric_ptr().add(index) }.as_ptr())
+}
+
+/// Word `index` of `signal`, for an operation on another PE's copy (see [`reached`]).
+fn signal_word(signal: &SymmetricBuffer<'_, u64>, index: usize) -> Result<*mut u64, Error> {
+    reached(signal)?;
+    local_signal_word(signal, index)
 }
 
 /// NVSHMEM's operations on a CUDA stream (`nvshmemx_*_on_stream`), for the handle's own stream
@@ -291,7 +310,7 @@ pub trait StreamOperations: sealed::Target {
         cmp: Cmp,
         value: u64,
     ) -> Result<(), Error> {
-        let word = signal_word(signal, index)?;
+        let word = local_signal_word(signal, index)?;
         let on = self.target();
         // SAFETY: the word is symmetric and in range (checked).
         unsafe {
@@ -316,10 +335,7 @@ pub trait StreamOperations: sealed::Target {
         let on = self.target();
         let live = on.nvshmem.live_teams();
         let team = live.raw(team)?;
-        let (to, from) = (
-            dest.as_symmetric_ptr().as_ptr(),
-            source.as_symmetric_ptr().as_ptr(),
-        );
+        let (to, from) = (reached(dest)?, reached(source)?);
         on.nvshmem.require_collectives("reduce_on_stream")?;
         on.collective(|stream| {
             // SAFETY: `team` exists with this PE in it; both buffers are symmetric and long enough.
@@ -344,10 +360,7 @@ pub trait StreamOperations: sealed::Target {
         let n = live.n_pes(on.nvshmem, team)?.max(0) as usize;
         let team = live.raw(team)?;
         lengths::reducescatter(dest.len(), source.len(), count, n)?;
-        let (to, from) = (
-            dest.as_symmetric_ptr().as_ptr(),
-            source.as_symmetric_ptr().as_ptr(),
-        );
+        let (to, from) = (reached(dest)?, reached(source)?);
         on.nvshmem.require_collectives("reducescatter_on_stream")?;
         on.collective(|stream| {
             // SAFETY: as for `reduce_on_stream`, with the lengths of a reduce-scatter.
@@ -371,7 +384,7 @@ pub trait StreamOperations: sealed::Target {
         check_pe(root, live.n_pes(on.nvshmem, team)?)?;
         let team = live.raw(team)?;
         let length = lengths::broadcast::<T>(dest.len(), source.len(), count)?;
-        let (to, from) = (cast_mut(dest), cast(source));
+        let (to, from) = (cast_mut(dest)?, cast(source)?);
         on.nvshmem.require_collectives("broadcast_on_stream")?;
         on.collective(|stream| {
             // SAFETY: `team` exists with this PE in it, `root` is in it, the buffers are long enough.
@@ -394,7 +407,7 @@ pub trait StreamOperations: sealed::Target {
         let n = live.n_pes(on.nvshmem, team)?.max(0) as usize;
         let team = live.raw(team)?;
         let length = lengths::fcollect::<T>(dest.len(), source.len(), count, n)?;
-        let (to, from) = (cast_mut(dest), cast(source));
+        let (to, from) = (cast_mut(dest)?, cast(source)?);
         on.nvshmem.require_collectives("fcollect_on_stream")?;
         on.collective(|stream| {
             // SAFETY: `team` exists with this PE in it, the buffers are long enough.
@@ -417,7 +430,7 @@ pub trait StreamOperations: sealed::Target {
         let n = live.n_pes(on.nvshmem, team)?.max(0) as usize;
         let team = live.raw(team)?;
         let length = lengths::alltoall::<T>(dest.len(), source.len(), count, n)?;
-        let (to, from) = (cast_mut(dest), cast(source));
+        let (to, from) = (cast_mut(dest)?, cast(source)?);
         on.nvshmem.require_collectives("alltoall_on_stream")?;
         on.collective(|stream| {
             // SAFETY: `team` exists with this PE in it, the buffers are long enough.
@@ -487,7 +500,7 @@ impl OnStream<'_> {
         delivery: Delivery,
     ) -> Result<(), Error> {
         let length = self.check_transfer::<T>(dest.len(), source.len(), count, pe)?;
-        let (to, from) = (cast_mut(dest), source.local_ptr());
+        let (to, from) = (cast_mut(dest)?, source.local_ptr());
         let (lib, stream, put) = (self.lib(), self.cu_stream(), Transfer::Put(delivery));
         // SAFETY: `dest` is symmetric, both hold `count` elements (checked), `source` is local
         // memory NVSHMEM can read (a symmetric buffer or a registered allocation), `pe` is valid.
@@ -505,7 +518,7 @@ impl OnStream<'_> {
         delivery: Delivery,
     ) -> Result<(), Error> {
         let length = self.check_transfer::<T>(dest.len(), source.len(), count, pe)?;
-        let (to, from) = (dest.local_ptr(), cast(source));
+        let (to, from) = (dest.local_ptr(), cast(source)?);
         let (lib, stream, get) = (self.lib(), self.cu_stream(), Transfer::Get(delivery));
         // SAFETY: `source` is symmetric, both hold `count` elements (checked), `dest` is local
         // memory NVSHMEM can write (a symmetric buffer or a registered allocation), `pe` is valid.
@@ -526,7 +539,7 @@ impl OnStream<'_> {
     ) -> Result<(), Error> {
         let length = self.check_transfer::<T>(dest.len(), source.len(), count, pe)?;
         let word = signal_word(signal, index)?;
-        let (to, from) = (cast_mut(dest), source.local_ptr());
+        let (to, from) = (cast_mut(dest)?, source.local_ptr());
         let (lib, stream, signal) = (self.lib(), self.cu_stream(), (word, value, op as i32));
         // SAFETY: as for `put`; the signal word is symmetric and in range (checked).
         unsafe {

@@ -8,7 +8,6 @@ use nvshmem_host::{Error, MemoryError, Nvshmem};
 fn mismatched_allocations_are_reported_on_every_pe() {
     let nvshmem = Nvshmem::init().expect("init");
     assert_eq!(nvshmem.n_pes(), 2, "run with 2 PEs");
-    nvshmem.set_allocation_check(true);
     let same = nvshmem
         .alloc::<f32>(256)
         .expect("matching requests are allowed");

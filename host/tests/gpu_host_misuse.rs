@@ -142,7 +142,6 @@ fn full_mpg_a_leaked_registration_is_not_freed_under_a_queued_get() {
 #[ignore = "needs a GPU and NVSHMEM with 2 PEs: gpu-suite/run.sh runs it on the GPU machine"]
 fn an_allocation_one_pe_refuses_is_refused_on_every_pe() {
     let nvshmem = two_pes();
-    nvshmem.set_allocation_check(true);
     let me = nvshmem.my_pe();
     let len = if me == 1 { usize::MAX } else { 8 };
     let error = nvshmem
@@ -181,7 +180,6 @@ fn an_allocation_one_pe_refuses_is_refused_on_every_pe() {
 #[ignore = "needs a GPU and NVSHMEM with 2 PEs: gpu-suite/run.sh runs it on the GPU machine"]
 fn buffers_dropped_in_different_orders_refuse_the_next_allocation() {
     let nvshmem = two_pes();
-    nvshmem.set_allocation_check(true);
     let me = nvshmem.my_pe();
     let a = nvshmem.alloc::<u64>(512).expect("allocated");
     let b = nvshmem.alloc::<u64>(512).expect("allocated");

@@ -84,8 +84,8 @@ impl fmt::Display for KernelLaunchError {
                 f,
                 "a symmetric buffer of {bytes} bytes passed to a safe kernel was allocated with the \
                  allocation check off, so its size on the other PEs is unknown and a transfer could \
-                 reach past their buffers; allocate it with the check on (the default; do not set \
-                 NVSHMEMRS_CHECK_ALLOCATIONS=0 or call set_allocation_check(false) before it)"
+                 reach past their buffers; allocate it with the check on (the default: do not call \
+                 set_allocation_check(false) before it)"
             ),
             KernelLaunchError::ParameterCount {
                 kernel,

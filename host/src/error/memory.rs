@@ -125,6 +125,12 @@ pub enum MemoryError {
         /// The registered range it overlaps: its address and bytes.
         registered: (u64, usize),
     },
+    /// A symmetric buffer allocated with the allocation check off was passed to an on-stream
+    /// operation that reaches other PEs: its size there is unknown.
+    UncheckedBuffer {
+        /// The buffer's bytes on this PE.
+        bytes: usize,
+    },
     /// A host slice and a buffer differ in length.
     LengthMismatch {
         /// The buffer's length.
@@ -319,6 +325,13 @@ impl fmt::Display for MemoryError {
             MemoryError::EmptyAllocation => write!(
                 f,
                 "a symmetric allocation of zero elements was requested; allocate at least one"
+            ),
+            MemoryError::UncheckedBuffer { bytes } => write!(
+                f,
+                "a symmetric buffer of {bytes} bytes was allocated with the allocation check off, \
+                 so its size on the other PEs is unknown and an operation reaching them could \
+                 touch memory past their buffers; allocate it with the check on (the default: do \
+                 not call set_allocation_check(false) before it)"
             ),
             MemoryError::LengthMismatch { buffer, slice } => write!(
                 f,
