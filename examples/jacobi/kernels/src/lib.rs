@@ -287,8 +287,8 @@ pub unsafe fn jacobi_persistent(
             device::add_norm(&target, residual);
         }
         // ANCHOR: persistent_grid_barrier
-        // SAFETY: every thread of every block calls it once per iteration.
-        unsafe { barrier.wait() };
+        // Every thread of every block calls it once per iteration, as the barrier needs.
+        barrier.wait();
         // ANCHOR_END: persistent_grid_barrier
         core::mem::swap(&mut current, &mut next);
     }
