@@ -5,8 +5,8 @@
 //!
 //! | kernel | rows (up, down) | columns (left, right) |
 //! |---|---|---|
-//! | [`grid_p`] | `nvshmem_float_p` per edge cell | `nvshmem_float_p` per edge cell, straight into the neighbour's halo column |
-//! | [`grid_pack`] + [`push_columns`] + [`unpack_columns`] | `put_nbi_block` per block | packed: edge cells into a contiguous send column, one `put_nbi_block` per side into the neighbour's receive column, unpacked into the halo column after the barrier |
+//! | `grid_p` | `nvshmem_float_p` per edge cell | `nvshmem_float_p` per edge cell, straight into the neighbour's halo column |
+//! | `grid_pack` + `push_columns` + `unpack_columns` | `put_nbi_block` per block | packed: edge cells into a contiguous send column, one `put_nbi_block` per side into the neighbour's receive column, unpacked into the halo column after the barrier |
 //!
 //! Both are synchronised by a barrier kernel (`barrier_all`) between iterations.
 #![cfg_attr(target_arch = "nvptx64", no_std)]

@@ -7,22 +7,23 @@
 //!
 //! | kernel | halo push | synchronisation (by the host or in the kernel) |
 //! |---|---|---|
-//! | [`jacobi_p`] | every thread that computed edge cells stores each into the neighbour with `p` | the last block meets the other PEs in `barrier_all` |
-//! | [`jacobi_put_block`] | each block that computed a piece of an edge row puts it with `put_nbi_block` | the last block meets the other PEs in `barrier_all` |
-//! | [`jacobi_signal`] | as `put_block` | neighbour signals: quiet + `signal_op` SET, `wait_until_all` |
-//! | [`jacobi_overlap`] | as `signal`, but the edge rows are their own bands, scheduled first | as `signal` |
-//! | [`jacobi_persistent`] | as `overlap`, every iteration in one cooperative launch | signals between PEs, a grid barrier inside |
+//! | `jacobi_p` | every thread that computed edge cells stores each into the neighbour with `p` | the last block meets the other PEs in `barrier_all` |
+//! | `jacobi_put_block` | each block that computed a piece of an edge row puts it with `put_nbi_block` | the last block meets the other PEs in `barrier_all` |
+//! | `jacobi_signal` | as `put_block` | neighbour signals: quiet + `signal_op` SET, `wait_until_all` |
+//! | `jacobi_overlap` | as `signal`, but the edge rows are their own bands, scheduled first | as `signal` |
+//! | `jacobi_persistent` | as `overlap`, every iteration in one cooperative launch | signals between PEs, a grid barrier inside |
 //!
 //! A block of `block_x` threads covers `block_x × VECTOR` columns of a band of rows ([`Tiling`]);
 //! each thread walks down its [`VECTOR`](jacobi_stencil::sweep::VECTOR) columns with 16-byte
 //! loads and stores, loading [`BATCH`](jacobi_stencil::sweep::BATCH) rows before it stores any, so
-//! that several loads are in flight per thread (a bandwidth-bound kernel needs them). No NVSHMEM call sits in that loop: edge cells are sent after it. The norm's
-//! partial sums go through warp shuffles into spread-out slots ([`nvshmem_halo::NORM_SLOTS`]); the
-//! first warp of the next launch puts the PE's total to every PE
-//! ([`nvshmem_halo::device::add_norm`], [`norm_close`] after the last launch), and [`norm_sum`] adds
-//! up each norm's row once the run is over: no norm costs a barrier, nor a block a wait.
+//! that several loads are in flight per thread (a bandwidth-bound kernel needs them). No NVSHMEM
+//! call sits in that loop: edge cells are sent after it. The norm's partial sums go through warp
+//! shuffles into spread-out slots ([`nvshmem_halo::NORM_SLOTS`]); the first warp of the next launch
+//! puts the PE's total to every PE (`nvshmem_halo::device::add_norm`, `norm_close` after the last
+//! launch), and `norm_sum` adds up each norm's row once the run is over: no norm costs a barrier,
+//! nor a block a wait.
 //!
-//! [`jacobi_p`], [`jacobi_put_block`], [`jacobi_signal`] and [`jacobi_overlap`] are safe kernels
+//! `jacobi_p`, `jacobi_put_block`, `jacobi_signal` and `jacobi_overlap` are safe kernels
 //! (`#[kernel] pub fn`): their arrays are [`SymmetricSlice`]s and their other parameters
 //! `KernelParam`s, and the one `unsafe` block they reach is
 //! [`sweep`](jacobi_stencil::sweep::sweep)'s, behind [`checked_sweep`], which checks once per
