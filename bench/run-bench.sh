@@ -57,10 +57,10 @@
 #                        (defaults below; set and empty: the programs' own defaults;
 #                        COLLECTIVE_ARGS come after MICRO_ARGS in the collectives' job)
 #
-# The default run on one H200: build 11-36 s; micro-benchmarks ~115 s (18 one-sided runs of 4-5 s;
-# 18 two-sided and 18 collective runs of 0.6-1.1 s); Jacobi checks ~45 s (30 runs); T1 and Jacobi
-# timings ~240 s (90 runs: 3.5-4 s at 1 PE, ~2 s at 2 and 4 PEs); MPS switches, gaps between runs
-# and the report ~35 s: about 430 s in all for 175 runs, inside the 500 s budget.
+# The default budget is sized for the default run: 175 runs of a few seconds each (mostly NVSHMEM's
+# start; the one-sided micro-benchmarks and the Jacobi timings are the longest), plus the builds,
+# the MPS switches and the report. Where that does not fit, the order above gives up the last
+# Jacobi rounds first.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 

@@ -20,9 +20,10 @@
 # found a cell of this run slower than bench/baseline/<model>.json beyond the noise band (it names
 # each); 0 otherwise.
 # Every run is under MPS, one PE too, so that every PE count is timed under the same conditions. A
-# run that
-# fails or times out is recorded and the rest go on; runs past the budget are skipped and counted.
-# On one H200 a run takes 1-2 s, mostly NVSHMEM's start: the whole sweep (400 runs) about 10 min.
+# run that fails or times out is recorded and the rest go on; runs past the budget are skipped and
+# counted. A run's time is mostly NVSHMEM's start, whatever the grid, so the sweep's time follows
+# its number of runs (grids × PE counts × norms × variants × both implementations): narrow LAT_GRIDS,
+# LAT_PES or LAT_NORMS rather than let the budget skip the last runs.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 OUT=${1:-}

@@ -45,9 +45,10 @@ mkdir -p "$dest"
 dest=$(cd "$dest" && pwd -P)
 cp -R "$repo/starter/." "$dest/"
 rm -rf "$dest/target"
+# The versions this checkout is tested with, for the program and for its kernel crate (a build of
+# its own): the workspace's lock holds every package either uses, and cargo drops the others.
 cp "$repo/Cargo.lock" "$dest/Cargo.lock"
-# The starter's kernel crate depends on what the ring example's does: its lock fits.
-cp "$repo/examples/ring/kernels/Cargo.lock" "$dest/kernels/Cargo.lock"
+cp "$repo/Cargo.lock" "$dest/kernels/Cargo.lock"
 upper=$(tr 'a-z-' 'A-Z_' <<<"$name")
 snake=$(tr '-' '_' <<<"$name")
 checkout=$(sed 's/[&|\\]/\\&/g' <<<"$repo")

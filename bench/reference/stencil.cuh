@@ -281,7 +281,7 @@ __device__ __noinline__ void keep_norm_total(NormTarget n) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The initial state (examples/jacobi/kernels/src/problem.rs and stencil.rs)
+// The initial state (examples/jacobi/stencil/src/problem.rs)
 
 // The initial value of interior cell (x, y), counted from the first interior cell: one of the 2^23
 // values k / 2^23, k in 1..2^23, never zero, all different along a row or a column, computed alike

@@ -6,8 +6,6 @@
 //! lines included, as rustdoc would), puts each in a function of a scratch kernel crate, and runs
 //! `cargo check` on it for `nvptx64-nvidia-cuda` ([`device_check`]).
 
-mod device_check;
-
 use std::path::Path;
 
 const GPU_ONLY_MODULES: [&str; 6] = ["thread", "warp", "memory", "grid", "leader", "scope"];

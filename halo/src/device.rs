@@ -267,8 +267,8 @@ unsafe fn last_block_in(counter: *mut u32) -> bool {
 /// (one round trip to memory, where one thread would make several), and lane 0 puts the total to
 /// every PE. Kept out of line: the NVSHMEM calls and the slots' sum would otherwise raise the
 /// registers of the stencil loop, and with them lower the resident blocks. The target comes by
-/// value: by reference, every thread of the kernel would first store it to local memory, some
-/// 10 % more memory traffic on a large grid.
+/// value: by reference, every thread of the kernel would first store it to local memory, traffic
+/// that competes with the stencil's own in every block.
 ///
 /// # Safety
 /// `target` sums a norm whose additions are complete and visible to this warp; called by the 32
@@ -297,9 +297,9 @@ unsafe fn put_total(target: NormTarget) {
 /// iteration have arrived. This saves the launch of a barrier after the kernel.
 ///
 /// Only the blocks that pushed call `quiet`, a fence of system scope: on a large grid most blocks
-/// hold interior rows alone and push nothing, and a `quiet` in each of them cost the iteration
-/// some 10 % at 16384² (norm totals a block may have put need no completion here: they are read
-/// once the run is over).
+/// hold interior rows alone and push nothing, and a `quiet` would make each of them wait for its
+/// memory accesses in flight for no transfer to complete (norm totals a block may have put need no
+/// completion here: they are read once the run is over).
 ///
 /// Nothing for [`MeetingCounter::NONE`]. Every thread of every block calls it once, last, with the
 /// same `pushed` (whether the block put anything into a neighbour's halo in this launch); the

@@ -3,9 +3,6 @@
 //! `device::meet_at_end`, a barrier outside the launch's `Leader` whose condition (no other
 //! barrier of the PE at once) only the caller can establish.
 
-#[path = "../../gpu/tests/device_check/mod.rs"]
-mod device_check;
-
 use std::path::Path;
 
 #[test]

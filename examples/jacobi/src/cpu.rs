@@ -1,7 +1,7 @@
 //! The CPU reference run of the whole problem.
 
 use crate::initial::boundary_values;
-use crate::initial::problem;
+use jacobi_stencil::problem;
 use nvshmem_halo::Patch;
 
 /// The CPU reference: the whole `nx × ny` grid after `iters` iterations, and the last iteration's

@@ -1,9 +1,5 @@
 //! The problem's initial state: the fixed columns' values, computed here, and the interior's,
-//! shared with the kernels.
-
-// By path: the kernel crate is a GPU `cdylib` that nvshmem-builder builds, no library to depend on.
-#[path = "../kernels/src/problem.rs"]
-pub(crate) mod problem;
+//! shared with the kernels ([`jacobi_stencil::problem`]).
 
 use crate::kernels::CommonKernels;
 use cudarc::driver::DevicePtr;

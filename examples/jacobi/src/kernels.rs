@@ -1,12 +1,12 @@
-//! The kernels both runners' modules have (`examples/jacobi/kernels/src/stencil.rs`, which
-//! `grid-kernels` includes too), and how stencil kernels and meetings are launched.
+//! The kernels both runners' modules have (those of the `jacobi-stencil` crate, which both kernel
+//! crates depend on), and how stencil kernels and meetings are launched.
 
 use crate::flags::Options;
 use nvshmem_halo::Tiling;
 use nvshmem_host::{Kernel, KernelArg, LaunchShape, Module, OnStream};
 use std::error::Error;
 
-/// The kernels of the shared stencil module (`examples/jacobi/kernels/src/stencil.rs`).
+/// The kernels both modules hold ([`jacobi_stencil::kernels`], `fault` and `floors`).
 pub struct CommonKernels<'m> {
     pub(crate) initialize: Kernel<'m>,
     pub(crate) reference: Kernel<'m>,

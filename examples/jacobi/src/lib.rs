@@ -7,8 +7,8 @@
 //! The problem (NVIDIA's multi-GPU Jacobi, from a non-zero interior): `nx × ny` cells of `f32`; the
 //! left and right columns hold `sin(2π y / (ny - 1))` for global row `y` and stay fixed, as do the
 //! top and bottom rows (at zero); the `(nx - 2) × (ny - 2)` interior starts at the values of
-//! `kernels/src/problem.rs` (never zero, all different along a row or a column, so that every halo
-//! carries data a wrong exchange would change) and is split over the PEs.
+//! [`jacobi_stencil::problem`] (never zero, all different along a row or a column, so that every
+//! halo carries data a wrong exchange would change) and is split over the PEs.
 //!
 //! A cell's value does not depend on how the interior is split: every PE computes each cell's
 //! update with the same operations in the same order as a single GPU and the CPU reference do. So

@@ -6,8 +6,8 @@
 //! One thread moves all of a thread-scope collective's data, and NVSHMEM's bitcode moves and
 //! combines it one piece per memory round trip (see [`super`]). Here a piece is 16 bytes and four
 //! are in flight at a time ([`super::striped`] for the copies, [`combine_pass`], four from each of
-//! two members, for the reductions), which made a 4 KiB reduction or alltoall several times faster
-//! than NVSHMEM's and faster than CUDA C++ with NVSHMEM's headers.
+//! two members, for the reductions), so that a collective of a few KiB waits for a few memory round
+//! trips rather than one per piece.
 //!
 //! Every member of the team takes the same path: NVSHMEM makes `NVSHMEM_TEAM_SHARED` the PEs that
 //! all reach each other (it falls back to each PE alone when the PEs' lists of peers disagree), so
@@ -29,17 +29,19 @@ use super::striped::{self, Piece};
 use super::{Pull, Push};
 use crate::{RelaxedAccess, Team, ffi, team};
 
-/// The smallest block, in bytes, that [`push_blocks`] pushes. Below it NVSHMEM's alltoall, whose
-/// rendezvous is one signal to each peer, is faster than a push and a team barrier; from it on the
-/// push is as fast or faster, and from 1 KiB about twice as fast.
+/// The smallest block, in bytes, that [`push_blocks`] pushes. NVSHMEM's alltoall starts with less,
+/// its rendezvous being one signal to each peer, and moves a piece per round trip; a push starts
+/// with a team barrier and moves four 16-byte pieces per round trip, which repays the barrier only
+/// from blocks this large.
 pub(crate) const PUSH_MIN_BYTES: usize = 256;
 
 /// The smallest reduction that [`pull_reduce`] pulls, in bytes of all members' operands together
 /// (the bytes per PE times the team's size). A pull costs a team barrier and a team sync, then one
 /// memory round trip per batch of four 16-byte pieces from each member after the first; NVSHMEM's
-/// reduction costs less to start and more per byte. Measured with `u64` on PEs sharing one GPU,
-/// pulls won from 128 bytes per PE over 2 PEs and from 64 over 4: from 256 bytes in all. A team of
-/// one PE copies, and is not worth a threshold of its own.
+/// reduction costs less to start and more per byte. Where the two cross depends on the bytes of
+/// all members together rather than per PE (twice the PEs, half the bytes per PE), hence a
+/// threshold in bytes of all members' operands. A team of one PE copies, and is not worth a
+/// threshold of its own.
 pub(crate) const PULL_MIN_TEAM_BYTES: usize = 256;
 
 /// This PE's number in `team` and the team's size, if every member of `team` maps every other

@@ -7,8 +7,9 @@
 //! by `quiet`, `fence` and barriers; atomic, so that the safe layer's reads and writes of the same
 //! elements by other threads do not race with them), and the group's synchronisation before and
 //! after, in the same order: the group
-//! waits first, then looks up the peer's address. Looking it up before the wait kept the address
-//! live across the barrier and made small block- and warp-scope transfers measurably slower.
+//! waits first, then looks up the peer's address. Looked up before the wait, the address would be
+//! held live across the barrier, one more register through it, which the small block- and
+//! warp-scope transfers pay for.
 
 use super::{Scope, Way, connectivity, striped};
 use crate::{RelaxedAccess, ffi, thread};
@@ -51,9 +52,8 @@ impl Scope {
 ///
 /// Both ways end at the same wait, as in NVSHMEM's header path (on the unmapped way the group
 /// waits twice at the end: inside NVSHMEM's call, then here). With a wait at the end of each way,
-/// a kernel that transfers in a loop reached its loop test through a block both waits jumped to,
-/// and `ptxas` scheduled the test after the barrier instead of overlapping it with the copy, which
-/// cost a few percent of a block-scope get's bandwidth.
+/// a kernel that transfers in a loop would reach its loop test through a block both waits jump to,
+/// and `ptxas` would schedule the test after the barrier instead of overlapping it with the copy.
 ///
 /// # Safety
 /// Every thread of the group calls it with the same arguments; `symmetric` is a symmetric address

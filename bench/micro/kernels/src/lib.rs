@@ -7,17 +7,17 @@
 //!
 //! | kernel | launch | what one launch does |
 //! |---|---|---|
-//! | [`put_bw_block`], [`put_bw_warp`], [`put_bw_thread`] | grid × threads, PE 0 only | `iters` times: every block / warp / thread puts its share of `count` elements (`put_nbi` at that scope); then `quiet` |
-//! | [`get_bw_block`], [`get_bw_warp`], [`get_bw_thread`] | same | the same with `get_nbi` |
-//! | [`p_latency`] | 1 × 1, PE 0 only | `iters` times: `p` of one `u64`, `quiet` |
-//! | [`put_latency_thread`], [`put_latency_warp`], [`put_latency_block`] | 1 × 1 / 32 / threads, PE 0 only | `iters` times: blocking `put` of `count` elements, `quiet` |
-//! | [`barrier_latency_thread`], [`barrier_latency_warp`], [`barrier_latency_block`] | 1 × 1 / 32 / threads, cooperative, every PE | `warmup` + `iters` `barrier_all`; the `iters` are timed on the GPU's clock |
-//! | [`reduce_latency_thread`], [`reduce_latency_warp`], [`reduce_latency_block`] | 1 × 1 / 32 / threads, cooperative, every PE | `warmup` + `iters` sum reductions of `count` `u64` over all PEs; the `iters` are timed on the GPU's clock |
-//! | [`alltoall_latency_thread`], [`alltoall_latency_warp`], [`alltoall_latency_block`] | same | the same with `alltoall` of `count` `u64` to every PE |
-//! | [`pingpong_p`] | 1 × 1, cooperative, every PE | PEs 0 and 1 bounce a counter: `p` to the other's word, `wait_until` the own word holds it; `warmup` + `iters` round trips, each on the next of `places` words, the `iters` timed |
-//! | [`pingpong_signal`] | same | the same with `put_signal` of `count` elements and `signal_wait_until` |
-//! | [`delay`] | 1 × 1 | spins `ns` nanoseconds (keeps the stream busy while the host enqueues the timed launch) |
-//! | [`release`] | 1 × 1, PE 0 only | `p` of `value` to `word` on every other PE, `quiet` (the end of a case: the others wait for it on the host) |
+//! | `put_bw_block`, `put_bw_warp`, `put_bw_thread` | grid × threads, PE 0 only | `iters` times: every block / warp / thread puts its share of `count` elements (`put_nbi` at that scope); then `quiet` |
+//! | `get_bw_block`, `get_bw_warp`, `get_bw_thread` | same | the same with `get_nbi` |
+//! | `p_latency` | 1 × 1, PE 0 only | `iters` times: `p` of one `u64`, `quiet` |
+//! | `put_latency_thread`, `put_latency_warp`, `put_latency_block` | 1 × 1 / 32 / threads, PE 0 only | `iters` times: blocking `put` of `count` elements, `quiet` |
+//! | `barrier_latency_thread`, `barrier_latency_warp`, `barrier_latency_block` | 1 × 1 / 32 / threads, cooperative, every PE | `warmup` + `iters` `barrier_all`; the `iters` are timed on the GPU's clock |
+//! | `reduce_latency_thread`, `reduce_latency_warp`, `reduce_latency_block` | 1 × 1 / 32 / threads, cooperative, every PE | `warmup` + `iters` sum reductions of `count` `u64` over all PEs; the `iters` are timed on the GPU's clock |
+//! | `alltoall_latency_thread`, `alltoall_latency_warp`, `alltoall_latency_block` | same | the same with `alltoall` of `count` `u64` to every PE |
+//! | `pingpong_p` | 1 × 1, cooperative, every PE | PEs 0 and 1 bounce a counter: `p` to the other's word, `wait_until` the own word holds it; `warmup` + `iters` round trips, each on the next of `places` words, the `iters` timed |
+//! | `pingpong_signal` | same | the same with `put_signal` of `count` elements and `signal_wait_until` |
+//! | `delay` | 1 × 1 | spins `ns` nanoseconds (keeps the stream busy while the host enqueues the timed launch) |
+//! | `release` | 1 × 1, PE 0 only | `p` of `value` to `word` on every other PE, `quiet` (the end of a case: the others wait for it on the host) |
 //!
 //! Shares are whole granules of [`GRANULE`] elements, so every transfer starts 128-byte aligned.
 //!

@@ -8,9 +8,9 @@
 //! the raw kernel's, down to the machine code.
 
 use crate::share;
-use nvshmem_gpu::{SymmetricSlice, kernel};
 #[cfg(target_arch = "nvptx64")]
 use nvshmem_gpu::{Block, Pe, Thread, Warp, thread};
+use nvshmem_gpu::{SymmetricSlice, kernel};
 
 /// The range of `total` elements that worker `index` of `workers` moves.
 fn share_range(total: usize, workers: usize, index: usize) -> core::ops::Range<usize> {

@@ -1,11 +1,14 @@
 //! Kernels of the faults example. The crate is always built with `nvshmem-gpu`'s device checks
-//! (the workspace's `build.rs` asks for them), which [`put_to_missing_pe`] trips,
-//! [`put_past_the_end`] trips the safe layer's bounds check (on in every build), and whose
-//! deadline on blocking calls [`barrier_in_branch`] and [`wait_for_unset_flag`] run into.
+//! (the workspace's `build.rs` asks for them), which `put_to_missing_pe` trips,
+//! `put_past_the_end` trips the safe layer's bounds check (on in every build), and whose
+//! deadline on blocking calls `barrier_in_branch` and `wait_for_unset_flag` run into.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
 
-use nvshmem_gpu::{Cmp, Pe, SymmetricPtr, SymmetricSlice, Thread, kernel, p2p, pe, rma, sync, thread};
+use nvshmem_gpu::{SymmetricPtr, SymmetricSlice, kernel};
+// What the kernels use exists only on the GPU, like the kernels themselves.
+#[cfg(target_arch = "nvptx64")]
+use nvshmem_gpu::{Cmp, Pe, Thread, p2p, pe, rma, sync, thread};
 
 /// Waits in a device-side `barrier_all`: with a PE gone, the others spin here until the launcher
 /// ends them. Launch cooperatively with one block.

@@ -1,13 +1,16 @@
 //! Kernels of the interop example.
 //!
-//! - [`put_pattern`] calls NVSHMEM: every thread puts elements of a PE's pattern into another PE's
+//! - `put_pattern` calls NVSHMEM: every thread puts elements of a PE's pattern into another PE's
 //!   symmetric buffer with `p`;
-//! - [`compare_pattern`] does not: a plain kernel, which the example launches through cudarc's own
+//! - `compare_pattern` does not: a plain kernel, which the example launches through cudarc's own
 //!   launch builder on the symmetric buffer, writing where it differs from the pattern.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
 
-use nvshmem_gpu::{SymmetricPtr, kernel, pe, rma, thread};
+use nvshmem_gpu::{SymmetricPtr, kernel};
+// What the kernels use exists only on the GPU, like the kernels themselves.
+#[cfg(target_arch = "nvptx64")]
+use nvshmem_gpu::{pe, rma, thread};
 
 /// Element `i` of PE `pe`'s pattern: distinct per PE and per element.
 pub fn pattern(pe: i32, i: usize) -> u32 {

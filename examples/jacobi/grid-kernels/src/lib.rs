@@ -1,30 +1,25 @@
-//! Kernels of the jacobi2d-grid example: the Jacobi stencil of `examples/jacobi` (its
-//! `stencil.rs` and `problem.rs`, included here) on a 2-D process grid
+//! Kernels of the jacobi2d-grid example: the Jacobi stencil of `examples/jacobi` (the
+//! `jacobi-stencil` crate, which its kernel crate shares) on a 2-D process grid
 //! ([`nvshmem_halo::Decomposition2d`]), where a PE has up to four neighbours and its left and right
 //! edges are columns, strided in its array.
 //!
 //! | kernel | rows (up, down) | columns (left, right) |
 //! |---|---|---|
-//! | [`grid_p`] | `nvshmem_float_p` per edge cell | `nvshmem_float_p` per edge cell, straight into the neighbour's halo column |
-//! | [`grid_pack`] + [`push_columns`] + [`unpack_columns`] | `put_nbi_block` per block | packed: edge cells into a contiguous send column, one `put_nbi_block` per side into the neighbour's receive column, unpacked into the halo column after the barrier |
+//! | `grid_p` | `nvshmem_float_p` per edge cell | `nvshmem_float_p` per edge cell, straight into the neighbour's halo column |
+//! | `grid_pack` + `push_columns` + `unpack_columns` | `put_nbi_block` per block | packed: edge cells into a contiguous send column, one `put_nbi_block` per side into the neighbour's receive column, unpacked into the halo column after the barrier |
 //!
 //! Both are synchronised by a barrier kernel (`barrier_all`) between iterations.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
-// On the host (`cargo test` of the plain stencil code) the kernels do not exist, and with them
-// go the uses of most imports.
+// On the host the kernels do not exist, and with them go the uses of most imports.
 #![cfg_attr(not(target_arch = "nvptx64"), allow(unused_imports, dead_code))]
 
-// By path: `jacobi`'s kernel crate is a `cdylib` of its own kernels, no library to depend on.
-#[path = "../../kernels/src/problem.rs"]
-mod problem;
-// By path: `jacobi`'s kernel crate is a `cdylib` of its own kernels, no library to depend on.
-#[path = "../../kernels/src/stencil.rs"]
-mod stencil;
+// The kernels both Jacobi modules hold, entry points of this crate's PTX as its own are.
+pub use jacobi_stencil::{fault::*, floors::*, kernels::*};
 
-pub use problem::*;
-pub use stencil::*;
-
+use jacobi_stencil::sweep::{for_owned_columns, sweep};
+#[cfg(target_arch = "nvptx64")]
+use jacobi_stencil::{push::push_edges, sweep::check_vector, sweep::first_column};
 #[cfg(target_arch = "nvptx64")]
 use nvshmem_gpu::thread;
 use nvshmem_gpu::{SymmetricPtr, SymmetricSlice, kernel};

@@ -2,42 +2,45 @@
 //! `a_new[y][x] = 0.25 (a[y][x+1] + a[y][x-1] + a[y+1][x] + a[y-1][x])`, on rows split over PEs
 //! ([`nvshmem_halo::Decomposition1d`]), each PE's rows stored with one halo row above and below.
 //!
-//! One stencil kernel per way of exchanging the halos, all built on [`sweep`]:
+//! One stencil kernel per way of exchanging the halos, all built on the sweep of `jacobi-stencil`
+//! ([`jacobi_stencil::sweep`], shared with the grid kernels):
 //!
 //! | kernel | halo push | synchronisation (by the host or in the kernel) |
 //! |---|---|---|
-//! | [`jacobi_p`] | every thread that computed edge cells stores each into the neighbour with `p` | the last block meets the other PEs in `barrier_all` |
-//! | [`jacobi_put_block`] | each block that computed a piece of an edge row puts it with `put_nbi_block` | the last block meets the other PEs in `barrier_all` |
-//! | [`jacobi_signal`] | as `put_block` | neighbour signals: quiet + `signal_op` SET, `wait_until_all` |
-//! | [`jacobi_overlap`] | as `signal`, but the edge rows are their own bands, scheduled first | as `signal` |
-//! | [`jacobi_persistent`] | as `overlap`, every iteration in one cooperative launch | signals between PEs, a grid barrier inside |
+//! | `jacobi_p` | every thread that computed edge cells stores each into the neighbour with `p` | the last block meets the other PEs in `barrier_all` |
+//! | `jacobi_put_block` | each block that computed a piece of an edge row puts it with `put_nbi_block` | the last block meets the other PEs in `barrier_all` |
+//! | `jacobi_signal` | as `put_block` | neighbour signals: quiet + `signal_op` SET, `wait_until_all` |
+//! | `jacobi_overlap` | as `signal`, but the edge rows are their own bands, scheduled first | as `signal` |
+//! | `jacobi_persistent` | as `overlap`, every iteration in one cooperative launch | signals between PEs, a grid barrier inside |
 //!
 //! A block of `block_x` threads covers `block_x × VECTOR` columns of a band of rows ([`Tiling`]);
-//! each thread walks down its [`VECTOR`] columns with 16-byte loads and stores, loading [`BATCH`]
-//! rows before it stores any, so that several loads are in flight per thread (a bandwidth-bound
-//! kernel needs them). No NVSHMEM call sits in that loop: edge cells are sent after it. The norm's
-//! partial sums go through warp shuffles into spread-out slots ([`nvshmem_halo::NORM_SLOTS`]); the
-//! first warp of the next launch puts the PE's total to every PE
-//! ([`nvshmem_halo::device::add_norm`], [`norm_close`] after the last launch), and [`norm_sum`] adds
-//! up each norm's row once the run is over: no norm costs a barrier, nor a block a wait.
+//! each thread walks down its [`VECTOR`](jacobi_stencil::sweep::VECTOR) columns with 16-byte
+//! loads and stores, loading [`BATCH`](jacobi_stencil::sweep::BATCH) rows before it stores any, so
+//! that several loads are in flight per thread (a bandwidth-bound kernel needs them). No NVSHMEM
+//! call sits in that loop: edge cells are sent after it. The norm's partial sums go through warp
+//! shuffles into spread-out slots ([`nvshmem_halo::NORM_SLOTS`]); the first warp of the next launch
+//! puts the PE's total to every PE (`nvshmem_halo::device::add_norm`, `norm_close` after the last
+//! launch), and `norm_sum` adds up each norm's row once the run is over: no norm costs a barrier,
+//! nor a block a wait.
 //!
-//! [`jacobi_p`], [`jacobi_put_block`], [`jacobi_signal`] and [`jacobi_overlap`] are safe kernels
+//! `jacobi_p`, `jacobi_put_block`, `jacobi_signal` and `jacobi_overlap` are safe kernels
 //! (`#[kernel] pub fn`): their arrays are [`SymmetricSlice`]s and their other parameters
-//! `KernelParam`s, and the one `unsafe` block they reach is [`sweep`]'s, behind
-//! [`checked_sweep`], which checks once per thread what the vectorised loop needs.
+//! `KernelParam`s, and the one `unsafe` block they reach is
+//! [`sweep`](jacobi_stencil::sweep::sweep)'s, behind [`checked_sweep`], which checks once per
+//! thread what the vectorised loop needs.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
-// On the host (`cargo test` of the plain stencil code) the kernels do not exist, and with them
-// go the uses of most imports.
+// On the host the kernels do not exist, and with them go the uses of most imports.
 #![cfg_attr(not(target_arch = "nvptx64"), allow(unused_imports, dead_code))]
 
-mod problem;
-mod stencil;
-
-pub use problem::*;
-pub use stencil::*;
+// The kernels both Jacobi modules hold, entry points of this crate's PTX as its own are.
+pub use jacobi_stencil::{fault::*, floors::*, kernels::*};
 
 use core::ops::Range;
+use jacobi_stencil::push::pushed_edges;
+use jacobi_stencil::sweep::{checked_sweep, for_owned_columns};
+#[cfg(target_arch = "nvptx64")]
+use jacobi_stencil::{push::push_edges, sweep::check_vector, sweep::first_column};
 #[cfg(target_arch = "nvptx64")]
 use nvshmem_gpu::thread;
 use nvshmem_gpu::{SymmetricPtr, SymmetricSlice, grid, kernel};
@@ -285,8 +288,8 @@ pub unsafe fn jacobi_persistent(
             device::add_norm(&target, residual);
         }
         // ANCHOR: persistent_grid_barrier
-        // SAFETY: every thread of every block calls it once per iteration.
-        unsafe { barrier.wait() };
+        // Every thread of every block calls it once per iteration, as the barrier needs.
+        barrier.wait();
         // ANCHOR_END: persistent_grid_barrier
         core::mem::swap(&mut current, &mut next);
     }

@@ -1,6 +1,6 @@
 //! `cargo check` of a scratch crate for the GPU target, for tests that compile device code: rustdoc
-//! and trybuild compile for the host, where the GPU-only modules do not exist. Shared with
-//! `nvshmem-halo`'s tests (by `#[path]`), whose device module is GPU-only too.
+//! and trybuild compile for the host, where the GPU-only modules do not exist. A dev-dependency of
+//! `nvshmem-gpu` and `nvshmem-halo`, whose device modules are GPU-only.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -10,7 +10,8 @@ use std::process::{Command, Output};
 /// `nvptx64-nvidia-cuda` (no NVSHMEM needed: nothing is linked), offline, with the workspace's
 /// `Cargo.lock`. Returns cargo's output; the crate stays for a look at a failure.
 pub fn check_for_gpu(target_tmpdir: &Path, name: &str, lib: &str, dependencies: &str) -> Output {
-    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    // This crate is `tools/device-check` of the workspace.
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let crate_dir = target_tmpdir.join(name);
     std::fs::create_dir_all(crate_dir.join("src")).unwrap();
     std::fs::write(crate_dir.join("src/lib.rs"), lib).unwrap();
