@@ -309,6 +309,8 @@ impl PtxBuilder {
     ///
     /// When this process is the nested build's linker, performs the link and exits instead.
     pub fn build(self) -> Result<BuiltPtx, BuildError> {
+        // Before printing anything: rustc reports what its linker prints as a warning.
+        run_if_invoked_as_linker();
         for variable in [
             nvshmem_locate::HOME_VAR,
             nvshmem_locate::HPC_SDK_VAR,

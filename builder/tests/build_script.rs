@@ -1,14 +1,15 @@
-//! A kernel crate that does not compile, built as a project's build script builds it: cargo must
-//! get rustc's own messages, with paths that open from the project's root, and nothing else.
+//! What `PtxBuilder::build` prints, as cargo reads a project's build script: a kernel crate that
+//! does not compile must reach the user as rustc's own messages, with paths that open from the
+//! project's root, and nothing else; run as the kernels' linker, the script must print nothing.
 //!
-//! The test runs its own executable again as that build script (the variable below tells it to)
+//! Each test runs its own executable again as that build script (the variable below tells it to)
 //! and reads what it printed, as cargo would. The nested build needs what every kernel build
 //! needs: the pinned toolchain's `rust-src` and NVSHMEM (this checkout's `.deps`, from `./x deps`).
 
 use std::path::Path;
 use std::process::Command;
 
-/// Set in the run of this test that plays the build script; its value is the calling crate's folder.
+/// Set in the runs of these tests that play the build script; its value is the calling crate's folder.
 const AS_BUILD_SCRIPT: &str = "NVSHMEM_BUILDER_TEST_BUILD_SCRIPT";
 
 /// A kernel crate with one type error, in a project laid out as a workspace with the program
@@ -57,23 +58,33 @@ fn plain(text: &str) -> String {
     out
 }
 
+/// The build script's part, as a project's build.rs writes it, when [`AS_BUILD_SCRIPT`] is set;
+/// false otherwise.
+fn played_build_script() -> bool {
+    let Some(app) = std::env::var_os(AS_BUILD_SCRIPT) else {
+        return false;
+    };
+    let kernels = Path::new(&app).join("kernels");
+    let out_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("compile-errors");
+    nvshmem_builder::PtxBuilder::new(kernels)
+        .checks(false)
+        .sass(&[])
+        .out_dir(out_dir)
+        .build()
+        .unwrap_or_else(|error| panic!("building the kernels: {error}"));
+    true
+}
+
 #[test]
 fn a_kernel_compile_error_reaches_cargo_as_rustc_renders_it() {
-    if let Some(app) = std::env::var_os(AS_BUILD_SCRIPT) {
-        // The build script's part, as a project's build.rs writes it.
-        let kernels = Path::new(&app).join("kernels");
-        let out_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("compile-errors");
-        nvshmem_builder::PtxBuilder::new(kernels)
-            .checks(false)
-            .sass(&[])
-            .out_dir(out_dir)
-            .build()
-            .unwrap_or_else(|error| panic!("building the kernels: {error}"));
+    if played_build_script() {
         return;
     }
     let project = tempfile::tempdir().unwrap();
     write_project(project.path());
-    let (stdout, stderr, status) = run_as_build_script(&project.path().join("app"), None);
+    let app = project.path().join("app");
+    let test = "a_kernel_compile_error_reaches_cargo_as_rustc_renders_it";
+    let (stdout, stderr, status) = run_as_build_script(test, &app, &[]);
     let context = format!("stdout:\n{stdout}\nstderr:\n{stderr}");
     // What cargo reads: its directives. Errors make it fail the build and print them alone.
     let errors: Vec<&str> = stdout
@@ -103,7 +114,7 @@ fn a_kernel_compile_error_reaches_cargo_as_rustc_renders_it() {
     assert!(status.success(), "{context}");
 
     // Asked for, the command line comes too.
-    let (stdout, _, _) = run_as_build_script(&project.path().join("app"), Some("1"));
+    let (stdout, _, _) = run_as_build_script(test, &app, &[("NVSHMEMRS_BUILD_VERBOSE", "1")]);
     let summary = stdout
         .lines()
         .rfind(|line| line.starts_with("cargo::error="))
@@ -115,26 +126,42 @@ fn a_kernel_compile_error_reaches_cargo_as_rustc_renders_it() {
     );
 }
 
-/// Runs this test again as the build script of the crate in `app`, with `NVSHMEMRS_BUILD_VERBOSE`
-/// set to `verbose`: its output without colour codes, and its exit status.
+#[test]
+fn the_link_step_prints_nothing_on_stdout() {
+    if played_build_script() {
+        return;
+    }
+    // rustc starts the build script as the kernels' linker with this variable set (and here, with
+    // arguments the link step refuses); rustc reports what a linker prints as a warning.
+    let project = tempfile::tempdir().unwrap();
+    write_project(project.path());
+    let (stdout, stderr, status) = run_as_build_script(
+        "the_link_step_prints_nothing_on_stdout",
+        &project.path().join("app"),
+        &[("NVSHMEM_BUILDER_LINKER", "1")],
+    );
+    assert!(!stdout.contains("cargo::"), "stdout:\n{stdout}");
+    assert!(
+        !status.success() && stderr.contains("nvshmem-builder link step:"),
+        "{stderr}"
+    );
+}
+
+/// Runs `test` of this executable again as the build script of the crate in `app`, with the
+/// variables `env` set: its output without colour codes, and its exit status.
 fn run_as_build_script(
+    test: &str,
     app: &Path,
-    verbose: Option<&str>,
+    env: &[(&str, &str)],
 ) -> (String, String, std::process::ExitStatus) {
-    let mut command = Command::new(std::env::current_exe().unwrap());
-    command
-        .args([
-            "a_kernel_compile_error_reaches_cargo_as_rustc_renders_it",
-            "--exact",
-            "--nocapture",
-        ])
+    let output = Command::new(std::env::current_exe().unwrap())
+        .args([test, "--exact", "--nocapture"])
         .env(AS_BUILD_SCRIPT, app)
         .env("CARGO_MANIFEST_DIR", app)
-        .env_remove("NVSHMEMRS_BUILD_VERBOSE");
-    if let Some(value) = verbose {
-        command.env("NVSHMEMRS_BUILD_VERBOSE", value);
-    }
-    let output = command.output().unwrap();
+        .env_remove("NVSHMEMRS_BUILD_VERBOSE")
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
     (
         plain(&String::from_utf8_lossy(&output.stdout)),
         plain(&String::from_utf8_lossy(&output.stderr)),
