@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds, tests and runs the starter as a user would, from outside the repository: `./x new` into a
 # temporary folder, then `cargo build` (kernels linked with NVSHMEM's device bitcode and assembled
-# by ptxas), `cargo test` and `cargo run` there, with none of what `./x` sets for its own builds
+# by ptxas), `cargo test` (the kernel crate's unit tests included) and `cargo run` there, with
+# none of what `./x` sets for its own builds
 # (NVSHMEM_HOME, PTXAS, its folders on PATH): the project must find NVSHMEM and ptxas in this
 # checkout's .deps by itself. Run by `./x test` after the workspace's tests: with CARGO_TARGET_DIR at
 # this checkout's target/ (the one difference from a user's build), the nvshmem-rs crates built for
@@ -57,7 +58,10 @@ as_user() {
     fatbin=$(ls -t "$repo"/target/debug/build/starter-check-*/out/starter-check-kernels.fatbin | head -1)
     [[ $(head -c 4 "$fatbin" | od -An -tx1 | tr -d ' \n') == 50ed55ba ]] ||
         fail "the starter built with NVSHMEMRS_SASS=sm_90 has no fat binary of machine code ($fatbin)"
-    as_user cargo test
+    as_user cargo test 2>&1 | tee "$work/test.log"
+    # The kernel crate is a member of the project's workspace: its unit tests run too.
+    grep -q '^test pattern::tests::.* ok$' "$work/test.log" ||
+        fail "cargo test in the project did not run the kernel crate's unit tests (kernels/src/pattern.rs)"
     as_user cargo fmt --check
     # The program finds NVSHMEM's host library too: on a GPU machine it runs; without a GPU it
     # stops at the driver, after NVSHMEM was found.
