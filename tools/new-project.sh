@@ -49,7 +49,7 @@ cp "$repo/Cargo.lock" "$dest/Cargo.lock"
 upper=$(tr 'a-z-' 'A-Z_' <<<"$name")
 snake=$(tr '-' '_' <<<"$name")
 checkout=$(sed 's/[&|\\]/\\&/g' <<<"$repo")
-for file in Cargo.toml kernels/Cargo.toml build.rs src/main.rs kernels/src/lib.rs README.md; do
+for file in Cargo.toml kernels/Cargo.toml build.rs src/main.rs kernels/src/lib.rs README.md .cargo/config.toml; do
     sed -i -e "s|nvshmem-starter|$name|g" -e "s|nvshmem_starter|$snake|g" -e "s|NVSHMEM_STARTER|$upper|g" \
         -e "s|/path/to/nvshmem-rs/|$checkout/|g" \
         "$dest/$file"

@@ -6,6 +6,7 @@
 //!
 //! The crate is `no_std` only for the GPU, so that its arithmetic also runs on the CPU: in the host
 //! program, and in unit tests beside it (as [`pattern`]'s), which `cargo test` in the project runs.
+//! Kernel bodies exist only for the GPU: `cargo kernels-clippy` checks them (see the README).
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![forbid(unsafe_code)]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
