@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds, tests and runs the starter as a user would, from outside the repository: `./x new` into a
 # temporary folder, then `cargo build` (kernels linked with NVSHMEM's device bitcode and assembled
-# by ptxas), `cargo test` and `cargo run` there, with none of what `./x` sets for its own builds
+# by ptxas), `cargo test` (the kernel crate's unit tests included), `cargo kernels-clippy` and
+# `cargo run` there; then plants a type error in the kernel and checks that the lint and the build
+# report it as rustc does. With none of what `./x` sets for its own builds
 # (NVSHMEM_HOME, PTXAS, its folders on PATH): the project must find NVSHMEM and ptxas in this
 # checkout's .deps by itself. Run by `./x test` after the workspace's tests: with CARGO_TARGET_DIR at
 # this checkout's target/ (the one difference from a user's build), the nvshmem-rs crates built for
@@ -57,7 +59,11 @@ as_user() {
     fatbin=$(ls -t "$repo"/target/debug/build/starter-check-*/out/starter-check-kernels.fatbin | head -1)
     [[ $(head -c 4 "$fatbin" | od -An -tx1 | tr -d ' \n') == 50ed55ba ]] ||
         fail "the starter built with NVSHMEMRS_SASS=sm_90 has no fat binary of machine code ($fatbin)"
-    as_user cargo test
+    as_user cargo test 2>&1 | tee "$work/test.log"
+    # The kernel crate is a member of the project's workspace: its unit tests run too.
+    grep -q '^test pattern::tests::.* ok$' "$work/test.log" ||
+        fail "cargo test in the project did not run the kernel crate's unit tests (kernels/src/pattern.rs)"
+    as_user cargo kernels-clippy -- -D warnings
     as_user cargo fmt --check
     # The program finds NVSHMEM's host library too: on a GPU machine it runs; without a GPU it
     # stops at the driver, after NVSHMEM was found.
@@ -65,6 +71,21 @@ as_user() {
         cat "$work/run.log"
         grep -q "libcuda.so.1" "$work/run.log" ||
             fail "the starter failed other than for want of a GPU (above)"
+    fi
+    # A type error inside a kernel body, which only the GPU build compiles: the lint and the build
+    # must both report it as rustc does, from the project's root, and the build nothing else (no
+    # nested command line, no panic).
+    sed -i 's/let first = thread::thread_idx_x() as usize;/let first: u32 = thread::thread_idx_x() as usize;/' kernels/src/lib.rs
+    grep -q 'let first: u32' kernels/src/lib.rs || fail "the type error was not planted: kernels/src/lib.rs changed"
+    for command in kernels-clippy build; do
+        if as_user cargo "$command" >"$work/planted.log" 2>&1; then
+            fail "cargo $command passed with a type error in a kernel body"
+        fi
+        grep -q 'error\[E0308\]: mismatched types' "$work/planted.log" && grep -q -- '--> kernels/src/lib.rs:' "$work/planted.log" ||
+            fail "cargo $command did not report the kernel's type error as rustc does: $(cat "$work/planted.log")"
+    done
+    if grep -n -e 'command:' -e '--manifest-path' -e 'panicked' "$work/planted.log"; then
+        fail "cargo build reported more than the kernel's errors (above)"
     fi
 )
 echo "check-starter: the starter built and passed its tests outside the repository in $((SECONDS - started)) s"

@@ -6,7 +6,7 @@
 # PATH must not exist or be an empty folder. NAME (default: PATH's last component) becomes the
 # package's name, the kernel crate's (NAME-kernels) and the PTX variable's (NAME_KERNELS_PTX). The
 # git dependencies of the starter are commented out and its path alternatives switched on, pointing
-# at this checkout; the checkout's lock files come along, so the project builds with the crate
+# at this checkout; the checkout's lock file comes along, so the project builds with the crate
 # versions this checkout was tested with. Depending on the checkout by path, the project's build and
 # program also find NVSHMEM and ptxas in the checkout's .deps (`./x deps`), with nothing set: the
 # crates look beside the checkout they were built from (nvshmem_locate::checkout).
@@ -45,14 +45,13 @@ mkdir -p "$dest"
 dest=$(cd "$dest" && pwd -P)
 cp -R "$repo/starter/." "$dest/"
 rm -rf "$dest/target"
-# The versions this checkout is tested with, for the program and for its kernel crate (a build of
-# its own): the workspace's lock holds every package either uses, and cargo drops the others.
+# The versions this checkout is tested with: the workspace's lock holds every package the program
+# and its kernel crate (a member of the new project's workspace) use, and cargo drops the others.
 cp "$repo/Cargo.lock" "$dest/Cargo.lock"
-cp "$repo/Cargo.lock" "$dest/kernels/Cargo.lock"
 upper=$(tr 'a-z-' 'A-Z_' <<<"$name")
 snake=$(tr '-' '_' <<<"$name")
 checkout=$(sed 's/[&|\\]/\\&/g' <<<"$repo")
-for file in Cargo.toml kernels/Cargo.toml build.rs src/main.rs tests/pattern.rs kernels/src/lib.rs README.md; do
+for file in Cargo.toml kernels/Cargo.toml build.rs src/main.rs kernels/src/lib.rs README.md .cargo/config.toml; do
     sed -i -e "s|nvshmem-starter|$name|g" -e "s|nvshmem_starter|$snake|g" -e "s|NVSHMEM_STARTER|$upper|g" \
         -e "s|/path/to/nvshmem-rs/|$checkout/|g" \
         "$dest/$file"

@@ -25,7 +25,7 @@ STANDIN
     chmod +x "$work/bin/$tool"
 done
 
-for command in ring test new ptx-matrix gpu-bundle; do
+for command in ring test new ptx-matrix gpu-bundle guide kernels-clippy; do
     checkout=$work/$command/checkout
     mkdir -p "$checkout"
     cp x rust-toolchain.toml "$checkout/"

@@ -49,12 +49,15 @@ pub enum BuildError {
         /// The operating system's error.
         error: std::io::Error,
     },
-    /// The nested `cargo build` of the kernel crate failed.
+    /// The nested `cargo build` of the kernel crate failed: most often, the crate does not compile.
     CargoFailed {
-        /// The command line.
-        command: String,
-        /// Compiler errors and cargo's stderr.
+        /// The kernel crate's package name.
+        package: String,
+        /// rustc's errors as it renders them for a terminal (colour codes included), their paths
+        /// relative to the calling crate's workspace root, then what cargo said beyond its progress.
         output: String,
+        /// The nested cargo's command line, when `NVSHMEMRS_BUILD_VERBOSE` asks for it.
+        command: Option<String>,
     },
     /// The build succeeded but produced no `.ptx` file.
     NoPtxProduced {
@@ -245,11 +248,21 @@ impl fmt::Display for BuildError {
                 path.display()
             ),
             BuildError::Spawn { program, error } => write!(f, "could not run `{program}`: {error}"),
-            BuildError::CargoFailed { command, output } => {
-                write!(
-                    f,
-                    "building the kernel crate failed:\n{output}\ncommand: {command}"
-                )
+            BuildError::CargoFailed {
+                package,
+                output,
+                command,
+            } => {
+                let output = crate::diagnostics::without_colours(output);
+                write!(f, "{output}the kernel crate `{package}` did not build")?;
+                match command {
+                    Some(command) => write!(f, "; the nested build was: {command}"),
+                    None => write!(
+                        f,
+                        "; fix the errors above ({var}=1 shows the nested cargo's command)",
+                        var = crate::nested_cargo::VERBOSE_VAR
+                    ),
+                }
             }
             BuildError::NoPtxProduced { package } => write!(
                 f,

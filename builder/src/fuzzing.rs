@@ -1,6 +1,7 @@
 //! Entry points for the fuzz targets in `fuzz/` (feature `fuzzing`): every reader of what the
-//! builder is handed by rustc (the linker command line), the LLVM tools (the linked module's IR),
-//! its own link step (the PTX header) and cargo (dep-info), and of the caller's architecture name.
+//! builder is handed by rustc (the linker command line, its rendered messages), the LLVM tools (the
+//! linked module's IR), its own link step (the PTX header) and cargo (dep-info, its stderr), and of
+//! the caller's architecture name.
 //! Each must refuse malformed input with an error, never panic.
 
 use crate::linker::{LinkJob, LinkTarget, LinkedModuleFacts};
@@ -40,6 +41,19 @@ pub fn ptx(text: &str, kernel: &str, registers: u32) -> Result<(Vec<String>, Str
 /// The sources a dep-info file lists.
 pub fn dep_info(text: &str) -> Vec<PathBuf> {
     crate::nested_cargo::parse_dep_info(text)
+}
+
+/// rustc's rendered message with its locations rewritten as for a project in `/p` whose kernel
+/// crate is `/p/kernels`, without colours; and cargo's stderr less its progress.
+pub fn rendered_message(text: &str) -> (String, String) {
+    let paths = crate::diagnostics::SourcePaths {
+        compiled_in: "/p/kernels".into(),
+        shown_from: "/p".into(),
+    };
+    (
+        crate::diagnostics::without_colours(&paths.rewrite(text)),
+        crate::diagnostics::cargo_lines(text),
+    )
 }
 
 /// The compute capability of an architecture name.

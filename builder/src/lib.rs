@@ -23,8 +23,12 @@
 //!    Its linker is this build script itself ([`run_if_invoked_as_linker`]), which links the crate
 //!    with NVSHMEM's bitcode and emits PTX of ISA ≥ 8.3. Cargo is given a link to it named after
 //!    the builder's sources, so that the build script's check, doc and test builds do not relink.
-//! 3. Forwards the kernel crate's warnings as `cargo::warning`, and emits `cargo::rerun-if-changed`
-//!    for every source file in the nested build's dep-info, and for `NVSHMEM_HOME`.
+//! 3. Forwards the kernel crate's compiler messages as rustc renders them, with their paths from
+//!    the calling crate's workspace root as cargo gives the calling crate's own: warnings as
+//!    `cargo::warning`, and errors as `cargo::error`, after which the build script ends and cargo
+//!    fails the build with those messages alone (`NVSHMEMRS_BUILD_VERBOSE=1` adds the nested
+//!    cargo's command line). Emits `cargo::rerun-if-changed` for every source file in the nested
+//!    build's dep-info, and for `NVSHMEM_HOME`.
 //! 4. Checks the PTX: it has kernels and keeps NVSHMEM's `nvshmemi_device_state_d` and
 //!    `nvshmemi_device_lib_version_d`; applies the register limits of
 //!    [`PtxBuilder::max_registers`]; where `ptxas` is found, assembles it for the architecture and
@@ -62,6 +66,7 @@
 //! older install, kernels that use them do not compile.
 
 mod arch;
+mod diagnostics;
 mod error;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
@@ -297,8 +302,15 @@ impl PtxBuilder {
     /// Builds the PTX and prints the `cargo::` directives (`rerun-if-changed`, `rustc-env`,
     /// warnings); see the [crate documentation](crate).
     ///
+    /// When the kernel crate does not build, prints rustc's messages as `cargo::error` lines (their
+    /// paths from the workspace root, as cargo gives the calling crate's) and ends the build script,
+    /// so that cargo fails the build with those messages alone, without this script's other output
+    /// or a backtrace; other errors are returned.
+    ///
     /// When this process is the nested build's linker, performs the link and exits instead.
     pub fn build(self) -> Result<BuiltPtx, BuildError> {
+        // Before printing anything: rustc reports what its linker prints as a warning.
+        run_if_invoked_as_linker();
         for variable in [
             nvshmem_locate::HOME_VAR,
             nvshmem_locate::HPC_SDK_VAR,
@@ -311,7 +323,14 @@ impl PtxBuilder {
         {
             println!("cargo::rerun-if-env-changed={variable}");
         }
-        let built = self.compile()?;
+        let built = match self.compile() {
+            Err(BuildError::CargoFailed {
+                package,
+                output,
+                command,
+            }) => exit_with_compile_errors(package, &output, command),
+            built => built?,
+        };
         for line in &built.warnings {
             println!("cargo::warning={}: {line}", built.package);
         }
@@ -392,8 +411,9 @@ impl PtxBuilder {
         }
         // `arch::same_rust_code` makes no empty group.
         let first_arch = &archs[0];
-        let caller_dir = std::env::var_os("CARGO_MANIFEST_DIR")
-            .map(PathBuf::from)
+        let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from);
+        let caller_dir = manifest_dir
+            .clone()
             .unwrap_or_else(|| self.crate_path.clone());
         let install = match &self.nvshmem_root {
             Some(root) => nvshmem_locate::Install::at(root, nvshmem_locate::Source::HomeVariable)
@@ -468,8 +488,13 @@ impl PtxBuilder {
             &archs.join("+"),
             transports,
         );
+        let kernels = nested_cargo::KernelCrate {
+            manifest: &manifest,
+            package: &package,
+        };
         let nested = nested_cargo::build(
-            &manifest,
+            kernels,
+            manifest_dir.as_deref(),
             &kernel_dir,
             first_arch,
             &features,
@@ -580,6 +605,24 @@ impl PtxBuilder {
         });
         built.into_iter().collect()
     }
+}
+
+/// Ends the build script on a kernel crate that did not build: rustc's messages (`output`), then
+/// what to do, one `cargo::error` per line, which cargo prints as `error: <package>@<version>:
+/// <line>`. It exits successfully: cargo fails the build for the errors it was given and shows
+/// nothing else, where a failed exit would make it repeat the script's whole output.
+fn exit_with_compile_errors(package: String, output: &str, command: Option<String>) -> ! {
+    for line in output.lines() {
+        println!("cargo::error={line}");
+    }
+    let summary = BuildError::CargoFailed {
+        package,
+        output: String::new(),
+        command,
+    };
+    println!("cargo::error={summary}");
+    let _ = std::io::Write::flush(&mut std::io::stdout());
+    std::process::exit(0)
 }
 
 /// The nested build's target folder. Kernel crates built by the build scripts of one outer profile

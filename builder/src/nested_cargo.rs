@@ -1,6 +1,7 @@
 //! The nested `cargo build` of a kernel crate for `nvptx64-nvidia-cuda`.
 
 use crate::BuildError;
+use crate::diagnostics::{self, SourcePaths};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -63,16 +64,33 @@ pub const NVSHMEM_3_7: nvshmem_locate::Version = nvshmem_locate::Version {
     patch: 0,
 };
 
-/// Runs the nested build with `features` (of the kernel crate, e.g. [`CHECKS_FEATURE`]).
-/// `linker_env` carries the link step's settings.
+/// Set (to anything but `0`), a failed kernel build's error also gives the nested cargo's command
+/// line and environment, which are long and seldom what is wrong.
+pub const VERBOSE_VAR: &str = "NVSHMEMRS_BUILD_VERBOSE";
+
+/// The kernel crate to build.
+pub struct KernelCrate<'a> {
+    /// Its `Cargo.toml`.
+    pub manifest: &'a Path,
+    /// Its package name.
+    pub package: &'a str,
+}
+
+/// Runs the nested build of `kernels` with `features` (of the kernel crate, e.g.
+/// [`CHECKS_FEATURE`]). `linker_env` carries the link step's settings. Compiler messages come as
+/// rustc renders them for a terminal, their locations relative to the root of the calling crate's
+/// workspace (`caller_dir`, its `CARGO_MANIFEST_DIR`; else the current folder): warnings, line by
+/// line, to `forward_warning`; errors in [`BuildError::CargoFailed`].
 pub fn build(
-    manifest: &Path,
+    kernels: KernelCrate<'_>,
+    caller_dir: Option<&Path>,
     target_dir: &Path,
     arch: &str,
     features: &[&str],
     linker_env: &[(&str, String)],
     mut forward_warning: impl FnMut(&str),
 ) -> Result<NestedBuild, BuildError> {
+    let KernelCrate { manifest, package } = kernels;
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let linker = stable_linker(target_dir)?;
     let mut command = Command::new(&cargo);
@@ -87,7 +105,9 @@ pub fn build(
         .arg(manifest)
         .arg("--target-dir")
         .arg(target_dir)
-        .arg("--message-format=json-render-diagnostics")
+        // rustc's messages as it renders them for a terminal, in the JSON, to rewrite their
+        // paths; the outer cargo drops the colours where its output is not a terminal.
+        .arg("--message-format=json-diagnostic-rendered-ansi")
         .args(
             (!features.is_empty())
                 .then(|| ["--features".to_string(), features.join(",")])
@@ -118,6 +138,7 @@ pub fn build(
     });
     let mut ptx = None;
     let mut errors = String::new();
+    let mut paths = None;
     let stdout = BufReader::new(child.stdout.take().expect("stdout is piped"));
     for line in stdout.lines().map_while(Result::ok) {
         let Ok(message) = serde_json::from_str::<Value>(&line) else {
@@ -126,9 +147,15 @@ pub fn build(
         match message["reason"].as_str() {
             Some("compiler-message") => {
                 let rendered = message["message"]["rendered"].as_str().unwrap_or_default();
+                let paths =
+                    paths.get_or_insert_with(|| SourcePaths::find(&cargo, manifest, caller_dir));
                 match message["message"]["level"].as_str() {
-                    Some("warning") => rendered.lines().for_each(&mut forward_warning),
-                    Some("error") => errors.push_str(rendered),
+                    Some("warning") => paths
+                        .rewrite(rendered)
+                        .lines()
+                        .for_each(&mut forward_warning),
+                    // `failure-note`: where to read more about an error code.
+                    Some("error" | "failure-note") => errors.push_str(&paths.rewrite(rendered)),
                     _ => {}
                 }
             }
@@ -155,13 +182,17 @@ pub fn build(
     })?;
     let stderr_text = stderr_reader.join().unwrap_or_default();
     if !status.success() {
+        let verbose =
+            std::env::var_os(VERBOSE_VAR).is_some_and(|value| !value.is_empty() && value != "0");
         return Err(BuildError::CargoFailed {
-            command: command_line,
-            output: errors + &stderr_text,
+            package: package.to_string(),
+            output: errors + &diagnostics::cargo_lines(&stderr_text),
+            command: verbose.then_some(command_line),
         });
     }
-    let package = manifest.parent().unwrap_or(manifest).display().to_string();
-    let ptx = ptx.ok_or(BuildError::NoPtxProduced { package })?;
+    let ptx = ptx.ok_or_else(|| BuildError::NoPtxProduced {
+        package: manifest.parent().unwrap_or(manifest).display().to_string(),
+    })?;
     let sources = read_dep_info(&ptx.with_extension("d"))?;
     Ok(NestedBuild { ptx, sources })
 }
@@ -188,6 +219,7 @@ const DIGESTED_SOURCES: (u64, &[&str]) = digest_of_sources!(
     "sass.rs",
     "transport_pin.rs",
     "error.rs",
+    "diagnostics.rs",
 );
 
 /// A digest of the builder's sources and version, computed when the builder is compiled: what the

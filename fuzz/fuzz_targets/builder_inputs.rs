@@ -1,6 +1,6 @@
-//! The builder's readers of what it is handed (rustc's linker command line, the linked module's IR,
-//! the PTX its link step wrote, cargo's dep-info, the architecture name): malformed input is an
-//! error, never a panic. The first byte picks the reader.
+//! The builder's readers of what it is handed (rustc's linker command line and rendered messages,
+//! the linked module's IR, the PTX its link step wrote, cargo's dep-info and stderr, the
+//! architecture name): malformed input is an error, never a panic. The first byte picks the reader.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -13,7 +13,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let text = String::from_utf8_lossy(rest);
-    match which % 5 {
+    match which % 6 {
         0 => {
             let args: Vec<OsString> = rest
                 .split(|&b| b == 0)
@@ -34,6 +34,9 @@ fuzz_target!(|data: &[u8]| {
         }
         3 => {
             let _ = fuzzing::dep_info(&text);
+        }
+        4 => {
+            let _ = fuzzing::rendered_message(&text);
         }
         _ => {
             if let Ok(capability) = fuzzing::architecture(&text) {

@@ -5,11 +5,8 @@
 //! barrier until every PE has done so; the host then checks `received`.
 //!
 //! The crate is `no_std` only for the GPU, so that its arithmetic also runs on the CPU: in the host
-//! program and in the CPU tests of `../tests/` (as `../tests/pattern.rs` tests [`pattern`]). Put
-//! such tests there rather than in a `#[cfg(test)]` module here: `cargo test` in the project runs
-//! `../tests/`, but not this crate's own tests, because it is not a workspace member (`build.rs`
-//! compiles it for the GPU in a cargo build of its own); `cargo test --manifest-path
-//! kernels/Cargo.toml` would run them.
+//! program, and in unit tests beside it (as [`pattern`]'s), which `cargo test` in the project runs.
+//! Kernel bodies exist only for the GPU: `cargo kernels-clippy` checks them (see the README).
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![forbid(unsafe_code)]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
