@@ -4,21 +4,10 @@
 #![no_main]
 
 use clap::Parser;
+use jacobi_args::{grid, rows};
 use libfuzzer_sys::fuzz_target;
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt;
-
-// The Jacobi runners' parsers, with the flags they share as `crate::flags`, as in their library.
-// Included, not a dependency: `jacobi`'s build script needs ptxas and the nvptx target.
-#[path = "../../examples/jacobi/src/flags.rs"]
-#[allow(dead_code)]
-mod flags;
-// Included, not a dependency: `jacobi`'s build script needs ptxas and the nvptx target.
-#[path = "../../examples/jacobi/src/args/rows.rs"]
-mod jacobi;
-// Included, not a dependency: `jacobi`'s build script needs ptxas and the nvptx target.
-#[path = "../../examples/jacobi/src/args/grid.rs"]
-mod jacobi2d_grid;
 
 fn words(bytes: &[u8]) -> Vec<OsString> {
     bytes
@@ -45,10 +34,10 @@ fuzz_target!(|data: &[u8]| {
         3 => parse::<faults_args::Args>("faults", args),
         4 => parse::<interop_args::Options>("interop", args),
         5 => {
-            let _ = flags::parse::<jacobi::Args>(&jacobi::RULES, args);
+            let _ = jacobi_args::parse::<rows::Args>(&rows::RULES, args);
         }
         _ => {
-            let _ = flags::parse::<jacobi2d_grid::Args>(&jacobi2d_grid::RULES, args);
+            let _ = jacobi_args::parse::<grid::Args>(&grid::RULES, args);
         }
     }
 });
