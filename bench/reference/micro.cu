@@ -1,7 +1,7 @@
 // The micro-benchmarks of bench/micro in CUDA C++: the same kernels (names, parameters, bodies),
 // the same flags and defaults, the same order of cases, the same timing and the same output, with
 // impl=cuda. Keep the two in step: bench/micro/kernels/src/lib.rs holds the Rust kernels,
-// bench/micro/main.rs and bench/micro/options.rs the Rust runner.
+// bench/micro/src/main.rs and bench/micro/args/src/lib.rs the Rust runner.
 //
 //   nvcc -O3 -rdc=true -arch=sm_90 -I$NV/include micro.cu -L$NV/lib -l:libnvshmem_host.so.3 \
 //        -lnvshmem_device -o micro            (bench/run-bench.sh does this)
@@ -261,12 +261,12 @@ __global__ void pingpong_signal(uint64_t *data, uint64_t *source, size_t count, 
 }
 
 // ---------------------------------------------------------------------------------------------
-// Options (as bench/micro/options.rs)
+// Options (as bench/micro/args/src/lib.rs)
 
 static const char *USAGE =
     "usage: micro [--bench LIST] [--scopes LIST] [--sizes LIST] [--lat-sizes LIST] [--grids LIST]\n"
     "             [--threads T] [--warmup W] [--reps R] [--lat-iters N] [--gap BYTES]\n"
-    "(the same flags and defaults as the Rust runner, bench/micro/options.rs)\n";
+    "(the same flags and defaults as the Rust runner, bench/micro/args/src/lib.rs)\n";
 
 enum Bench { PUT_BW, GET_BW, P_LAT, PUT_LAT, BARRIER_LAT, PINGPONG_P, PINGPONG_SIGNAL, REDUCE_LAT, ALLTOALL_LAT, N_BENCH };
 static const char *BENCH_NAMES[N_BENCH] = {"put_bw",     "get_bw",          "p_lat",      "put_lat",     "barrier_lat",

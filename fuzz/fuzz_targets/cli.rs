@@ -4,33 +4,10 @@
 #![no_main]
 
 use clap::Parser;
+use jacobi_args::{grid, rows};
 use libfuzzer_sys::fuzz_target;
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt;
-
-// Each program's parser, from the file its binary compiles (kept free of kernels for this).
-// Included, not a dependency: each program's build script needs ptxas and the nvptx target, which
-// a fuzz build has no use for.
-#[path = "../../examples/faults/src/args.rs"]
-mod faults;
-#[path = "../../examples/interop/src/args.rs"]
-mod interop;
-// The Jacobi runners' parsers, with the flags they share as `crate::flags`, as in their library.
-// Included, not a dependency: `jacobi`'s build script needs ptxas and the nvptx target.
-#[path = "../../examples/jacobi/src/flags.rs"]
-#[allow(dead_code)]
-mod flags;
-// Included, not a dependency: `jacobi`'s build script needs ptxas and the nvptx target.
-#[path = "../../examples/jacobi/src/args/rows.rs"]
-mod jacobi;
-// Included, not a dependency: `jacobi`'s build script needs ptxas and the nvptx target.
-#[path = "../../examples/jacobi/src/args/grid.rs"]
-mod jacobi2d_grid;
-#[path = "../../bench/micro/src/options.rs"]
-#[allow(dead_code)]
-mod micro;
-#[path = "../../examples/ring/src/args.rs"]
-mod ring;
 
 fn words(bytes: &[u8]) -> Vec<OsString> {
     bytes
@@ -52,15 +29,15 @@ fuzz_target!(|data: &[u8]| {
         0 => {
             let _ = nvshmem_launch::cli::parse(args);
         }
-        1 => parse::<micro::Options>("micro", args),
-        2 => parse::<ring::Args>("ring", args),
-        3 => parse::<faults::Args>("faults", args),
-        4 => parse::<interop::Options>("interop", args),
+        1 => parse::<micro_args::Options>("micro", args),
+        2 => parse::<ring_args::Args>("ring", args),
+        3 => parse::<faults_args::Args>("faults", args),
+        4 => parse::<interop_args::Options>("interop", args),
         5 => {
-            let _ = flags::parse::<jacobi::Args>(&jacobi::RULES, args);
+            let _ = jacobi_args::parse::<rows::Args>(&rows::RULES, args);
         }
         _ => {
-            let _ = flags::parse::<jacobi2d_grid::Args>(&jacobi2d_grid::RULES, args);
+            let _ = jacobi_args::parse::<grid::Args>(&grid::RULES, args);
         }
     }
 });

@@ -48,13 +48,12 @@
 //!   otherwise they are skipped, saying so.
 
 mod check;
-mod options;
 
 use check::{POISON, mismatches, pattern};
 use clap::{Parser, ValueEnum};
+use micro_args::{Bench, Grid, Options, Scope};
 use nvshmem_host::timing::StreamTimer;
 use nvshmem_host::{Bootstrap, KernelArg, LaunchShape, Module, Nvshmem, SymmetricBuffer};
-use options::{Bench, Grid, Options, Scope};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 

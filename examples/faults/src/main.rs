@@ -16,10 +16,8 @@
 //! host barrier for the launcher to end them. With
 //! `--fault none` every PE reaches the barrier and the job succeeds (the control case).
 
-mod args;
-
-use args::{Args, Fault};
 use clap::Parser;
+use faults_args::{Args, Fault};
 use nvshmem_host::{LaunchShape, Module, Nvshmem, SymmetricBuffer};
 use std::process::ExitCode;
 
@@ -199,44 +197,4 @@ unsafe extern "C" {
     /// C's `raise`: sends `signal` to the calling thread.
     #[link_name = "raise"]
     fn libc_raise(signal: i32) -> i32;
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use clap::ValueEnum;
-    use nvshmem_launch::cli::{assert_help_and_version, assert_usage_errors};
-
-    fn parse(line: &str) -> Result<Args, clap::Error> {
-        Args::try_parse_from(std::iter::once("faults").chain(line.split_whitespace()))
-    }
-
-    #[test]
-    fn faults_and_victims_round_trip_and_bad_ones_name_the_flag() {
-        for fault in Fault::value_variants() {
-            let name = fault.to_possible_value().unwrap();
-            let line = format!("--fault {} --victim 3", name.get_name());
-            let expected = Args {
-                fault: *fault,
-                victim: 3,
-            };
-            assert_eq!(parse(&line).unwrap(), expected, "{line}");
-        }
-        assert_eq!(parse("--fault none").unwrap().victim, 1);
-        assert_usage_errors::<Args>(&[
-            ("", "--fault <FAULT>"),
-            (
-                "--fault nope",
-                "[possible values: exit, kill, segv, panic, bad-pe, slice-past-end, barrier-in-branch, unset-flag, none]",
-            ),
-            ("--fault exit --victim -1", "'-1' for '--victim <PE>'"),
-            ("--fault exit --victim x", "'x' for '--victim <PE>'"),
-            ("--fault exit extra", "'extra'"),
-        ]);
-    }
-
-    #[test]
-    fn help_and_version_exit_0_and_help_names_every_flag() {
-        assert_help_and_version::<Args>();
-    }
 }

@@ -17,11 +17,9 @@
 //! others wait for it (60 s at most); each uses GPU `rank / NVSHMEMRS_PES_PER_GPU`. Exits non-zero
 //! on any mismatch or error.
 
-mod args;
-
-use args::Options;
 use clap::Parser;
 use interop::{KERNELS, cudarc_launch_reads_a_put, peer_pointers, registered_allocation_is_put};
+use interop_args::Options;
 use nvshmem_host::{Bootstrap, Nvshmem, UNIQUE_ID_TIMEOUT, UniqueId};
 use nvshmem_pe_env::rendezvous;
 use std::error::Error;

@@ -2,10 +2,10 @@
 //! problem, and what a comparison finds.
 
 use crate::cpu::cpu_jacobi;
-use crate::flags::Options;
 use crate::initial::initialize;
 use crate::iteration::close_norm;
 use crate::kernels::{CommonKernels, stencil_config};
+use jacobi_args::Options;
 use nvshmem_halo::host::{HaloGrids, NormBuffers};
 use nvshmem_halo::{MeetingCounter, NormSchedule, Patch};
 use nvshmem_host::Nvshmem;

@@ -1,9 +1,9 @@
 //! The floors' yardsticks, measured beside the run: copy rates, and the time of a launch and of a
 //! meeting of every PE.
 
-use crate::flags::Options;
 use crate::kernels::{CommonKernels, launch_one};
 use cudarc::driver::DevicePtr;
+use jacobi_args::Options;
 use nvshmem_host::timing::StreamTimer;
 use nvshmem_host::{DriverErrorContext as _, Kernel, LaunchShape, Nvshmem};
 use std::error::Error;

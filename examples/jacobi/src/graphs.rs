@@ -1,8 +1,8 @@
 //! `--graph K`: the iterations captured into CUDA graphs and replayed.
 
-use crate::flags::Options;
 use crate::iteration::{Iterations, each_iteration, sum_norms};
 use crate::kernels::CommonKernels;
+use jacobi_args::Options;
 use nvshmem_halo::NormSchedule;
 use nvshmem_halo::host::{HaloGrids, NormBuffers};
 use nvshmem_host::timing::StreamTimer;

@@ -1,6 +1,6 @@
 //! The symmetric heap a run needs, asked of NVSHMEM as it starts.
 
-use crate::flags::{Options, Rules};
+use jacobi_args::{Options, Rules};
 use nvshmem_halo::host::NormBuffers;
 use nvshmem_halo::{NormSchedule, Patch};
 use nvshmem_host::Bootstrap;
@@ -37,8 +37,8 @@ pub(crate) fn run_heap_bytes(rules: &Rules, options: &Options, bootstrap: &Boots
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tests::{args, parse_with};
     use clap::Parser;
+    use jacobi_args::parse;
 
     #[test]
     fn the_heap_fits_the_arrays() {
@@ -59,7 +59,8 @@ mod tests {
             graphable: "",
             decompose: |_, _| unreachable!(),
         };
-        let o = parse_with::<Shared>(&rules, &args("--nx 16384 --ny 16384 --check")).unwrap();
+        let o =
+            parse::<Shared>(&rules, "--nx 16384 --ny 16384 --check".split_whitespace()).unwrap();
         let whole = Patch::whole(16382, 16382);
         let bytes = symmetric_heap_bytes(&o, &whole, 1);
         assert!(bytes >= 4 * whole.len() * 4, "{bytes}");
@@ -67,7 +68,7 @@ mod tests {
         // after each, on 4 PEs, against 10^3.
         let heap = |iters: u32| {
             let line = format!("--nx 4096 --ny 4096 --iters {iters} --norm-every 1");
-            let o = parse_with::<Shared>(&rules, &args(&line)).unwrap();
+            let o = parse::<Shared>(&rules, line.split_whitespace()).unwrap();
             symmetric_heap_bytes(&o, &Patch::whole(4094, 1024), 4)
         };
         assert!(

@@ -1,8 +1,8 @@
 //! What a runner's iterations are, and what every iteration shares: its end (the meeting, the
 //! planted stale halo) and the norms' sums once the run is over.
 
-use crate::flags::STALE_ITERATION;
 use crate::kernels::{CommonKernels, launch_one};
+use jacobi_args::STALE_ITERATION;
 use nvshmem_halo::NormTarget;
 use nvshmem_halo::host::{HaloGrids, NormBuffers};
 use nvshmem_host::{Kernel, LaunchShape, Nvshmem, OnStream};

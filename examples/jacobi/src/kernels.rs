@@ -1,7 +1,7 @@
 //! The kernels both runners' modules have (those of the `jacobi-stencil` crate, which both kernel
 //! crates depend on), and how stencil kernels and meetings are launched.
 
-use crate::flags::Options;
+use jacobi_args::Options;
 use nvshmem_halo::Tiling;
 use nvshmem_host::{Kernel, KernelArg, LaunchShape, Module, OnStream};
 use std::error::Error;

@@ -1,8 +1,9 @@
 //! What the two Jacobi runners share (`jacobi`, rows split over PEs, and `jacobi2d-grid`, a 2-D
-//! process grid): their command lines, relaunching through the launcher, the problem's initial
-//! state, the norm bookkeeping of an iteration, the timed run, the checks against a single-GPU and
-//! a CPU run, and the report with its machine-readable `result:` line. Each runner adds its
-//! variants' iterations ([`Iterations`]) and calls [`main`].
+//! process grid): reading their command lines (whose parsers are the `jacobi-args` crate),
+//! relaunching through the launcher, the problem's initial state, the norm bookkeeping of an
+//! iteration, the timed run, the checks against a single-GPU and a CPU run, and the report with its
+//! machine-readable `result:` line. Each runner adds its variants' iterations ([`Iterations`]) and
+//! calls [`main`].
 //!
 //! The problem (NVIDIA's multi-GPU Jacobi, from a non-zero interior): `nx × ny` cells of `f32`; the
 //! left and right columns hold `sin(2π y / (ny - 1))` for global row `y` and stay fixed, as do the
@@ -15,10 +16,8 @@
 //! `--check` wants every cell equal to theirs, exactly; only the norm, whose sums are grouped
 //! differently, has a tolerance.
 
-pub mod args;
 mod checks;
 mod cpu;
-mod flags;
 mod floors;
 mod graphs;
 mod heap;
@@ -28,11 +27,9 @@ mod kernels;
 mod program;
 mod report;
 mod solve;
-#[cfg(test)]
-mod tests;
 
-pub use flags::{Options, Rules};
 pub use iteration::{Iterations, Meeting, each_iteration, end_iteration};
+pub use jacobi_args::{Options, Rules};
 pub use kernels::{CommonKernels, stencil_config};
 pub use program::{Program, RunPe, Verdict, main};
 pub use solve::solve;

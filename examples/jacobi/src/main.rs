@@ -46,12 +46,12 @@
 //! in turn instead of launching each piece; K divides `--iters` and is a multiple of
 //! `--norm-every`. Started directly, it relaunches itself on `PES` processes through
 //! `nvshmem-launch`, as the ring example does. Shared with `jacobi2d-grid`: the `jacobi` library
-//! (`src/lib.rs`), of which this runner's command line is [`jacobi::args::rows`].
+//! (`src/lib.rs`); this runner's command line is [`jacobi_args::rows`].
 
 use clap::ValueEnum;
 use cudarc::driver::{CudaSlice, DevicePtr};
-use jacobi::args::rows::{Args, RULES, Variant};
 use jacobi::{CommonKernels, Iterations, Meeting, Options, Program, Verdict};
+use jacobi_args::rows::{Args, RULES, Variant};
 use nvshmem_halo::host::{HaloGrids, HaloSignals, MeetingPlace, NormBuffers, resident_blocks};
 use nvshmem_halo::{Decomposition2d, NormTarget, Tiling};
 use nvshmem_host::{Kernel, LaunchShape, Nvshmem, OnStream};

@@ -1,9 +1,9 @@
 //! The whole program of a runner: parsing its command line, relaunching through the launcher when
 //! started directly, or running this PE.
 
-use crate::flags::{Options, Rules, STALE_HALO_NEEDS_PES, parse, usage_error};
 use crate::heap::run_heap_bytes;
 use clap::Parser;
+use jacobi_args::{Options, Rules, STALE_HALO_NEEDS_PES, parse, usage_error};
 use nvshmem_halo::Decomposition2d;
 use nvshmem_host::{Bootstrap, Nvshmem};
 use std::error::Error;

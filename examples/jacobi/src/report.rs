@@ -2,10 +2,10 @@
 //! machine-readable `result:` line.
 
 use crate::checks::Comparison;
-use crate::flags::Options;
 use crate::floors::Floors;
 use crate::kernels::CommonKernels;
 use cudarc::driver::DevicePtr;
+use jacobi_args::Options;
 use nvshmem_halo::Decomposition2d;
 use nvshmem_host::{Kernel, LaunchShape, Nvshmem, SymmetricBuffer};
 use std::error::Error;

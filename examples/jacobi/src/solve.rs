@@ -1,7 +1,6 @@
 //! The whole run of one PE, once its runner has loaded its kernels.
 
 use crate::checks::{CPU_CHECK_LIMIT, check_against_cpu, check_against_gpu};
-use crate::flags::Options;
 use crate::floors::Floors;
 use crate::graphs::Graphs;
 use crate::initial::initialize;
@@ -9,6 +8,7 @@ use crate::iteration::{Iterations, sum_norms};
 use crate::kernels::CommonKernels;
 use crate::program::Verdict;
 use crate::report::{PeReport, print_results};
+use jacobi_args::Options;
 use nvshmem_halo::host::{HaloGrids, NormBuffers};
 use nvshmem_halo::{Decomposition2d, NormSchedule};
 use nvshmem_host::timing::StreamTimer;

@@ -11,13 +11,11 @@
 //! per visible GPU). Started by `nvshmemrun`, `mpirun` or `srun`, it is one PE. Exits non-zero on any
 //! mismatch or error.
 
-mod args;
-
-use args::Args;
 use clap::Parser;
 use nvshmem_host::{
     Bootstrap, LaunchShape, Module, Nvshmem, SafeKernel, SliceParam, SymmetricBuffer,
 };
+use ring_args::Args;
 use ring_kernels::{RingBlock, RingElementwise};
 use std::process::ExitCode;
 
@@ -141,41 +139,4 @@ fn mismatches(got: &[f32], expected: &[f32]) -> Vec<(usize, f32, f32)> {
         .filter(|(_, (g, e))| g != e)
         .map(|(i, (g, e))| (i, *g, *e))
         .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use nvshmem_launch::cli::{JobArgs, assert_help_and_version, assert_usage_errors};
-    use std::num::NonZeroUsize;
-    use std::time::Duration;
-
-    fn parse(line: &str) -> Result<Args, clap::Error> {
-        Args::try_parse_from(std::iter::once("ring").chain(line.split_whitespace()))
-    }
-
-    #[test]
-    fn flags_round_trip_and_bad_values_name_the_flag() {
-        let args = parse("-n 3 --pes-per-gpu 2 --timeout 1.5 --count 7").unwrap();
-        let job = JobArgs {
-            n_pes: NonZeroUsize::new(3),
-            pes_per_gpu: NonZeroUsize::new(2),
-            timeout: Some(Duration::from_millis(1500)),
-            mps: false,
-        };
-        assert_eq!(args, Args { job, count: 7 });
-        assert_eq!(parse("").unwrap().count, 1 << 20);
-        assert_usage_errors::<Args>(&[
-            ("--count 0", "'0' for '--count <ELEMENTS>'"),
-            ("--count 16777216", "'16777216' for '--count <ELEMENTS>'"),
-            ("--count -1", "'-1' for '--count <ELEMENTS>'"),
-            ("-n 0", "'0' for '--n-pes <N>'"),
-            ("--frobnicate", "'--frobnicate'"),
-        ]);
-    }
-
-    #[test]
-    fn help_and_version_exit_0_and_help_names_every_flag() {
-        assert_help_and_version::<Args>();
-    }
 }

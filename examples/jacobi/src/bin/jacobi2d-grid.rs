@@ -17,13 +17,13 @@
 //! Both meet in a barrier kernel (`barrier_all`) every iteration. Flags, checks (`--check` against
 //! a single-GPU and, on small problems, a CPU run: every cell equal) and output (the `result:` line)
 //! are those of `jacobi`: both runners are the `jacobi` library (`src/lib.rs`) plus their
-//! variants' kernels, this one's command line being [`jacobi::args::grid`]. `--stale-halo`
+//! variants' kernels, this one's command line being [`jacobi_args::grid`]. `--stale-halo`
 //! spoils the last PE's left halo (its upper one on a single column of PEs) after the first
 //! iteration, as in `examples/jacobi`: a column halo one iteration late, which the check must find.
 
 use clap::ValueEnum;
-use jacobi::args::grid::{Args, RULES, Variant};
 use jacobi::{CommonKernels, Iterations, Meeting, Options, Program, Verdict};
+use jacobi_args::grid::{Args, RULES, Variant};
 use nvshmem_halo::host::HaloGrids;
 use nvshmem_halo::packing::ColumnPacking;
 use nvshmem_halo::{Decomposition2d, NormTarget, Tiling};

@@ -1,5 +1,5 @@
-//! The interop example's command line (its own file, so that `fuzz/` can include it without
-//! the kernels).
+//! The interop example's command line. A crate of its own, so that the fuzz targets (`fuzz/`) parse
+//! it without building the example's kernels.
 
 use clap::Parser;
 use nvshmem_launch::cli::JobArgs;
@@ -9,16 +9,17 @@ use std::path::PathBuf;
 /// allocation, peer pointers.
 #[derive(Parser)]
 #[command(name = "interop", version)]
-pub(crate) struct Options {
+pub struct Options {
+    /// The launcher's flags: `-n`, `--pes-per-gpu`, `--timeout`, `--mps`.
     #[command(flatten)]
-    pub(crate) job: JobArgs,
+    pub job: JobArgs,
     /// Elements moved.
     #[arg(long, default_value_t = 1 << 16, value_parser = clap::value_parser!(u32).range(1..))]
-    pub(crate) count: u32,
+    pub count: u32,
     /// Meet through a unique id in FILE: rank 0 writes it, the others read it.
     #[arg(long, value_name = "FILE", requires_all = ["rank", "n_pes"])]
-    pub(crate) rendezvous: Option<PathBuf>,
+    pub rendezvous: Option<PathBuf>,
     /// This PE's rank, with --rendezvous.
     #[arg(long, requires = "rendezvous")]
-    pub(crate) rank: Option<u32>,
+    pub rank: Option<u32>,
 }

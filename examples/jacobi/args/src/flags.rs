@@ -1,5 +1,4 @@
-//! The flags both Jacobi runners share and the checks across them (`fuzz/` includes this file, with
-//! the runners' `args/`, to fuzz the parsers without the kernels).
+//! The flags both Jacobi runners share and the checks across them.
 
 use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser, ValueEnum};
@@ -8,7 +7,7 @@ use nvshmem_launch::cli::JobArgs;
 use std::ffi::OsString;
 
 /// The iteration after whose exchange `--stale-halo` plants its defect.
-pub(crate) const STALE_ITERATION: u32 = 0;
+pub const STALE_ITERATION: u32 = 0;
 
 /// The flags both runners take; each runner flattens them into its own `clap::Parser`, beside its
 /// `--variant` (and `--grid`), and hands them back through `Options::with_variant`.
@@ -19,49 +18,49 @@ pub(crate) const STALE_ITERATION: u32 = 0;
 pub struct Options {
     /// The launcher's flags: `-n`, `--pes-per-gpu`, `--timeout`.
     #[command(flatten)]
-    pub(crate) job: JobArgs,
+    pub job: JobArgs,
     /// `--variant`, one of the runner's (set by `Options::with_variant`).
     #[arg(skip)]
     pub variant: String,
     /// Cells per row, the fixed edges included
     #[arg(allow_hyphen_values = true, long, value_name = "N", default_value_t = 16384, value_parser = side)]
-    pub(crate) nx: usize,
+    pub nx: usize,
     /// Rows, the fixed edges included
     #[arg(allow_hyphen_values = true, long, value_name = "N", default_value_t = 16384, value_parser = side)]
-    pub(crate) ny: usize,
+    pub ny: usize,
     /// Iterations
     #[arg(allow_hyphen_values = true, long, value_name = "K", default_value_t = 1000,
           value_parser = positive)]
-    pub(crate) iters: u32,
+    pub iters: u32,
     /// Compute the residual norm every M iterations (and after the last)
     #[arg(allow_hyphen_values = true, long, value_name = "M", default_value_t = 1,
           value_parser = positive)]
-    pub(crate) norm_every: u32,
+    pub norm_every: u32,
     /// Compare every cell with a single-GPU run (and a CPU run on small problems)
     #[arg(long)]
-    pub(crate) check: bool,
+    pub check: bool,
     /// Plant a defect for --check to find: a halo one iteration late (needs --check, -n 2 or more,
     /// --iters 2 or more, and a variant that launches each iteration)
     #[arg(long)]
-    pub(crate) stale_halo: bool,
+    pub stale_halo: bool,
     /// Capture K iterations into a CUDA graph (two graphs, for alternate chunks of K) and replay
     /// them; K divides --iters and is a multiple of --norm-every, for a variant that launches each
     /// iteration
     #[arg(allow_hyphen_values = true, long, value_name = "K", value_parser = positive)]
-    pub(crate) graph: Option<u32>,
+    pub graph: Option<u32>,
     /// Threads per block: a multiple of 32 up to 1024
     #[arg(allow_hyphen_values = true, long, value_name = "THREADS", default_value_t = 128, value_parser = block_x)]
-    pub(crate) block_x: u32,
+    pub block_x: u32,
     /// Rows each thread computes per band
     #[arg(allow_hyphen_values = true, long = "rows-per-thread", value_name = "R", default_value_t = 8,
           value_parser = positive)]
-    pub(crate) rows_per_band: u32,
+    pub rows_per_band: u32,
     /// Append the machine-readable `result:` line to FILE
     #[arg(allow_hyphen_values = true, long, value_name = "FILE")]
-    pub(crate) append_result: Option<String>,
+    pub append_result: Option<String>,
     /// `--grid PXxPY`, where the runner takes it (set by the runner).
     #[arg(skip)]
-    pub(crate) grid: Option<ProcessGrid>,
+    pub grid: Option<ProcessGrid>,
 }
 
 impl Options {
@@ -88,13 +87,13 @@ impl Options {
 /// What a runner's flags may be, beside the shared ones: what `parse` checks across flags.
 pub struct Rules {
     /// Its variants that run every iteration in one launch, into which `--stale-halo` cannot plant.
-    pub(crate) single_launch: &'static [&'static str],
+    pub single_launch: &'static [&'static str],
     /// Its variants that `--graph` cannot capture, each with the reason.
-    pub(crate) no_graph: &'static [(&'static str, &'static str)],
+    pub no_graph: &'static [(&'static str, &'static str)],
     /// The variants `--graph` captures, as a refusal suggests them (`put-block or p`).
-    pub(crate) graphable: &'static str,
+    pub graphable: &'static str,
     /// Splits the interior over `n_pes` PEs.
-    pub(crate) decompose: fn(&Options, usize) -> Result<Decomposition2d, String>,
+    pub decompose: fn(&Options, usize) -> Result<Decomposition2d, String>,
 }
 
 /// The most PEs `-n` starts on this machine.
@@ -136,7 +135,7 @@ fn block_x(text: &str) -> Result<u32, String> {
 /// checks what clap cannot: the flags against each other. Every refusal is a clap usage error
 /// (exit status 2) that names the flag and the fix; `--help` and `--version` come back as errors
 /// of their kinds (exit status 0).
-pub(crate) fn parse<A: Parser + Into<Options>>(
+pub fn parse<A: Parser + Into<Options>>(
     rules: &Rules,
     args: impl IntoIterator<Item = impl Into<OsString> + Clone>,
 ) -> Result<Options, clap::Error> {
@@ -148,7 +147,7 @@ pub(crate) fn parse<A: Parser + Into<Options>>(
 }
 
 /// A usage error of `A`'s command line, printed in clap's style.
-pub(crate) fn usage_error<A: CommandFactory>(problem: String) -> clap::Error {
+pub fn usage_error<A: CommandFactory>(problem: String) -> clap::Error {
     A::command().error(ErrorKind::ValueValidation, problem)
 }
 
@@ -223,5 +222,4 @@ fn check_graph(rules: &Rules, options: &Options, k: u32) -> Result<(), String> {
 }
 
 /// Why `--stale-halo` on one PE is refused.
-pub(crate) const STALE_HALO_NEEDS_PES: &str =
-    "needs a neighbour whose halo to spoil; use -n 2 or more";
+pub const STALE_HALO_NEEDS_PES: &str = "needs a neighbour whose halo to spoil; use -n 2 or more";

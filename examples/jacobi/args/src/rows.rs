@@ -1,5 +1,4 @@
-//! `jacobi`'s command line: its parser, variants and decomposition (its own file, so that `fuzz/`
-//! can include it without the kernels).
+//! `jacobi`'s command line: its parser, variants and decomposition.
 
 use crate::flags::{Options, Rules};
 use clap::{Parser, ValueEnum};

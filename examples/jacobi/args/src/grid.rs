@@ -1,5 +1,4 @@
-//! `jacobi2d-grid`'s command line: its parser, variants and decomposition (its own file, so that
-//! `fuzz/` can include it without the kernels).
+//! `jacobi2d-grid`'s command line: its parser, variants and decomposition.
 
 use crate::flags::{MAX_PES, Options, Rules};
 use clap::{Parser, ValueEnum};

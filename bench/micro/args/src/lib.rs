@@ -8,6 +8,10 @@ use nvshmem_launch::cli::JobArgs;
 /// full multi-PE-per-GPU mode where PEs share a GPU, at the very end).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 #[value(rename_all = "snake_case")]
+#[expect(
+    missing_docs,
+    reason = "named as their kernels; a variant's doc comment would become --help text"
+)]
 pub enum Bench {
     PutBw,
     GetBw,
@@ -39,6 +43,10 @@ impl Bench {
 
 /// Which threads share one NVSHMEM call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[expect(
+    missing_docs,
+    reason = "named as their scopes; a variant's doc comment would become --help text"
+)]
 pub enum Scope {
     Block,
     Warp,
@@ -59,7 +67,9 @@ impl Scope {
 /// A grid size: a block count, or the GPU's multiprocessor count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Grid {
+    /// This many blocks.
     Blocks(u32),
+    /// One block per multiprocessor of the GPU.
     Sms,
 }
 
@@ -72,6 +82,7 @@ pub enum Grid {
 #[derive(Parser, Debug, PartialEq)]
 #[command(name = "micro", version)]
 pub struct Options {
+    /// The launcher's flags: `-n`, `--pes-per-gpu`, `--timeout`, `--mps`.
     #[command(flatten)]
     pub job: JobArgs,
     /// Benchmarks to run, in their fixed order whatever the order given [default: all]

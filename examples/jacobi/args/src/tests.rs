@@ -1,5 +1,5 @@
 //! The property tests of the command lines that every runner shares ([`shared_flag_tests`], which
-//! each runner's `args` module instantiates), and the helpers its own tests use.
+//! each runner's module instantiates), and the helpers its own tests use.
 
 use crate::flags::{MAX_PES, Options, Rules, parse};
 use clap::{CommandFactory, Parser};
