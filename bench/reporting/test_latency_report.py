@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Tests of bench/latency_report.py on synthetic result files (standard library only):
-python3 -B bench/test_latency_report.py."""
+"""Tests of bench/reporting's latency_report on synthetic result files (standard library only):
+python3 -B bench/reporting/test_latency_report.py."""
 import os
 import subprocess
 import sys
@@ -24,7 +24,7 @@ def report(lines):
         with open(results, "w") as f:
             f.writelines(lines)
         prefix = os.path.join(folder, "latency")
-        subprocess.run([sys.executable, "-B", os.path.join(HERE, "latency_report.py"), prefix, results],
+        subprocess.run([sys.executable, "-B", HERE, "latency_report", prefix, results],
                        check=True, capture_output=True)
         with open(prefix + ".md") as f:
             return f.read()

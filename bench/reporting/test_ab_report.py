@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
-"""bench/ab_report.py on hand-made result lines."""
+"""bench/reporting's ab_report on hand-made result lines."""
 
+import os
+import sys
 import unittest
 
-import ab_report
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from reporting import ab_report  # noqa: E402 — found through the path set above
 
 LINES = [
     "result: bench=pingpong_p impl=rust scope=thread bytes=8 grid=1 pes=2 value=0.760 unit=us build=before round=1",

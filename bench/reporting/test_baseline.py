@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""CPU tests of bench/baseline.py on synthetic result files: a baseline accepted from one run, the
+"""CPU tests of bench/reporting's baseline guard on synthetic result files: a baseline accepted from one run, the
 guard on the next (standard library only).
 
-    python3 -B bench/test_baseline.py          (./x test runs it)
+    python3 -B bench/reporting/test_baseline.py          (./x test runs it)
 """
 
 import contextlib
@@ -13,8 +13,8 @@ import sys
 import tempfile
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import baseline  # noqa: E402 — found through the path set above
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from reporting import baseline  # noqa: E402 — found through the path set above
 
 GPU = "NVIDIA H200, 143771 MiB"
 MACHINE = {"micro_args": "--sizes 4K --reps 15", "collective_args": "--lat-iters 20"}

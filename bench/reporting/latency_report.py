@@ -1,6 +1,6 @@
-#!/usr/bin/env python3
-"""The latency-regime report: bench/latency_report.py PREFIX RESULTS... writes PREFIX.md and
-PREFIX.png from the result lines of bench/run-latency.sh (several files are concatenated).
+"""The latency-regime report: `python3 bench/reporting latency_report PREFIX RESULTS...` writes
+PREFIX.md and PREFIX.png from the result lines of bench/run-latency.sh (several files are
+concatenated).
 
 A cell is one grid size, PE count, norm cadence and variant; its figure is the median of its runs
 (one per implementation per call of the harness). The floor of a cell is built from yardsticks the
@@ -11,8 +11,8 @@ import statistics
 import sys
 from collections import defaultdict
 
-from reporting.parse import fields
-from reporting.plot import pyplot
+from .parse import fields
+from .plot import log_log, pyplot
 
 VARIANTS = ["put-block", "p", "signal", "overlap", "persistent", "put-block+graph", "grid-pack", "grid-p"]
 MEETS = {"put-block", "p", "put-block+graph", "grid-pack", "grid-p"}
@@ -172,12 +172,7 @@ def main():
                     if pts:
                         ax.plot([n for n, _ in pts], [t for _, t in pts], style, marker="o", markersize=3,
                                 color=f"C{index}", label=f"{v} ({impl})")
-            ax.set_xscale("log", base=2)
-            ax.set_yscale("log")
-            ax.set_title(f"{pes} PE(s), norm every {every}")
-            ax.set_xlabel("grid side")
-            ax.set_ylabel("µs per iteration")
-            ax.grid(True, which="both", alpha=0.3)
+            log_log(ax, f"{pes} PE(s), norm every {every}", "grid side", "µs per iteration")
     labels = {}
     for ax in fig.axes:
         for handle, label in zip(*ax.get_legend_handles_labels()):

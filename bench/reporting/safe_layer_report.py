@@ -1,10 +1,9 @@
-#!/usr/bin/env python3
 """The safe layer against the raw tier: medians of micro's put_bw/get_bw lines from runs of the raw
 kernels (`raw*.txt`) and of their safe-layer twins (`safe*.txt`, `micro --safe`), as a Markdown
 table of safe ÷ raw per cell with the noise band (the larger relative spread of the two), and the
 cells outside it. Standard library only.
 
-    bench/safe_layer_report.py RESULTS_DIR > REPORT.md
+    python3 bench/reporting safe_layer_report RESULTS_DIR > REPORT.md
 """
 import glob
 import os
@@ -12,7 +11,8 @@ import re
 import statistics
 import sys
 
-from reporting.parse import fields
+from .parse import fields
+from .stats import spread
 
 # A ratio within this much of 1 counts as equal even where both programs were steadier than it.
 FLOOR = 0.03
@@ -35,10 +35,6 @@ def read(directory):
     return cells
 
 
-def spread(values):
-    return (max(values) - min(values)) / statistics.median(values)
-
-
 def report(cells):
     rows, outside = [], []
     for key, runs in sorted(cells.items()):
@@ -46,7 +42,8 @@ def report(cells):
             outside.append((key, "missing"))
             continue
         raw, safe = statistics.median(runs["raw"]), statistics.median(runs["safe"])
-        band = max(spread(runs["raw"]), spread(runs["safe"]), FLOOR)
+        # A side with one round has no spread: the floor stands for it.
+        band = max(spread(runs["raw"]) or 0.0, spread(runs["safe"]) or 0.0, FLOOR)
         ratio = safe / raw
         verdict = "≈" if abs(ratio - 1) <= band else ("faster" if ratio > 1 else "SLOWER")
         if verdict == "SLOWER":

@@ -1,11 +1,10 @@
-#!/usr/bin/env python3
 """The benchmarks' baseline guard: each cell's median against the last accepted medians of the same
 GPU model, so that a cell that got slower fails the run even when the CUDA C++ twin got slower
 alike (the Rust ÷ twin ratios cannot see that).
 
-    python3 bench/baseline.py check  --suite SUITE --gpu NAME --results RESULTS... [--machine FILE]
-    python3 bench/baseline.py accept --suite SUITE --gpu NAME --results RESULTS... [--machine FILE]
-                                     --source TEXT [--only WORD...]
+    python3 bench/reporting baseline check  --suite SUITE --gpu NAME --results RESULTS... [--machine FILE]
+    python3 bench/reporting baseline accept --suite SUITE --gpu NAME --results RESULTS... [--machine FILE]
+                                            --source TEXT [--only WORD...]
 
 SUITE is `bench-1gpu` (bench/run-bench.sh on one GPU; `bench-2gpu` on two, ...) or `latency-1gpu`
 (bench/run-latency.sh); RESULTS are that harness's result files, MACHINE the harness's machine
@@ -30,15 +29,13 @@ import re
 import statistics
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import latency_report  # noqa: E402 — found through the path set above
-from reporting.jacobi import jacobi_runs  # noqa: E402
-from reporting.micro import micro_cases  # noqa: E402
-from reporting.parse import number, read_machine, read_results  # noqa: E402
-from reporting.stats import median, spread  # noqa: E402
+from . import latency_report
+from .jacobi import jacobi_runs
+from .micro import micro_cases
+from .parse import number, read_machine, read_results
+from .stats import median, spread
 
-BASELINES = os.path.join(HERE, "baseline")
+BASELINES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "baseline")
 BAND = 0.03  # a suite's band where its file sets none: the reports' ±3 %
 # The run-bench.sh arguments that shape the micro-benchmark cells (the Jacobi cells name theirs).
 MICRO_ARGS = ("micro_args", "collective_args")
@@ -84,7 +81,7 @@ def jacobi_name(fields, pes):
 
 
 def bench_cells(paths):
-    """The cells of bench/run-bench.sh's result files, read as bench/report.py reads them."""
+    """The cells of bench/run-bench.sh's result files, read as report.py reads them."""
     records = []
     for path in paths:
         records += read_results(path)
@@ -164,7 +161,7 @@ def check(suite, gpu, paths, machine, out=sys.stdout):
     what = f"baseline guard ({suite}, {gpu or 'unknown GPU'})"
     if baseline is None or suite not in baseline.get("suites", {}):
         print(f"{what}: no baseline for this GPU model and suite in {os.path.relpath(path)}: nothing "
-              f"compared (bench/baseline.py accept writes one)", file=out)
+              f"compared (bench/reporting baseline accept writes one)", file=out)
         return 0
     accepted = baseline["suites"][suite]
     floor = accepted.get("band", BAND)

@@ -4,13 +4,13 @@ first, and the first build's spread over its rounds (the noise band of that cell
 better for every figure here (µs, µs per iteration, and for bandwidths ms per GB, the inverse of
 the GB/s the benchmark prints, so that one reading of the ratios holds for every cell).
 
-    python3 bench/ab_report.py RESULTS BUILD BUILD...
+    python3 bench/reporting ab_report RESULTS BUILD BUILD...
 """
 
 import sys
 
-from reporting.parse import fields
-from reporting.stats import geomean, median, spread
+from .parse import fields
+from .stats import geomean, median, spread
 
 # Micro-benchmark lines name the case by these keys; Jacobi lines by the others.
 MICRO_KEYS = ("bench", "scope", "bytes", "pes")

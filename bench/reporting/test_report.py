@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""CPU tests of bench/report.py and bench/reporting/: synthetic result files in, verdicts, summary
+"""CPU tests of bench/reporting's report and its parts: synthetic result files in, verdicts, summary
 and exit status out.
 
-    python3 -B bench/test_report.py          (./x test runs it)
+    python3 -B bench/reporting/test_report.py          (./x test runs it)
 """
 
 import contextlib
@@ -12,8 +12,8 @@ import sys
 import tempfile
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import report  # noqa: E402 — found through the path set above
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from reporting import report  # noqa: E402 — found through the path set above
 from reporting.stats import verdict  # noqa: E402
 
 

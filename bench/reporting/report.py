@@ -1,7 +1,6 @@
-#!/usr/bin/env python3
 """The report of bench/run-bench.sh: Rust kernels against the same kernels in CUDA C++.
 
-    python3 bench/report.py --results RESULTS.txt --machine MACHINE.txt --prefix OUT/bench-STAMP
+    python3 bench/reporting report --results RESULTS.txt --machine MACHINE.txt --prefix OUT/bench-STAMP
 
 reads the tagged result lines the harness collected and writes PREFIX.md (summary, method, machine,
 then one section per PE count with every figure, every ratio, the noise band and the verdicts
@@ -22,8 +21,8 @@ Lines without a PE count (the programs' `check:` and `skip:` lines, files of old
 that of the results of the same run. Only the standard library is needed for the Markdown;
 matplotlib only for the plots (`--no-plots` leaves them out).
 
-The reading, the statistics, the Markdown and the plots live in bench/reporting/ (the method
-text is its template method.md).
+The reading, the statistics, the Markdown and the plots live beside it in bench/reporting/ (the
+method text is its template method.md).
 
 Exit status: 1 when a run did not exit 0, a data check or Jacobi check failed, or a case or Jacobi
 row has no figure (the report shows each as FAILED); 0 otherwise, whatever the ratios are.
@@ -33,10 +32,10 @@ import argparse
 import os
 import sys
 
-from reporting.analysis import analyse
-from reporting.parse import read_machine, read_results
-from reporting.plot import plots
-from reporting.render import console, document
+from .analysis import analyse
+from .parse import read_machine, read_results
+from .plot import plots
+from .render import console, document
 
 
 def main(argv=None):

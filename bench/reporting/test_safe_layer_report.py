@@ -5,8 +5,8 @@ import sys
 import tempfile
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import safe_layer_report  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from reporting import safe_layer_report  # noqa: E402 — found through the path set above
 
 
 def line(value, bench="put_bw", scope="block", size=65536, grid=8):
@@ -28,6 +28,14 @@ class SafeLayerReport(unittest.TestCase):
         text, ok = safe_layer_report.report(safe_layer_report.read(directory))
         self.assertTrue(ok, text)
         self.assertIn("| put_bw | block | 65536 | 8 | 100.5 | 100.2 | 0.997 | ±0.030 | ≈ |", text)
+
+    def test_the_band_is_the_larger_spread_of_the_two(self):
+        # Raw rounds 4 % either side of their median: the spread of reporting.stats, 0.040.
+        directory = self.write({"raw1.txt": line(96.0), "raw2.txt": line(100.0), "raw3.txt": line(104.0),
+                                "safe1.txt": line(100.0), "safe2.txt": line(100.0)})
+        text, ok = safe_layer_report.report(safe_layer_report.read(directory))
+        self.assertTrue(ok, text)
+        self.assertIn("| 100.0 | 100.0 | 1.000 | ±0.040 | ≈ |", text)
 
     def test_a_slowed_safe_cell_is_named(self):
         directory = self.write({"raw1.txt": line(100.0) + line(50.0, scope="warp"),
