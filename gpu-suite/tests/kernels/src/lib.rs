@@ -1,24 +1,25 @@
 //! Kernels of the device-API GPU tests (`tests/gpu_device_api/`): one kernel per family of
 //! NVSHMEM's device API that works with several PEs per GPU without MPS (RMA, signals,
 //! point-to-point synchronisation, atomics, barriers over all PEs, the debugging timeouts), each
-//! leaving results in symmetric buffers that the host compares with [`layout`]'s expected values,
-//! [`signal_order`], which checks in the kernel that put-with-signal's data is in place when
-//! its signal is seen, and [`slot_reuse`], which checks that plain loads after a signal wait read
+//! leaving results in symmetric buffers that the host compares with `device_api_layout`'s expected values,
+//! `signal_order`, which checks in the kernel that put-with-signal's data is in place when
+//! its signal is seen, and `slot_reuse`, which checks that plain loads after a signal wait read
 //! that data even where they read the same slot before.
-//! Every kernel but [`slot_reuse`] (`BLOCKS` blocks) runs as one block of [`layout::THREADS`]
-//! threads, launched cooperatively on every PE. Team barriers and collectives are in `examples/device-api-teams/kernels`, a module of its
-//! own because NVSHMEM's collectives make large PTX that takes long to JIT-compile.
+//! Every kernel but `slot_reuse` (`BLOCKS` blocks) runs as one block of `THREADS`
+//! threads, launched cooperatively on every PE. Team barriers and collectives are in
+//! `teams-kernels/`, a module of its own because NVSHMEM's collectives make large PTX that takes
+//! long to JIT-compile.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
 
-pub mod layout;
-
+use nvshmem_gpu::{SymmetricPtr, kernel};
+// What the kernels use exists only on the GPU, like the kernels themselves.
+#[cfg(target_arch = "nvptx64")]
+use device_api_layout as layout;
 #[cfg(target_arch = "nvptx64")]
 use layout::{MAX_PES, N, THREADS, next, prev};
 #[cfg(target_arch = "nvptx64")]
-use nvshmem_gpu::{
-    Cmp, SignalOp, SymmetricPtr, Team, atomic, kernel, p2p, pe, rma, signal, sync, team, thread,
-};
+use nvshmem_gpu::{Cmp, SignalOp, Team, atomic, p2p, pe, rma, signal, sync, team, thread};
 
 /// This thread's rank in the block.
 #[cfg(target_arch = "nvptx64")]

@@ -16,7 +16,9 @@
 use nvshmem_host::{Error, Nvshmem, Team};
 use std::time::Instant;
 
-const KERNELS: nvshmem_host::ModuleImage = nvshmem_host::module_image!("FAULTS_KERNELS");
+/// The module loaded and unloaded: the device-API test kernels, which use NVSHMEM's device state
+/// (so that each load also initialises NVSHMEM's side of the module).
+const KERNELS: nvshmem_host::ModuleImage = nvshmem_host::module_image!("DEVICE_API_KERNELS");
 const ALLOCATION_CYCLES: usize = 1000;
 const MODULE_LOADS: usize = 100;
 const TEAM_SPLITS: usize = 100;
@@ -44,11 +46,11 @@ fn allocate_and_free(nvshmem: &Nvshmem, cycles: usize) -> Result<(), Error> {
     Ok(())
 }
 
-/// `loads` loads of the faults kernels' module, each looked into and unloaded.
+/// `loads` loads of the device-API kernels' module, each looked into and unloaded.
 fn load_and_unload(nvshmem: &Nvshmem, loads: usize) -> Result<(), Error> {
     for _ in 0..loads {
         let module = nvshmem.load_module(KERNELS)?;
-        module.kernel("wait_in_barrier")?;
+        module.kernel("world_sync")?;
         if planted("module") {
             std::mem::forget(module);
         }

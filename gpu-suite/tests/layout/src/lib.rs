@@ -1,5 +1,6 @@
-//! Buffer layouts, inputs and expected results shared by the kernels and their host-side checks
-//! (`tests/gpu_device_api/main.rs` includes this file with `#[path]`). Plain arithmetic, `no_std`.
+//! Buffer layouts, inputs and expected results shared by the device-API test kernels (`kernels/`,
+//! `teams-kernels/`) and their host-side checks (`tests/gpu_device_api/`). Plain arithmetic.
+#![no_std]
 
 /// Threads per block; every kernel runs as one block of 4 warps (one sm_90 warpgroup).
 pub const THREADS: u32 = 128;

@@ -1,11 +1,14 @@
 //! GPU tests of the device API (`nvshmem-gpu`) and of the host's teams and on-stream operations:
-//! one module per family, its tests checking the values the kernels of
-//! `examples/device-api/kernels` and `examples/device-api/teams-kernels` leave behind; among them
-//! a test of put-with-signal's ordering that the kernel checks as it runs, beside the same check
-//! with a planted defect, and a test that plain loads after a signal wait read reused slots' new
-//! data (its defect planted by setting `DEVICE_API_PLANT_MISSING_ACQUIRE`). They need a GPU and
-//! NVSHMEM, so they are `#[ignore]`d here; `gpu-suite/cases/30-device-api.sh` runs each in its own
-//! set of processes at 2 and 4 PEs on one GPU.
+//! one module per family, its tests checking the values the kernels of `kernels/` and
+//! `teams-kernels/` leave behind; among them a test of put-with-signal's ordering that the kernel
+//! checks as it runs, beside the same check with a planted defect, and a test that plain loads
+//! after a signal wait read reused slots' new data (its defect planted by setting
+//! `DEVICE_API_PLANT_MISSING_ACQUIRE`). They need a GPU and NVSHMEM, so they are `#[ignore]`d
+//! here; `gpu-suite/cases/30-device-api.sh` runs each in its own set of processes at 2 and 4 PEs on
+//! one GPU. With the package's `nvshmem-only` feature they run on the kernels built with
+//! `nvshmem-gpu`'s load/store path off, so that every transfer, put with signal and collective is
+//! NVSHMEM's own call (`./x gpu-bundle` carries that build as `gpu_device_api_nvshmem_only`); each
+//! test passing both ways shows that the two paths leave the same results.
 //!
 //! - Tests named `full_mpg_*` need NVSHMEM's full multi-PE-per-GPU mode (team splits, team
 //!   barriers, collectives): MPS running and `CUDA_MPS_ACTIVE_THREAD_PERCENTAGE` ≤ 100 / PEs in
@@ -19,10 +22,7 @@
 //! [`atomics`], [`world`] (barriers and queries over all PEs), [`collectives`] (teams),
 //! [`on_stream`] and [`traps`]; what they share is in [`support`].
 
-// By path: the kernel crate is a GPU `cdylib` that nvshmem-builder builds, no library to depend on.
-#[path = "../../kernels/src/layout.rs"]
-#[allow(dead_code)]
-mod layout;
+use device_api_layout as layout;
 
 mod atomics;
 mod collectives;

@@ -2,8 +2,7 @@
 //! queries, team barriers and syncs at every scope, and the collectives (reductions with every
 //! operator, reduce-scatter, broadcast, fcollect, alltoall, their byte forms, max-location) over a
 //! team. The host test (`tests/gpu_device_api/collectives.rs`) runs them over `Team::WORLD` and
-//! over teams it splits, and checks the results against the layout in
-//! `examples/device-api/kernels/src/layout.rs`.
+//! over teams it splits, and checks the results against the `layout/` crate's.
 //!
 //! Every kernel takes the same parameters and runs as one block of `THREADS` threads on every PE
 //! of the team, launched cooperatively, in the order they appear here. The collectives are split
@@ -12,22 +11,19 @@
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
 
-// By path: the device-API kernel crate is a `cdylib` of its own kernels, no library to depend on.
-#[path = "../../../device-api/kernels/src/layout.rs"]
-pub mod layout;
-
+use nvshmem_gpu::{SymmetricPtr, Team, collective::MaxLoc, kernel};
+// What the kernels use exists only on the GPU, like the kernels themselves.
+#[cfg(target_arch = "nvptx64")]
+use device_api_layout as layout;
 #[cfg(target_arch = "nvptx64")]
 use layout::THREADS;
 #[cfg(target_arch = "nvptx64")]
 use layout::collective::{
-    ALLTOALL_INTS, ALLTOALL_REALS, COUNT, MEM_INTS, SMALL, SOURCE, VARIANTS,
-    int_source as ints_of, maxloc_source, real_source as reals_of,
+    ALLTOALL_INTS, ALLTOALL_REALS, COUNT, MEM_INTS, SMALL, SOURCE, VARIANTS, int_source as ints_of,
+    maxloc_source, real_source as reals_of,
 };
 #[cfg(target_arch = "nvptx64")]
-use nvshmem_gpu::{
-    SymmetricPtr, Team, atomic, collective, collective::MaxLoc, collective::op, kernel, pe, sync,
-    team, thread,
-};
+use nvshmem_gpu::{atomic, collective, collective::op, pe, sync, team, thread};
 
 #[cfg(target_arch = "nvptx64")]
 fn tid() -> usize {

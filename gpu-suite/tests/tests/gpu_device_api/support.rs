@@ -6,12 +6,9 @@ use nvshmem_host::{KernelArg, LaunchShape, Module, ModuleImage, Nvshmem, module_
 use std::fmt::Debug;
 use std::time::Instant;
 
-/// Whether these tests are compiled as `tests/gpu_device_api_nvshmem_only.rs`'s module, which runs
-/// them on the kernels built with `nvshmem-gpu`'s load/store path off.
-pub(crate) const NVSHMEM_ONLY: bool = matches!(
-    env!("CARGO_CRATE_NAME").as_bytes(),
-    b"gpu_device_api_nvshmem_only"
-);
+/// Whether these tests run on the kernels built with `nvshmem-gpu`'s load/store path off (the
+/// package's `nvshmem-only` feature).
+pub(crate) const NVSHMEM_ONLY: bool = cfg!(feature = "nvshmem-only");
 /// The device-API kernels, from the build this binary carries.
 pub(crate) const IMAGE: ModuleImage<'static> = if NVSHMEM_ONLY {
     module_image!("DEVICE_API_KERNELS_NVSHMEM_ONLY")
