@@ -10,31 +10,19 @@
 # One PE only: ncu replays each kernel on its own, which a kernel that waits for another PE cannot
 # survive, and it does not profile MPS clients. Writes OUT_DIR/latency-profile.txt (the table) and
 # OUT_DIR/latency-profile-ncu.txt (ncu's raw output).
-set -uo pipefail
-cd "$(dirname "$0")/.." || exit 2
-OUT=${1:-}
-[[ -n $OUT ]] || { echo "usage: bench/profile-latency.sh OUT_DIR" >&2; exit 2; }
-mkdir -p "$OUT"
-DIST=dist
-TMP=$(mktemp -d)
-BUILD=$TMP/build
-mkdir -p "$BUILD"
-trap 'rm -rf "$TMP"' EXIT
-# shellcheck source=tools/gpu-env.sh
-source tools/gpu-env.sh
-# shellcheck source=bench/reference/build.sh
-source bench/reference/build.sh
-reference_env 1G
+# shellcheck source=bench/preamble.sh
+source "$(dirname "$0")/preamble.sh"
+out_dir "${1:-}" "bench/profile-latency.sh OUT_DIR"
+run_env 1G
 NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null || true)
 [[ -n $NCU ]] || { echo "profile-latency: ncu is not installed here" >&2; exit 1; }
 declare -A BINARY=([rust]=$DIST/jacobi)
-if [[ -n $NVCC ]] && build_nvshmem jacobi > "$TMP/build.log" 2>&1; then BINARY[cuda]=$BUILD/jacobi
-else echo "the CUDA C++ twin did not build:"; tail -n 15 "$TMP/build.log"; fi
+build_twin jacobi && BINARY[cuda]=$BUILD/jacobi
 TABLE=$OUT/latency-profile.txt RAW=$OUT/latency-profile-ncu.txt
 : > "$RAW"
 METRICS=gpu__time_duration.sum,launch__grid_size,launch__block_size,launch__registers_per_thread,sm__throughput.avg.pct_of_peak_sustained_elapsed,gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active,dram__bytes.sum,smsp__inst_executed.sum
 {
-    echo "gpu: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); nvshmem $(nvshmem_version); commit $(head -1 $DIST/COMMIT)"
+    echo "gpu: $(gpu_name); nvshmem $(nvshmem_version); commit $(dist_commit)"
     echo "1 PE; us/iter timed without ncu (5000 iterations up to 2048², 1000 above); ncu: the median of"
     echo "each kernel's launches in 20 after 50 (persistent: its one launch of 200 iterations, per"
     echo "iteration); MB read or written in DRAM and million warp instructions, per launch (per iteration)"

@@ -8,17 +8,18 @@
 #   bench/run-ab.sh OUT_DIR BUILD_DIR BUILD_DIR...      (the first build is the base of the ratios)
 #
 # Writes OUT_DIR/ab-results.txt (every result line, tagged build=<folder name> round=<n>) and
-# OUT_DIR/ab.md (bench/ab_report.py: each cell's median per build and the ratios to the base).
+# OUT_DIR/ab.md (bench/reporting's ab_report: each cell's median per build and the ratios to the
+# base).
 # Settings: AB_JOBS ("waits jacobi": the micro-benchmarks that wait or meet, and Jacobi's cells;
 # also "bandwidth": put_bw and get_bw at 64 KiB, 1 MiB and 16 MiB over 8 blocks and one per
 # multiprocessor, at PE counts above 1),
 # AB_ROUNDS (3), AB_PES ("1 2 4"), AB_JACOBI_VARIANTS ("put-block p signal"), AB_JACOBI_CELLS
 # ("16384:1 16384:100": grid side and norm cadence). Needs dist/nvshmemrun. Exit status 1 when a
 # run failed.
-set -uo pipefail
-cd "$(dirname "$0")/.." || exit 2
-OUT=${1:-}
+# shellcheck source=bench/preamble.sh
+source "$(dirname "$0")/preamble.sh"
 (( $# >= 3 )) || { echo "usage: bench/run-ab.sh OUT_DIR BUILD_DIR BUILD_DIR..." >&2; exit 2; }
+out_dir "$1" "bench/run-ab.sh OUT_DIR BUILD_DIR BUILD_DIR..."
 shift
 BUILDS=("$@")
 read -ra JOBS <<< "${AB_JOBS:-waits jacobi}"
@@ -26,13 +27,9 @@ read -ra PES_LIST <<< "${AB_PES:-1 2 4}"
 read -ra VARIANTS <<< "${AB_JACOBI_VARIANTS:-put-block p signal}"
 read -ra CELLS <<< "${AB_JACOBI_CELLS:-16384:1 16384:100}"
 ROUNDS=${AB_ROUNDS:-3}
-mkdir -p "$OUT" || exit 2
 RESULTS=$OUT/ab-results.txt
 : > "$RESULTS"
-# shellcheck source=tools/gpu-env.sh
-source tools/gpu-env.sh
-nvshmem_env
-export NVSHMEM_SYMMETRIC_SIZE=${NVSHMEM_SYMMETRIC_SIZE:-4G} CUDA_MODULE_LOADING=EAGER
+run_env 4G
 FAILED=0
 # one BUILD PES ROUND PROGRAM ARGS...: one run, its result lines tagged.
 one() {
@@ -40,7 +37,7 @@ one() {
     shift 4
     local env_args=(NVSHMEM_DISABLE_NCCL=1)
     (( pes > 1 )) && env_args+=(CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$(( 100 / pes )))
-    out=$(env "${env_args[@]}" timeout -k 5 60 dist/nvshmemrun -n "$pes" --pes-per-gpu "$pes" --timeout 55 \
+    out=$(env "${env_args[@]}" timeout -k 5 60 "$DIST/nvshmemrun" -n "$pes" --pes-per-gpu "$pes" --timeout 55 \
         "$build/$program" "$@" 2>&1)
     status=$?
     if (( status != 0 )); then
@@ -50,8 +47,7 @@ one() {
     sed -nE 's/^(\[pe [0-9]+\] )?(result: .*)/\2/p' <<< "$out" |
         sed "s|\$| build=$(basename "$build") round=$round|" >> "$RESULTS"
 }
-start_mps > /dev/null 2>&1 || { echo "run-ab: MPS did not start" >&2; exit 2; }
-trap 'stop_mps > /dev/null 2>&1' EXIT
+mps_up || { echo "run-ab: MPS did not start" >&2; exit 2; }
 for pes in "${PES_LIST[@]}"; do
     for (( round = 1; round <= ROUNDS; round++ )); do
         for (( i = 0; i < ${#BUILDS[@]}; i++ )); do
@@ -85,5 +81,5 @@ for pes in "${PES_LIST[@]}"; do
     done
     echo "$pes PE(s) done"
 done
-python3 bench/ab_report.py "$RESULTS" "${BUILDS[@]##*/}" | tee "$OUT/ab.md"
+python3 bench/reporting ab_report "$RESULTS" "${BUILDS[@]##*/}" | tee "$OUT/ab.md"
 (( FAILED == 0 ))

@@ -19,7 +19,7 @@
 #   bench-CONFIG-pesN-latency.png    the latencies at N PEs, Rust and CUDA side by side
 #   bench-CONFIG-jacobi.png          Jacobi time per iteration per variant and PE count
 #   bench-CONFIG-results.txt         every result line, tagged with program, round and PE count
-#                                    (report.py input)
+#                                    (bench/reporting's report reads it)
 #   bench-CONFIG-console.txt         what the harness printed (progress, the report's summary)
 #   bench-CONFIG.log                 the full output of the builds and of every run
 #
@@ -30,8 +30,8 @@
 #
 # Exit status: 0 when every run exited 0, every check passed, every case has its figures (the
 # report says how the ratios compare, which does not change it) and the baseline guard found no
-# cell slower than the last accepted figures of this GPU model (bench/baseline.py: Rust's medians
-# against bench/baseline/<model>.json, beyond the noise band; it names every such cell); 1
+# cell slower than the last accepted figures of this GPU model (bench/reporting's baseline: Rust's
+# medians against bench/baseline/<model>.json, beyond the noise band; it names every such cell); 1
 # otherwise; 2 for bad settings.
 #
 # Order: first, for each PE count, the short runs (micro-benchmarks one-sided, two-sided and
@@ -61,11 +61,10 @@
 # start; the one-sided micro-benchmarks and the Jacobi timings are the longest), plus the builds,
 # the MPS switches and the report. Where that does not fit, the order above gives up the last
 # Jacobi rounds first.
-set -uo pipefail
-cd "$(dirname "$0")/.." || exit 2
+# shellcheck source=bench/preamble.sh
+source "$(dirname "$0")/preamble.sh"
 
-OUT=${1:-}
-[[ -n $OUT ]] || { echo "usage: bench/run-bench.sh OUT_DIR [--quick]" >&2; exit 2; }
+out_dir "${1:-}" "bench/run-bench.sh OUT_DIR [--quick]"
 QUICK=${2:-}
 BUDGET=${BENCH_BUDGET_S:-500}
 ROUNDS=${BENCH_ROUNDS:-3}
@@ -87,9 +86,6 @@ done
 }
 (( ${#PES_LIST[@]} )) || { echo "run-bench: BENCH_PES is empty" >&2; exit 2; }
 mapfile -t PES_LIST < <(printf '%s\n' "${PES_LIST[@]}" | sort -nu)
-mkdir -p "$OUT" || exit 2
-DIST=dist
-START=$(date +%s)
 CONFIG=${GPUS}gpu
 PREFIX=$OUT/bench-$CONFIG
 # This run replaces the last one of its configuration: its report and plots go now (the plots a
@@ -97,9 +93,7 @@ PREFIX=$OUT/bench-$CONFIG
 rm -f "$PREFIX.md" "$PREFIX"-pes*.png "$PREFIX-jacobi.png"
 LOG=$PREFIX.log
 RESULTS=$PREFIX-results.txt
-TMP=$(mktemp -d)
-BUILD=$TMP/build
-mkdir -p "$BUILD"
+MPS_LOG=$LOG
 : > "$LOG"
 : > "$RESULTS"
 exec > >(tee "$PREFIX-console.txt") 2>&1
@@ -123,24 +117,11 @@ JACOBI_CHECK_ARGS=${JACOBI_CHECK_ARGS---nx 1024 --ny 1024 --iters 100 --norm-eve
 COLLECTIVE_ARGS=${COLLECTIVE_ARGS---lat-sizes 8,4K --lat-iters 20 --threads 256}
 VARIANTS=(p put-block signal overlap persistent)
 
-# shellcheck source=tools/gpu-env.sh
-source tools/gpu-env.sh
-# shellcheck source=bench/reference/build.sh
-source bench/reference/build.sh
-reference_env 4G
+run_env 4G
 # NVLink multicast stays off (the machine's rule).
 export NCCL_NVLS_ENABLE=0 PYTHONUNBUFFERED=1
 
-elapsed() { echo $(( $(date +%s) - START )); }
 progress() { printf '[%4ss] %s\n' "$(elapsed)" "$*" | tee -a "$LOG"; }
-
-MPS_STARTED=0
-# shellcheck disable=SC2317 # called by the EXIT trap
-cleanup() {
-    if (( MPS_STARTED )); then stop_mps >> "$LOG" 2>&1; fi
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
 
 # ---- what is here --------------------------------------------------------------------------------
 NCCL_HOME=${NCCL_HOME:-$(python3 -c 'import nvidia.nccl as m; print(list(m.__path__)[0])' 2>/dev/null)}
@@ -153,7 +134,7 @@ MACHINE=$TMP/machine.txt
     echo "nvshmem: $(nvshmem_version) ($NVSHMEM_HOME)"
     echo "nccl: ${NCCL_HOME:-none}"
     echo "nvcc: $(${NVCC:-false} --version 2>/dev/null | grep -o 'release [0-9.]*, V[0-9.]*' || echo none)"
-    echo "commit: $(paste -sd' ' $DIST/COMMIT 2>/dev/null || echo unknown)"
+    echo "commit: $(paste -sd' ' "$DIST/COMMIT" 2>/dev/null || echo unknown)"
     echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
     echo "pes: ${PES_LIST[*]}"
     echo "rounds: $ROUNDS"
@@ -206,15 +187,15 @@ use_pes() {
     if (( BUDGET - $(elapsed) - 20 < 15 )); then
         :  # nothing more runs (job skips every run): MPS stays as it is
     elif (( PPG > 1 )); then
-        if (( MPS_STARTED )); then MPS=on
+        if (( MPS_ON )); then MPS=on
         elif (( MPS_BROKEN )); then MPS=failed
-        elif start_mps >> "$LOG" 2>&1; then MPS_STARTED=1; MPS=on; progress "MPS started"
+        elif mps_up; then MPS=on; progress "MPS started"
         else
             MPS_BROKEN=1; MPS=failed
             progress "MPS did not start: PEs on one GPU time-slice, latencies will be poor"
         fi
     else
-        if (( MPS_STARTED )); then stop_mps >> "$LOG" 2>&1; MPS_STARTED=0; progress "MPS stopped"; fi
+        if (( MPS_ON )); then mps_down; progress "MPS stopped"; fi
         MPS=off
     fi
     RUN=("$DIST/nvshmemrun" -n "$PES" --pes-per-gpu "$PPG")
@@ -383,17 +364,17 @@ progress "plan: PE counts ${PES_LIST[*]}, $ROUNDS round(s) (Jacobi timings $JACO
     done
 }
 
-if (( MPS_STARTED )); then stop_mps >> "$LOG" 2>&1; MPS_STARTED=0; fi
+mps_down
 
 # ---- report --------------------------------------------------------------------------------------
 echo "elapsed: $(elapsed)" >> "$MACHINE"
 progress "writing the report"
-python3 bench/report.py --results "$RESULTS" --machine "$MACHINE" --prefix "$PREFIX" 2>&1 | tee -a "$LOG"
+python3 bench/reporting report --results "$RESULTS" --machine "$MACHINE" --prefix "$PREFIX" 2>&1 | tee -a "$LOG"
 status=${PIPESTATUS[0]}
 guard=0
 if [[ ${BENCH_GUARD:-on} != off ]]; then
-    python3 bench/baseline.py check --suite "bench-$CONFIG" --results "$RESULTS" --machine "$MACHINE" \
-        --gpu "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)" 2>&1 | tee -a "$LOG"
+    python3 bench/reporting baseline check --suite "bench-$CONFIG" --results "$RESULTS" --machine "$MACHINE" \
+        --gpu "$(gpu_name)" 2>&1 | tee -a "$LOG"
     guard=${PIPESTATUS[0]}
 fi
 progress "done: $(find "$OUT" -maxdepth 1 -type f -name "bench-$CONFIG[.-]*" -printf '%f\n' | sort | tr '\n' ' ')"

@@ -9,51 +9,35 @@
 # NVSHMEM on the GPU machine, as bench/run-bench.sh does. Writes into OUT_DIR:
 #   latency-1gpu-results.txt   every result line, tagged with impl= and the job's settings
 #   latency-1gpu-console.txt   what the harness printed
-#   latency-1gpu.md, .png      the report and its plot (bench/latency_report.py), unless LAT_REPORT=0
+#   latency-1gpu.md, .png      the report and its plot (bench/reporting's latency_report), unless
+#                              LAT_REPORT=0
 # Runs of one PE count may be split over several calls (LAT_PES) and their results files
-# concatenated for bench/latency_report.py.
+# concatenated for the report.
 #
 # Settings (environment): LAT_GRIDS (default "1024 2048 4096 8192 16384"), LAT_PES ("1 2 4"),
 # LAT_NORMS ("1 100"), LAT_BUDGET_S (540), LAT_GUARD (off: no baseline guard). Iterations: 5000 up
 # to 2048², 1000 above (graphs of 100).
-# Exit status: 1 when a run failed or the baseline guard (bench/baseline.py, suite latency-1gpu)
-# found a cell of this run slower than bench/baseline/<model>.json beyond the noise band (it names
-# each); 0 otherwise.
+# Exit status: 1 when a run failed or the baseline guard (bench/reporting's baseline, suite
+# latency-1gpu) found a cell of this run slower than bench/baseline/<model>.json beyond the noise
+# band (it names each); 0 otherwise.
 # Every run is under MPS, one PE too, so that every PE count is timed under the same conditions. A
 # run that fails or times out is recorded and the rest go on; runs past the budget are skipped and
 # counted. A run's time is mostly NVSHMEM's start, whatever the grid, so the sweep's time follows
 # its number of runs (grids × PE counts × norms × variants × both implementations): narrow LAT_GRIDS,
 # LAT_PES or LAT_NORMS rather than let the budget skip the last runs.
-set -uo pipefail
-cd "$(dirname "$0")/.." || exit 2
-OUT=${1:-}
-[[ -n $OUT ]] || { echo "usage: bench/run-latency.sh OUT_DIR" >&2; exit 2; }
-mkdir -p "$OUT"
+# shellcheck source=bench/preamble.sh
+source "$(dirname "$0")/preamble.sh"
+out_dir "${1:-}" "bench/run-latency.sh OUT_DIR"
 read -ra GRIDS <<< "${LAT_GRIDS:-1024 2048 4096 8192 16384}"
 read -ra PES_LIST <<< "${LAT_PES:-1 2 4}"
 read -ra NORMS <<< "${LAT_NORMS:-1 100}"
 BUDGET=${LAT_BUDGET_S:-540}
-DIST=dist
 RESULTS=$OUT/latency-1gpu-results.txt
 : > "$RESULTS"
 exec > >(tee "$OUT/latency-1gpu-console.txt") 2>&1
-START=$(date +%s)
-TMP=$(mktemp -d)
-BUILD=$TMP/build
-mkdir -p "$BUILD"
-# shellcheck source=tools/gpu-env.sh
-source tools/gpu-env.sh
-# shellcheck source=bench/reference/build.sh
-source bench/reference/build.sh
-reference_env 4G
-MPS_ON=0
-cleanup() { (( MPS_ON )) && stop_mps > /dev/null 2>&1; rm -rf "$TMP"; }
-trap cleanup EXIT
-elapsed() { echo $(( $(date +%s) - START )); }
-echo "gpu: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); nvshmem $(nvshmem_version); commit $(head -1 $DIST/COMMIT)" |
-    tee "$OUT/latency-1gpu-machine.txt"
-if [[ -n $NVCC ]] && build_nvshmem jacobi > "$TMP/build.log" 2>&1; then echo "built the CUDA C++ twin"
-else echo "the CUDA C++ twin did not build (nvcc: ${NVCC:-none}):"; tail -n 15 "$TMP/build.log"; fi
+run_env 4G
+echo "gpu: $(gpu_name); nvshmem $(nvshmem_version); commit $(dist_commit)" | tee "$OUT/latency-1gpu-machine.txt"
+build_twin jacobi
 
 SKIPPED=0 FAILED=0 ORDER=0
 # one IMPL PES ARGS...: one run under the launcher, its result line kept with IMPL.
@@ -84,7 +68,7 @@ pair() {
     if (( ORDER % 2 == 0 )); then one rust "$pes" "$DIST/jacobi" "$@"; fi
 }
 for pes in "${PES_LIST[@]}"; do
-    if (( ! MPS_ON )); then start_mps > /dev/null 2>&1 && MPS_ON=1; fi
+    mps_up
     echo "[$(elapsed)s] $pes PE(s), MPS $( (( MPS_ON )) && echo on || echo off)"
     for n in "${GRIDS[@]}"; do
         iters=1000
@@ -105,11 +89,10 @@ for pes in "${PES_LIST[@]}"; do
     done
 done
 echo "runs: $(grep -c '^result: ' "$RESULTS") results, $FAILED failed, $SKIPPED skipped by the budget; $(elapsed) s"
-if [[ ${LAT_REPORT:-1} != 0 ]]; then python3 bench/latency_report.py "$OUT/latency-1gpu" "$RESULTS"; fi
+if [[ ${LAT_REPORT:-1} != 0 ]]; then python3 bench/reporting latency_report "$OUT/latency-1gpu" "$RESULTS"; fi
 GUARD=0
 if [[ ${LAT_GUARD:-on} != off ]]; then
-    python3 bench/baseline.py check --suite latency-1gpu --results "$RESULTS" \
-        --gpu "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
+    python3 bench/reporting baseline check --suite latency-1gpu --results "$RESULTS" --gpu "$(gpu_name)"
     GUARD=$?
 fi
 (( FAILED == 0 && GUARD == 0 ))

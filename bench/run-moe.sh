@@ -10,33 +10,26 @@
 # Needs dist/ from `./x gpu-bundle` (dist/moe-alltoall, dist/nvshmemrun, dist/COMMIT) and nvcc with
 # NVSHMEM on this machine. MOE_PES (default "2 4 8") and MOE_ARGS (default below) change the runs.
 # Exit status 1 when a run failed or a check differed, 2 when it cannot run here.
-set -uo pipefail
-cd "$(dirname "$0")/.." || exit 2
+# shellcheck source=bench/preamble.sh
+source "$(dirname "$0")/preamble.sh"
 OUT=${1:-bench/results/moe-alltoall.md}
-DIST=dist
-# shellcheck source=tools/gpu-env.sh
-source tools/gpu-env.sh
-# shellcheck source=bench/reference/build.sh
-source bench/reference/build.sh
-reference_env 3G
+run_env 3G
 [[ -x $DIST/moe-alltoall && -x $DIST/nvshmemrun ]] || { echo "run-moe: build dist/ with ./x gpu-bundle" >&2; exit 2; }
 [[ -n $NVCC ]] || { echo "run-moe: no nvcc on this machine for the CUDA C++ twin" >&2; exit 2; }
-BUILD=$(mktemp -d)
-trap 'rm -rf "$BUILD"' EXIT
-build_nvshmem moe_alltoall > "$BUILD/build.log" 2>&1 || { cat "$BUILD/build.log"; exit 1; }
+build_twin moe_alltoall || exit 1
 read -ra ARGS <<< "${MOE_ARGS:---hidden 4096 --routing random,skewed,empty-pe --check --iters 50}"
-start_mps || exit 2
-trap 'stop_mps > /dev/null 2>&1; rm -rf "$BUILD"' EXIT
+MPS_LOG=/dev/stderr
+mps_up || exit 2
 
 status=0
 for pes in ${MOE_PES:-2 4 8}; do
     for program in "$DIST/moe-alltoall" "$BUILD/moe_alltoall"; do
         echo "run-moe: $program at $pes PEs: ${ARGS[*]}"
         env CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$((100 / pes)) timeout 600 "$DIST/nvshmemrun" -n "$pes" \
-            --pes-per-gpu "$pes" --timeout 590 "$program" "${ARGS[@]}" > "$BUILD/run.txt" 2>&1 ||
-            { status=1; tail -n 20 "$BUILD/run.txt"; }
-        if grep -a 'differs' "$BUILD/run.txt"; then status=1; fi
-        sed -nE 's/^(\[pe [0-9]+\] )?(result: .*)/\2/p' "$BUILD/run.txt" | tee -a "$BUILD/results.txt"
+            --pes-per-gpu "$pes" --timeout 590 "$program" "${ARGS[@]}" > "$TMP/run.txt" 2>&1 ||
+            { status=1; tail -n 20 "$TMP/run.txt"; }
+        if grep -a 'differs' "$TMP/run.txt"; then status=1; fi
+        sed -nE 's/^(\[pe [0-9]+\] )?(result: .*)/\2/p' "$TMP/run.txt" | tee -a "$TMP/results.txt"
     done
 done
 
@@ -44,8 +37,8 @@ mkdir -p "$(dirname "$OUT")"
 {
     echo "# moe-alltoall: Rust against the CUDA C++ twin"
     echo
-    echo "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), NVSHMEM $(nvshmem_version), MPS with" \
-        "100/PEs of the GPU per PE; commit $(head -1 "$DIST/COMMIT" 2>/dev/null || echo unknown);" \
+    echo "$(gpu_name), NVSHMEM $(nvshmem_version), MPS with" \
+        "100/PEs of the GPU per PE; commit $(dist_commit);" \
         "\`bench/run-moe.sh\` with ${ARGS[*]}. Time per dispatch + combine on the GPU's clock," \
         "the mean of the timed rounds; GB/s counts PE 0's rows out and back."
     echo
@@ -64,7 +57,7 @@ mkdir -p "$(dirname "$OUT")"
             printf "| %s | %s | %s | %s | %s | %s |\n", k, (r == "" ? "-" : r), (c == "" ? "-" : c),
                 ratio, (rate["rust", k] == "" ? "-" : rate["rust", k]), (rate["cuda", k] == "" ? "-" : rate["cuda", k])
         }
-    }' "$BUILD/results.txt"
+    }' "$TMP/results.txt"
 } > "$OUT"
 cat "$OUT"
 exit $status

@@ -10,35 +10,21 @@
 # tagged impl=rust|cuda) and OUT_DIR/stencil3d.md (the table). Settings: S3D_SIZES ("128 256 512"),
 # S3D_PES ("1 2 4 8"), S3D_ITERS (20), S3D_RUN_LIMIT (60 seconds a run). Both sides time their
 # iterations from the host (each launch waited for), after the same set-up.
-set -uo pipefail
-cd "$(dirname "$0")/.." || exit 2
-OUT=${1:-}
-[[ -n $OUT ]] || { echo "usage: bench/run-stencil3d.sh OUT_DIR" >&2; exit 2; }
-mkdir -p "$OUT"
+# shellcheck source=bench/preamble.sh
+source "$(dirname "$0")/preamble.sh"
+out_dir "${1:-}" "bench/run-stencil3d.sh OUT_DIR"
 read -ra SIZES <<< "${S3D_SIZES:-128 256 512}"
 read -ra PES_LIST <<< "${S3D_PES:-1 2 4 8}"
 ITERS=${S3D_ITERS:-20}
 # A run's limit in seconds: a few seconds is what a cell takes; a hang costs no more than this.
 RUN_LIMIT=${S3D_RUN_LIMIT:-60}
-DIST=dist
 RESULTS=$OUT/stencil3d-results.txt
 : > "$RESULTS"
-TMP=$(mktemp -d)
-BUILD=$TMP/build
-mkdir -p "$BUILD"
-# shellcheck source=tools/gpu-env.sh
-source tools/gpu-env.sh
-# shellcheck source=bench/reference/build.sh
-source bench/reference/build.sh
 # 512³ f64 on one PE: two arrays of 1.2 GB and the packing buffer.
-reference_env 3G
-MPS_ON=0
-cleanup() { (( MPS_ON )) && stop_mps > /dev/null 2>&1; rm -rf "$TMP"; }
-trap cleanup EXIT
-start_mps > /dev/null 2>&1 && MPS_ON=1
-echo "gpu: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); nvshmem $(nvshmem_version); MPS $( (( MPS_ON )) && echo on || echo off)"
-if [[ -n $NVCC ]] && build_nvshmem stencil3d > "$TMP/build.log" 2>&1; then echo "built the CUDA C++ twin"
-else echo "the CUDA C++ twin did not build (nvcc: ${NVCC:-none}):"; tail -n 15 "$TMP/build.log"; fi
+run_env 3G
+mps_up
+echo "gpu: $(gpu_name); nvshmem $(nvshmem_version); MPS $( (( MPS_ON )) && echo on || echo off)"
+build_twin stencil3d
 
 FAILED=0 ORDER=0
 # one IMPL PES BINARY ARGS...: one run under the launcher, its result lines kept with IMPL.
@@ -59,8 +45,8 @@ one() {
         # A run killed inside its kernels can leave MPS failed, refusing every later run of both
         # programs: start it afresh.
         if (( MPS_ON )); then
-            stop_mps > /dev/null 2>&1
-            start_mps > /dev/null 2>&1 || { MPS_ON=0; echo "MPS did not start again: later runs time-slice"; }
+            mps_down
+            mps_up || echo "MPS did not start again: later runs time-slice"
         fi
     fi
     grep -a 'result: ' <<< "$out" | sed -E "s/^.*result: /result: /; s/\$/ impl=$impl/" >> "$RESULTS"
@@ -79,7 +65,7 @@ done
     echo "# stencil3d: 3-D Jacobi, one GPU (MPS), Rust against CUDA C++"
     echo
     echo "- machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"
-    echo "- commit: $(head -1 $DIST/COMMIT 2>/dev/null)"
+    echo "- commit: $(dist_commit)"
     echo "- ms per iteration (exchange + sweep, each launch waited for), $ITERS iterations"
     echo
     echo "| n | PEs | grid | points | type | Rust ms | C++ ms | Rust ÷ C++ |"

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds everything the GPU suite (gpu-suite/run.sh) and the benchmarks (bench/run-bench.sh) run
 # into dist/ (ignored by git; carry it to the GPU machine): every example and benchmark, the launcher,
-# every GPU test binary (`tests/gpu*.rs` or `tests/gpu*/main.rs` of any package) and the starter
-# project; and into dist-3.8/ (carried on its own) what runs against NVSHMEM 3.8.0. Called by
-# `./x gpu-bundle`.
+# every GPU test binary (`tests/gpu*.rs` or `tests/gpu*/main.rs` of any package; the device-API
+# tests also with nvshmem-gpu-tests' `nvshmem-only` feature, as gpu_device_api_nvshmem_only) and
+# the starter project; and into dist-3.8/ (carried on its own) what runs against NVSHMEM 3.8.0.
+# Called by `./x gpu-bundle`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rm -rf dist && mkdir -p dist
@@ -20,6 +21,12 @@ gpu_tests=(--workspace --test 'gpu*' "$@")
     cargo build --release --locked --workspace --bins --message-format=json
     cargo test --release --locked "${gpu_tests[@]}" --no-run --message-format=json
 } | executables | while read -r name path; do cp "$path" "dist/$name"; done
+# The device-API tests on the kernels built with the load/store path off: the same source, so the
+# same list of tests.
+cargo test --release --locked -p nvshmem-gpu-tests --features nvshmem-only --test gpu_device_api "$@" \
+    --no-run --message-format=json | executables | while read -r _ path; do
+    cp "$path" dist/gpu_device_api_nvshmem_only
+done
 # The starter as a user gets it (`./x new`, built outside the repository), as dist/starter; it finds
 # NVSHMEM and ptxas in this checkout's .deps by itself.
 starter=$(mktemp -d)
@@ -29,6 +36,7 @@ cp "$starter/target/release/starter" dist/starter
 rm -rf "$starter"
 # dist/NAME.tests: the tests each GPU test binary must hold, which the suite checks on the GPU machine.
 tools/gpu-test-lists.sh dist --release --locked "${gpu_tests[@]}"
+cp dist/gpu_device_api.tests dist/gpu_device_api_nvshmem_only.tests
 git rev-parse HEAD > dist/COMMIT
 if ! git diff --quiet HEAD; then echo "(with uncommitted changes)" >> dist/COMMIT; fi
 
@@ -49,7 +57,7 @@ cp "$next/include/non_abi/nvshmem_version.h" "$stage/nvshmem/include/non_abi/"
 {
     NVSHMEM_HOME=$next cargo build --release --locked -p ring -p jacobi -p stencil3d -p moe-alltoall \
         -p interop --bins --message-format=json
-    NVSHMEM_HOME=$next cargo test --release --locked -p device-api --test gpu_device_api "$@" --no-run \
+    NVSHMEM_HOME=$next cargo test --release --locked -p nvshmem-gpu-tests --test gpu_device_api "$@" --no-run \
         --message-format=json
 } | executables | while read -r name path; do cp "$path" "$stage/$name"; done
 cp dist/nvshmemrun dist/gpu_device_api.tests dist/COMMIT "$stage/"

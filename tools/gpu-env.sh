@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Shared by gpu-suite/run.sh and bench/run-bench.sh (sourced, not run): the NVSHMEM environment
+# Shared by gpu-suite/run.sh and bench/preamble.sh (sourced, not run): the NVSHMEM environment
 # of the GPU machine, and starting and stopping the MPS control daemon.
 
 # nvshmem_env: finds NVSHMEM (NVSHMEM_HOME, else Python's nvidia.nvshmem, asked in isolated mode so

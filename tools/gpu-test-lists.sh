@@ -19,8 +19,7 @@ shift
 mkdir -p "$out"
 
 # declared SOURCE [PREFIX [DIR]]: the #[ignore]d tests of a test source, one a line, with those of
-# each module it declares under NAME:: (as libtest names them): `#[path = "FILE"] mod NAME;` from
-# FILE beside SOURCE, whose own modules lie beside FILE; a plain `mod NAME;` from DIR/NAME.rs or
+# each module it declares under NAME:: (as libtest names them): `mod NAME;` from DIR/NAME.rs or
 # DIR/NAME/mod.rs (DIR: where rustc looks for SOURCE's modules, its folder unless given), whose own
 # lie in DIR/NAME/.
 declared() {
@@ -32,19 +31,12 @@ declared() {
             print prefix $0
             ignored = 0
         }' "$source"
-    while read -r module_path module; do
-        if [[ $module_path == - ]]; then
-            module_path=$dir/$module.rs
-            [[ -f $module_path ]] || module_path=$dir/$module/mod.rs
-            declared "$module_path" "$prefix$module::" "$dir/$module"
-        else
-            declared "$(dirname "$source")/$module_path" "$prefix$module::"
-        fi
-    done < <(awk '/^#\[path = "/ { split($0, quoted, "\""); file = quoted[2]; next }
-        /^(pub(\([a-z]+\))? )?mod [A-Za-z0-9_]+;/ { name = $0
-            sub(/^(pub(\([a-z]+\))? )?mod /, "", name); sub(/;.*/, "", name)
-            print (file != "" ? file : "-"), name; file = ""; next }
-        !/^#\[/ { file = "" }' "$source")
+    while read -r module; do
+        module_path=$dir/$module.rs
+        [[ -f $module_path ]] || module_path=$dir/$module/mod.rs
+        declared "$module_path" "$prefix$module::" "$dir/$module"
+    done < <(awk '/^(pub(\([a-z]+\))? )?mod [A-Za-z0-9_]+;/ { name = $0
+            sub(/^(pub(\([a-z]+\))? )?mod /, "", name); sub(/;.*/, "", name); print name }' "$source")
 }
 
 # The test binaries cargo builds with these flags, as "target-name path" lines.

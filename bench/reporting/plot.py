@@ -21,6 +21,16 @@ def pyplot():
     return plt, None
 
 
+def log_log(ax, title, xlabel, ylabel):
+    """Both axes of `ax` logarithmic (x in powers of two), titled and labelled, with a light grid."""
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_title(title)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.grid(True, which="both", alpha=0.3)
+
+
 def plots(prefix, cases, timing, pes_list):
     """{pes: [micro-benchmark images]} and the Jacobi images."""
     plt, error = pyplot()
@@ -63,12 +73,7 @@ def micro_plots(plt, prefix, cases, label):
                         if points:
                             ax.plot([p[0] for p in points], [p[1] for p in points], style,
                                     color=colors[k % len(colors)], label=f"{impl}, grid {grid}")
-                ax.set_xscale("log", base=2)
-                ax.set_yscale("log")
-                ax.set_title(f"{bench}, {scope} scope")
-                ax.set_xlabel("bytes")
-                ax.set_ylabel("GB/s")
-                ax.grid(True, which="both", alpha=0.3)
+                log_log(ax, f"{bench}, {scope} scope", "bytes", "GB/s")
         axes[0][0].legend(fontsize=7)
         fig.suptitle(f"NVSHMEM bandwidth, {label}: Rust (solid) vs CUDA C++ (dashed)")
         fig.tight_layout()

@@ -1,7 +1,7 @@
 """The statistics of the reports: medians over rounds, their spread (the noise band's input), the
 percentile that makes a band of spreads, geometric means of ratios, and the verdict of a ratio
-against its target outside the band. bench/baseline.py judges its cells with the same median and
-spread."""
+against its target outside the band. Every report of the package that has a noise band takes its
+spread from here, so that a band means the same in all of them."""
 
 import math
 import statistics

@@ -1,7 +1,8 @@
-# nvshmem-host's init_with_mpi (host/tests/gpu_mpi.rs, the `mpi` feature) under Open MPI's mpirun:
-# MPI_COMM_WORLD as one NVSHMEM job at 2 and 4 ranks, its two halves (even and odd ranks) as two jobs
-# at 4 ranks, and the planted defect (NVSHMEM started on the world where the half was meant), which
-# must fail with the check's message (mpirun exits with the failing test's status, libtest's 101).
+# nvshmem-host's init_with_mpi (gpu-suite/tests/tests/gpu_mpi.rs, the `mpi` feature) under Open
+# MPI's mpirun: MPI_COMM_WORLD as one NVSHMEM job at 2 and 4 ranks, its two halves (even and odd
+# ranks) as two jobs at 4 ranks, and the planted defect (NVSHMEM started on the world where the half
+# was meant), which must fail with the check's message (mpirun exits with the failing test's status,
+# libtest's 101).
 # Once, in the MPS-off pass.
 if [[ $MPS == off ]]; then
     if ! command -v mpirun >/dev/null; then

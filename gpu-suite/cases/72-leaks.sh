@@ -1,4 +1,4 @@
-# Leaks in one long-running process (examples/faults/tests/gpu_leaks.rs): 1000 allocate/free cycles,
+# Leaks in one long-running process (gpu-suite/tests/tests/gpu_leaks.rs): 1000 allocate/free cycles,
 # 100 module loads and 100 team splits on one PE, whose free device memory must come back to its
 # starting figure; the row's output gives the figures. Then each kind of leak planted on purpose
 # (GPU_LEAKS_PLANT) must make the test fail (libtest's 101) with its message. MPS-off pass only: one
