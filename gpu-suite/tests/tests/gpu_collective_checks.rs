@@ -1,7 +1,7 @@
 //! GPU tests of the host crate's collective checks; `gpu-suite/run.sh` runs each through
 //! `nvshmemrun` with 2 PEs sharing one GPU (`#[ignore]`d in `cargo test`: they need a GPU).
 
-use nvshmem_host::{Error, MemoryError, Nvshmem};
+use nvshmem_host::{Error, MemoryError, Nvshmem, SignalOp, StreamOperations, Team};
 
 #[test]
 #[ignore = "needs a GPU and NVSHMEM with 2 PEs: gpu-suite/run.sh runs it on the GPU machine"]
@@ -70,4 +70,42 @@ fn a_large_zeroed_request_below_the_cap_is_placed() {
     drop(totals);
     drop(arrays);
     nvshmem.finalize().expect("finalize");
+}
+
+/// A buffer allocated with the check off may differ in size on the other PE, so an on-stream
+/// operation that reaches the other PE's copy refuses it; as this PE's own source it is fine.
+#[test]
+#[ignore = "needs a GPU and NVSHMEM with 2 PEs: gpu-suite/run.sh runs it on the GPU machine"]
+fn an_unchecked_buffer_is_refused_where_an_operation_reaches_other_pes() {
+    let nvshmem = Nvshmem::init().expect("init");
+    assert_eq!(nvshmem.n_pes(), 2, "run with 2 PEs");
+    // SAFETY: both PEs switch the check off here and on again after the same one allocation.
+    unsafe { nvshmem.set_allocation_check(false) };
+    let unchecked = nvshmem.alloc_zeroed::<u64>(64).expect("allocated");
+    // SAFETY: as above.
+    unsafe { nvshmem.set_allocation_check(true) };
+    let checked = nvshmem.alloc_zeroed::<u64>(64).expect("allocated");
+    let other = 1 - nvshmem.my_pe();
+    let unchecked_refusal = |result: Result<(), Error>| {
+        let error = result.expect_err("an unchecked buffer on the other PE must be refused");
+        assert!(
+            matches!(
+                error,
+                Error::Memory(MemoryError::UncheckedBuffer { bytes: 512 })
+            ),
+            "{error}"
+        );
+        assert!(
+            error.to_string().contains("allocation check off"),
+            "{error}"
+        );
+    };
+    unchecked_refusal(nvshmem.put_on_stream(&unchecked, &checked, 64, other));
+    unchecked_refusal(nvshmem.get_on_stream(&checked, &unchecked, 64, other));
+    unchecked_refusal(nvshmem.signal_op_on_stream(&unchecked, 0, 1, SignalOp::Add, other));
+    unchecked_refusal(nvshmem.fcollect_on_stream(Team::WORLD, &unchecked, &checked, 32));
+    nvshmem
+        .put_on_stream(&checked, &unchecked, 64, other)
+        .expect("this PE's own unchecked buffer is a fine source");
+    nvshmem.barrier_all();
 }

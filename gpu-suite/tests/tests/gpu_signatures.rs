@@ -6,7 +6,8 @@
 //!
 //! The CPU tests check the descriptors against the PTX text (`check_ptx_signature`); the
 //! `#[ignore]`d GPU tests load the PTX and ask `typed_kernel` for each descriptor, then launch the
-//! kernel whose builds agree. `gpu-suite/cases/20-host-checks.sh` runs them at one PE.
+//! kernel whose builds agree: waiting, in a loop of launches that do not wait, and under a buffer
+//! dropped while the kernel still writes it. `gpu-suite/cases/20-host-checks.sh` runs them at one PE.
 
 #![forbid(unsafe_code)]
 
@@ -178,4 +179,53 @@ fn typed_kernel_refuses_another_crates_descriptor_and_runs_the_own_one() {
     let mut written = vec![0u64; words.len()];
     words.copy_to_host(&mut written).expect("copied");
     assert!(written.iter().all(|&word| word == 0x5eed), "{written:?}");
+}
+
+/// Safe launches that do not wait: a loop of them runs in order on the handle's stream, and no
+/// `unsafe` is needed for it.
+#[test]
+#[ignore = "needs a GPU and NVSHMEM: gpu-suite/run.sh runs it on the GPU machine"]
+fn launches_that_do_not_wait_run_in_order() {
+    let nvshmem = Nvshmem::init().expect("init");
+    let module = load(&nvshmem);
+    let fill = module
+        .typed_kernel::<FillWords>()
+        .expect("the builds agree");
+    let words = nvshmem.alloc_zeroed::<u64>(1 << 20).expect("allocated");
+    for value in 1..=1000u64 {
+        fill.launch(LaunchShape::linear(8, 256), (&words, value))
+            .expect("enqueued");
+    }
+    let values = words.to_vec().expect("read back");
+    assert!(
+        values.iter().all(|&value| value == 1000),
+        "{:?}",
+        &values[..4]
+    );
+}
+
+/// A buffer dropped while a launch that did not wait still uses it is freed only after that kernel
+/// has finished: the drop waits for it (a leaked buffer is never freed).
+#[test]
+#[ignore = "needs a GPU and NVSHMEM: gpu-suite/run.sh runs it on the GPU machine"]
+fn a_buffer_dropped_under_a_running_kernel_waits_for_it() {
+    let nvshmem = Nvshmem::init().expect("init");
+    let module = load(&nvshmem);
+    let fill = module
+        .typed_kernel::<FillWords>()
+        .expect("the builds agree");
+    // 512 MiB written by one warp: the kernel runs for far longer than the host takes to drop.
+    let doomed = nvshmem.alloc::<u64>(1 << 26).expect("allocated");
+    fill.launch(LaunchShape::linear(1, 32), (&doomed, 0x5eed))
+        .expect("enqueued");
+    let launched = nvshmem.stream().record_event(None).expect("an event");
+    assert!(
+        !launched.is_complete(),
+        "the kernel finished before its buffer could be dropped: give it more to write"
+    );
+    drop(doomed);
+    assert!(
+        launched.is_complete(),
+        "dropping the buffer returned while the kernel that writes it was still running"
+    );
 }
