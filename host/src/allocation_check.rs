@@ -16,9 +16,10 @@
 //! [`crate::Nvshmem::set_allocation_check`], which is `unsafe`, switches it: every PE must make the
 //! same choice at the same point, and a PE whose check is off while another's is on would have the
 //! other read its heap as a ledger. The environment cannot switch it (a variable may differ between
-//! PEs): [`CHECK_VARIABLE`] is refused at initialisation. Buffers allocated with it off cannot be
-//! passed to safe kernels nor to on-stream operations that reach other PEs, and with it off a
-//! refusal is this PE's alone: the others, not told, wait in `nvshmem_malloc` for it.
+//! PEs): [`crate::environment::ALLOCATION_CHECK`] is refused at initialisation. Buffers allocated
+//! with it off cannot be passed to safe kernels nor to on-stream operations that reach other PEs,
+//! and with it off a refusal is this PE's alone: the others, not told, wait in `nvshmem_malloc` for
+//! it.
 //!
 //! The history (`HeapHistory`) is a digest of every event that moves this PE's heap: each
 //! allocation (its bytes and alignment) and each free (which allocation it freed), in order. Frees
@@ -45,10 +46,6 @@ use crate::{lengths, result};
 use cudarc::driver::CudaStream;
 use nvshmem_sys::NvshmemHost;
 use std::ffi::c_void;
-
-/// The environment variable that once switched the check, refused at initialisation (module
-/// documentation).
-pub const CHECK_VARIABLE: &str = "NVSHMEMRS_CHECK_ALLOCATIONS";
 
 /// Words of one PE's record: sequence number, bytes and alignment (0: NVSHMEM's default), then its
 /// refusal ([`Refusal::words`], zeros where it can make the request), then its history's digest

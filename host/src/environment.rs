@@ -38,6 +38,11 @@ pub const DISABLE_CUDA_VMM: &str = "NVSHMEM_DISABLE_CUDA_VMM";
 /// (checked with the others before NVSHMEM starts; written into each such module as it loads).
 pub const DEVICE_TIMEOUT: &str = "NVSHMEMRS_DEVICE_TIMEOUT_S";
 
+/// A variable refused at initialisation: the allocation check ([`crate::allocation_check`]) is
+/// not switched from the environment, as a setting that differed between PEs would let their heaps
+/// go out of step unseen.
+pub const ALLOCATION_CHECK: &str = "NVSHMEMRS_CHECK_ALLOCATIONS";
+
 /// What a variable holds, and so which values are accepted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -110,8 +115,7 @@ pub enum EnvironmentError {
         /// Its value (lossily decoded where it is not UTF-8).
         value: String,
     },
-    /// [`crate::allocation_check::CHECK_VARIABLE`] is set: the allocation check is on on every PE,
-    /// because a setting that differed between PEs would let their heaps go out of step unseen.
+    /// [`ALLOCATION_CHECK`] is set: the allocation check is on on every PE.
     AllocationCheckVariable {
         /// Its value (lossily decoded where it is not UTF-8).
         value: String,
@@ -157,7 +161,7 @@ impl fmt::Display for EnvironmentError {
                  needs (a setting that differed between PEs would let their heaps go out of step \
                  unseen); unset it. A program that must allocate without the check calls \
                  `unsafe {{ nvshmem.set_allocation_check(false) }}` at the same point on every PE",
-                crate::allocation_check::CHECK_VARIABLE
+                ALLOCATION_CHECK
             ),
             EnvironmentError::HeapCapBelowGranule { cap, granule } => write!(
                 f,
@@ -198,7 +202,7 @@ pub fn check(lookup: impl Fn(&str) -> Option<OsString>) -> Result<(), Environmen
         }
     }
     device_timeout_ns(&lookup)?;
-    if let Some(value) = lookup(crate::allocation_check::CHECK_VARIABLE) {
+    if let Some(value) = lookup(ALLOCATION_CHECK) {
         return Err(EnvironmentError::AllocationCheckVariable {
             value: value.to_string_lossy().into_owned(),
         });
@@ -359,7 +363,7 @@ mod tests {
     #[test]
     fn the_allocation_check_cannot_be_switched_from_the_environment() {
         for value in ["0", "1"] {
-            let refused = check(only(crate::allocation_check::CHECK_VARIABLE, value)).unwrap_err();
+            let refused = check(only(ALLOCATION_CHECK, value)).unwrap_err();
             assert_eq!(
                 refused,
                 EnvironmentError::AllocationCheckVariable {
