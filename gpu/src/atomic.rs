@@ -36,9 +36,8 @@
 //! # }
 //! ```
 
-use crate::{
-    AtomicAdd, AtomicBitwise, AtomicCompareSwap, AtomicElement, AtomicInteger, SymmetricPtr,
-};
+use crate::element::{AtomicAdd, AtomicBitwise, AtomicCompareSwap, AtomicElement, AtomicInteger};
+use nvshmem_abi::SymmetricPtr;
 
 /// Reads `source` on PE `pe` atomically (`nvshmem_<T>_atomic_fetch`).
 ///

@@ -3,7 +3,7 @@
 //! Without the feature, or on the host, the checks are empty `#[inline(always)]` functions and
 //! compile to nothing.
 
-use crate::Team;
+use crate::team::Team;
 use core::ffi::CStr;
 
 /// `text` (which ends in a NUL) as a C string; evaluated at compile time by the macros below.

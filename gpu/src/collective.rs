@@ -42,8 +42,11 @@
 //! # }
 //! ```
 
+use crate::element::Element;
 use crate::element::{Names, Scoped, TeamCollectiveFn, c_functions};
-use crate::{Element, SymmetricPtr, Team, ffi};
+use crate::ffi;
+use crate::team::Team;
+use nvshmem_abi::SymmetricPtr;
 use nvshmem_abi::{
     for_each_arith_reduce_element, for_each_arith_reduce_op, for_each_bitwise_reduce_element,
     for_each_bitwise_reduce_op,
@@ -214,7 +217,7 @@ macro_rules! meet {
         unsafe {
             crate::deadline::meet(
                 crate::checks::wrapper_name!($name),
-                crate::group::Scope::$Scope,
+                crate::call_scope::Scope::$Scope,
                 $team,
             )
         }
@@ -387,7 +390,10 @@ scoped_collectives!(thread, Thread, true, "called by exactly one thread", "", ""
 /// Warp-cooperative collectives (`nvshmemx_*_warp`).
 pub mod warp {
     use super::ReduceOp;
-    use crate::{Element, SymmetricPtr, Team, ffi};
+    use crate::element::Element;
+    use crate::ffi;
+    use crate::team::Team;
+    use nvshmem_abi::SymmetricPtr;
     scoped_collectives!(
         warp,
         Warp,
@@ -401,7 +407,10 @@ pub mod warp {
 /// Block-cooperative collectives (`nvshmemx_*_block`).
 pub mod block {
     use super::{MaxLoc, ReduceOp};
-    use crate::{Element, SymmetricPtr, Team, ffi};
+    use crate::element::Element;
+    use crate::ffi;
+    use crate::team::Team;
+    use nvshmem_abi::SymmetricPtr;
     scoped_collectives!(
         block,
         Block,

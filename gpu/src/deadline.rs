@@ -13,8 +13,8 @@
 //! `k`, per team and sender, in `consumed[t][p]` of its own scratch). Counts per pair, not a shared
 //! epoch, stay right when a team handle is freed and reused by a team of other PEs.
 
-use crate::Team;
-use crate::group::Scope;
+use crate::call_scope::Scope;
+use crate::team::Team;
 use core::ffi::CStr;
 #[cfg(all(target_arch = "nvptx64", feature = "checks"))]
 use nvshmem_abi::{DEFAULT_TIMEOUT_NS, DeviceChecks};

@@ -20,7 +20,9 @@
 //! is checked on the CPU, against a model of blocks arriving in many orders.
 
 #[cfg(any(target_arch = "nvptx64", doc))]
-use crate::{SymmetricSlice, memory, thread};
+use crate::slice::SymmetricSlice;
+#[cfg(any(target_arch = "nvptx64", doc))]
+use crate::{memory, thread};
 
 /// The counter's phase bit, which each complete barrier flips.
 #[cfg(any(test, target_arch = "nvptx64", doc))]

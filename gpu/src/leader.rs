@@ -44,8 +44,11 @@
 //! ```
 
 use crate::collective::{self, ReduceOp};
+use crate::element::Element;
 use crate::scope::{Block, Thread, Warp, concat_cstr};
-use crate::{Element, SymmetricSlice, Team, sync, team};
+use crate::slice::SymmetricSlice;
+use crate::team::Team;
+use crate::{sync, team};
 use core::ffi::CStr;
 use core::marker::PhantomData;
 
@@ -378,7 +381,7 @@ leader_calls!(
 #[cfg(test)]
 mod tests {
     use super::{Shape, count_of, overlap};
-    use crate::SymmetricSlice;
+    use crate::slice::SymmetricSlice;
 
     #[test]
     fn each_collective_takes_the_lengths_it_reads_and_writes() {

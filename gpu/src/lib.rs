@@ -203,6 +203,7 @@ pub use nvshmem_macros::kernel;
 mod element;
 
 pub mod atomic;
+mod call_scope;
 mod checks;
 pub mod collective;
 mod deadline;
@@ -210,7 +211,6 @@ mod debug;
 pub mod ffi;
 #[cfg_attr(doc, doc(cfg(target_arch = "nvptx64")))]
 pub mod grid;
-mod group;
 mod leader;
 #[cfg_attr(doc, doc(cfg(target_arch = "nvptx64")))]
 pub mod memory;

@@ -42,7 +42,8 @@
 
 pub use nvshmem_abi::Cmp;
 
-use crate::{SymmetricPtr, WaitElement};
+use crate::element::WaitElement;
+use nvshmem_abi::SymmetricPtr;
 
 fn skip_ptr(skip: Option<&[i32]>) -> *const i32 {
     skip.map_or(core::ptr::null(), <[i32]>::as_ptr)

@@ -13,7 +13,8 @@
 //! pub fn takes_a_raw_pointer(data: SymmetricPtr<f32>) {}
 //! ```
 
-use crate::{Element, SymmetricSlice};
+use crate::element::Element;
+use crate::slice::SymmetricSlice;
 use nvshmem_abi::{KernelParam, ParamCode, SliceParam};
 
 // SAFETY: the host's typed launch makes slices only from live symmetric buffers allocated with the

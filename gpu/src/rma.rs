@@ -20,9 +20,12 @@
 //! # }
 //! ```
 
-use crate::{Element, SymmetricPtr, Team, ffi};
+use crate::element::Element;
+use crate::ffi;
+use crate::team::Team;
 use core::ffi::c_void;
 use core::ptr::NonNull;
+use nvshmem_abi::SymmetricPtr;
 
 /// Writes `value` to `dest` on PE `pe` (`nvshmem_<T>_p`): the cheapest remote store of one element.
 ///
@@ -84,7 +87,7 @@ macro_rules! load_store {
     ($scope:ident, $way:ident, $symmetric:expr, $local:expr, $bytes:expr, $pe:expr, $nvshmem:expr) => {
         paste::paste! {
             crate::peer::transfer(
-                crate::group::Scope::[<$scope:camel>],
+                crate::call_scope::Scope::[<$scope:camel>],
                 crate::peer::Way::$way,
                 $symmetric.cast(),
                 $local as *mut c_void,
@@ -305,8 +308,10 @@ scoped_transfers!(thread, "each calling thread moves its own data", "", "");
 pub mod warp {
     #[allow(unused_imports)]
     use super::ptr;
-    use crate::{Element, SymmetricPtr, ffi};
+    use crate::element::Element;
+    use crate::ffi;
     use core::ffi::c_void;
+    use nvshmem_abi::SymmetricPtr;
     super::scoped_transfers!(
         warp,
         "every thread of the warp calls it with the same arguments (they share the transfer)",
@@ -319,8 +324,10 @@ pub mod warp {
 pub mod block {
     #[allow(unused_imports)]
     use super::ptr;
-    use crate::{Element, SymmetricPtr, ffi};
+    use crate::element::Element;
+    use crate::ffi;
     use core::ffi::c_void;
+    use nvshmem_abi::SymmetricPtr;
     super::scoped_transfers!(
         block,
         "every thread of the block calls it with the same arguments (they share the transfer)",

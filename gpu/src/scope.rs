@@ -27,9 +27,12 @@
 //! syncs and collectives do: NVSHMEM counts them per team on each PE, so they are made through a
 //! [`Leader`](crate::Leader), which one group per launch holds (`leader.rs`).
 
+use crate::element::Element;
+use crate::pe::Pe;
+use crate::signal::SignalOp;
+use crate::slice::SymmetricSlice;
 use crate::slice::lengths_differ;
 use crate::sync;
-use crate::{Element, Pe, SignalOp, SymmetricSlice};
 
 /// The calling thread alone makes the call.
 #[derive(Debug, Clone, Copy, Default)]

@@ -22,7 +22,10 @@
 
 pub use nvshmem_abi::SignalOp;
 
-use crate::{Cmp, Element, SymmetricPtr, ffi};
+use crate::element::Element;
+use crate::ffi;
+use crate::p2p::Cmp;
+use nvshmem_abi::SymmetricPtr;
 
 /// Applies `op` with `value` to the signal word `signal` on PE `pe` (`nvshmemx_signal_op`).
 ///
@@ -90,7 +93,7 @@ macro_rules! load_store_signal {
     ) => {
         paste::paste! {
             crate::peer::put_signal(
-                crate::group::Scope::[<$scope:camel>],
+                crate::call_scope::Scope::[<$scope:camel>],
                 $dest.as_ptr().cast(),
                 $source.cast(),
                 $bytes,
@@ -230,7 +233,9 @@ scoped_signals!(thread, "each calling thread moves its own data", "", "");
 /// Warp-cooperative puts with signal (`nvshmemx_*_put_signal*_warp`).
 pub mod warp {
     use super::SignalOp;
-    use crate::{Element, SymmetricPtr, ffi};
+    use crate::element::Element;
+    use crate::ffi;
+    use nvshmem_abi::SymmetricPtr;
     scoped_signals!(
         warp,
         "every thread of the warp calls it with the same arguments",
@@ -242,7 +247,9 @@ pub mod warp {
 /// Block-cooperative puts with signal (`nvshmemx_*_put_signal*_block`).
 pub mod block {
     use super::SignalOp;
-    use crate::{Element, SymmetricPtr, ffi};
+    use crate::element::Element;
+    use crate::ffi;
+    use nvshmem_abi::SymmetricPtr;
     scoped_signals!(
         block,
         "every thread of the block calls it with the same arguments",

@@ -21,12 +21,12 @@
 //! nvshmem-gpu: PE 1 (block 0, thread 0): SymmetricSlice::range: range 8..12 is out of bounds for a symmetric slice of 10 elements
 //! ```
 
-use crate::{
-    AtomicAdd, AtomicCompareSwap, AtomicElement, Element, LocalAtomic, Pe, RelaxedAccess,
-    SymmetricPtr,
-};
+use crate::element::{AtomicAdd, AtomicCompareSwap, AtomicElement, Element};
+use crate::pe::Pe;
+use crate::relaxed::{LocalAtomic, RelaxedAccess};
 use core::ffi::CStr;
 use core::ops::{Bound, RangeBounds};
+use nvshmem_abi::SymmetricPtr;
 
 /// `len` elements of `T` at a symmetric address: the same elements exist on every PE.
 ///

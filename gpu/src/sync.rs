@@ -29,9 +29,10 @@
 //! `barrier_all_timeout` (GPU target only) is a debugging barrier that traps instead of hanging when a PE never
 //! arrives.
 
+use crate::call_scope::Scope;
 use crate::checks::wrapper_name;
-use crate::group::Scope;
-use crate::{Team, ffi};
+use crate::ffi;
+use crate::team::Team;
 
 /// Completes every outstanding put, `_nbi` transfer and atomic this thread issued (`nvshmem_quiet`).
 ///
@@ -184,7 +185,8 @@ team_waits! {
 /// times, from a cooperatively launched kernel.
 #[cfg(target_arch = "nvptx64")]
 pub unsafe fn barrier_all_timeout(workspace: crate::SymmetricPtr<u64>, budget_cycles: u64) {
-    use crate::{Cmp, signal};
+    use crate::p2p::Cmp;
+    use crate::signal;
     let (me, n) = (crate::pe::my_pe(), crate::pe::n_pes());
     // SAFETY: the workspace holds `n + 1` words (caller), so every offset below is inside it; the
     // signals go to valid PEs `0..n`.

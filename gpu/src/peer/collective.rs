@@ -27,7 +27,9 @@
 
 use super::striped::{self, Piece};
 use super::{Pull, Push};
-use crate::{RelaxedAccess, Team, ffi, team};
+use crate::relaxed::RelaxedAccess;
+use crate::team::Team;
+use crate::{ffi, team};
 
 /// The smallest block, in bytes, that [`push_blocks`] pushes. NVSHMEM's alltoall starts with less,
 /// its rendezvous being one signal to each peer, and moves a piece per round trip; a push starts

@@ -12,7 +12,8 @@
 //! warp-scope transfers pay for.
 
 use super::{Scope, Way, connectivity, striped};
-use crate::{RelaxedAccess, ffi, thread};
+use crate::relaxed::RelaxedAccess;
+use crate::{ffi, thread};
 use core::ffi::{c_int, c_void};
 
 impl Scope {

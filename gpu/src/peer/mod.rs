@@ -34,8 +34,8 @@ mod copy;
 #[cfg(any(test, not(feature = "nvshmem-only")))]
 mod striped;
 
-use crate::Team;
-use crate::group::Scope;
+use crate::call_scope::Scope;
+use crate::team::Team;
 use core::ffi::{c_int, c_void};
 
 /// Which way the bytes go: to the peer (`put`) or from it (`get`).
