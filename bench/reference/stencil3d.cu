@@ -4,8 +4,9 @@
 // PEs along x then y on a tie, or --grid), the same kernels written as the Rust ones are (one block
 // per direction, of up to 512 threads so that every PE's fit at once, packs its face, edge or corner,
 // puts it with a signal into the neighbour's receive slot of parity k % 2, waits for its own word
-// and unpacks; a grid-stride sweep of 256-thread blocks), the same launches (the exchange
-// cooperative, the sweep plain, each waited for) and the same timing.
+// and unpacks; a sweep marching along z in 32 x 8 tiles of columns), the same launches (the exchange
+// cooperative, the sweep plain, queued one after another and waited for at the end) and the same
+// timing.
 //
 //   stencil3d [--nx N] [--ny N] [--nz N] [--iters K] [--points 7|27|all] [--precision f32|f64|all]
 //             [--grid PXxPYxPZ]
@@ -163,21 +164,41 @@ __global__ void exchange(T *field, T *packed, uint64_t *signals, Layout l, uint3
     for (uint32_t i = threadIdx.x; i < count; i += blockDim.x) field[region_index(l, d, l.halo_start[d], i)] = inbox[i];
 }
 
+// One thread per owned column of a 32 x 8 tile, marching along z through its block's share of the
+// planes (gridDim.z shares), as the Rust kernel does: the 7-point cells above and below and the
+// 27-point plane sums stay in registers, and every sum is added in the Rust one's order (update7;
+// update27 = plane9 of each plane, then combine27), so that both compute the same bits.
+template <typename T>
+__device__ inline T plane9(const T *p, size_t row) {
+    auto column = [&](int dx) { return p[dx - (ptrdiff_t)row] + p[dx] + p[dx + row]; };
+    return column(-1) + column(0) + column(1);
+}
+
 template <typename T, int POINTS>
 __global__ void sweep(const T *source, T *dest, Layout l, T weight) {
-    size_t cells = (size_t)l.n[0] * l.n[1] * l.n[2];
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < cells; i += (size_t)gridDim.x * blockDim.x) {
-        uint32_t x = i % l.n[0] + 1, y = i / l.n[0] % l.n[1] + 1, z = i / ((size_t)l.n[0] * l.n[1]) + 1;
-        auto at = [&](int dx, int dy, int dz) { return source[index_of(l, x + dx, y + dy, z + dz)]; };
-        T sum;
-        if (POINTS == 7) {
-            sum = at(0, 0, 0) + at(-1, 0, 0) + at(1, 0, 0) + at(0, -1, 0) + at(0, 1, 0);
-            sum = sum + at(0, 0, -1) + at(0, 0, 1);
-        } else {
-            sum = at(-1, -1, -1);
-            for (int k = 1; k < 27; k++) sum = sum + at(k % 3 - 1, k / 3 % 3 - 1, k / 9 - 1);
+    uint32_t x = blockIdx.x * blockDim.x + threadIdx.x + 1, y = blockIdx.y * blockDim.y + threadIdx.y + 1;
+    uint32_t planes = (l.n[2] + gridDim.z - 1) / gridDim.z;
+    uint32_t first = blockIdx.z * planes + 1, end = min(first + planes, l.n[2] + 1);
+    if (x > l.n[0] || y > l.n[1] || first >= end) return;
+    size_t row = l.local[0], plane = (size_t)l.local[0] * l.local[1];
+    size_t i = index_of(l, x, y, first);
+    if (POINTS == 7) {
+        T below = source[i - plane], centre = source[i];
+        for (uint32_t z = first; z < end; z++, i += plane) {
+            T above = source[i + plane];
+            T sum = centre + source[i - 1] + source[i + 1] + source[i - row] + source[i + row];
+            dest[i] = (sum + below + above) * weight;
+            below = centre;
+            centre = above;
         }
-        dest[index_of(l, x, y, z)] = sum * weight;
+    } else {
+        T below = plane9(source + i - plane, row), centre = plane9(source + i, row);
+        for (uint32_t z = first; z < end; z++, i += plane) {
+            T above = plane9(source + i + plane, row);
+            dest[i] = (below + centre + above) * weight;
+            below = centre;
+            centre = above;
+        }
     }
 }
 
@@ -212,7 +233,6 @@ static std::vector<T> starting_array(const Layout &l, const uint32_t cells[3], c
 template <typename KernelFn>
 static void launch_cooperative(KernelFn kernel, uint32_t blocks, uint32_t threads, void **args) {
     CUDA_CHECK(cudaLaunchCooperativeKernel((void *)kernel, blocks, threads, args, 0, 0));
-    CUDA_CHECK(cudaStreamSynchronize(0));
 }
 
 template <typename T>
@@ -238,8 +258,11 @@ static void run_case(const PeInfo &me, const uint32_t cells[3], const uint32_t g
     CUDA_CHECK(cudaGetDevice(&device));
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, stencil, 256, 0));
-    size_t wanted = ((size_t)l.n[0] * l.n[1] * l.n[2] + 255) / 256;
-    uint32_t blocks = (uint32_t)std::max<size_t>(1, std::min<size_t>(wanted, (size_t)std::max(1, per_sm * sms)));
+    // The Rust runner's sweep_shape: 32 x 8 tiles, the planes in shares giving about twice the
+    // blocks the GPU holds at once.
+    uint32_t resident = (uint32_t)std::max(1, per_sm * sms);
+    dim3 tiles((l.n[0] + 31) / 32, (l.n[1] + 7) / 8, 1);
+    tiles.z = std::min(std::max((2 * resident + tiles.x * tiles.y - 1) / (tiles.x * tiles.y), 1u), l.n[2]);
     // One block per direction, all resident at once, as the Rust runner picks it: the largest block
     // with which this launch and the waiting blocks (those with a neighbour) of every PE on this
     // GPU fit in one PE's share of it (under MPS the shares may be the same multiprocessors).
@@ -272,10 +295,10 @@ static void run_case(const PeInfo &me, const uint32_t cells[3], const uint32_t g
         }
         // Plain, as the Rust runner launches it: the sweep waits on nothing.
         void *args[] = {&current, &next, &l, &weight};
-        CUDA_CHECK(cudaLaunchKernel((const void *)stencil, blocks, 256, args, 0, 0));
-        CUDA_CHECK(cudaStreamSynchronize(0));
+        CUDA_CHECK(cudaLaunchKernel((const void *)stencil, tiles, dim3(32, 8), args, 0, 0));
         std::swap(current, next);
     }
+    CUDA_CHECK(cudaStreamSynchronize(0));
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count() / iters;
     nvshmem_barrier_all();
     if (me.pe == 0)

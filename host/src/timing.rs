@@ -1,5 +1,6 @@
 //! GPU time on the handle's stream: [`StreamTimer`] times the work enqueued between two points,
-//! by the GPU's clock rather than the host's, so that launch and queueing delays are not counted.
+//! by the GPU's clock rather than the host's, so that launch and queueing delays are not counted;
+//! [`copy_rate`] measures the memory floor that a workload's time is compared with.
 
 use crate::{DriverErrorContext as _, Error, Nvshmem};
 use cudarc::driver::sys::CUevent_flags;
@@ -65,4 +66,37 @@ impl StreamTimer {
             .doing("reading the time between two CUDA events")?;
         Ok(f64::from(ms) / 1e3)
     }
+}
+
+/// The GPU's device-to-device copy rate, in bytes moved per second (each copied byte is read once
+/// and written once, so a copy of `n` bytes moves `2n`): the best of `rounds` timings of
+/// `copies` back-to-back copies of `bytes` bytes on the handle's stream, after one untimed copy.
+///
+/// This is the memory floor's yardstick of a workload: a bandwidth-bound kernel that reads `r` and writes `w`
+/// bytes cannot take less than `(r + w) / rate`.
+pub fn copy_rate(nvshmem: &Nvshmem, bytes: usize, copies: u32, rounds: u32) -> Result<f64, Error> {
+    let stream = nvshmem.stream();
+    let allocate = || {
+        stream
+            .alloc_zeros::<u8>(bytes.max(1))
+            .doing("allocating device memory")
+    };
+    let (source, mut destination) = (allocate()?, allocate()?);
+    let mut copy = || {
+        stream
+            .memcpy_dtod(&source, &mut destination)
+            .doing("copying device memory")
+    };
+    copy()?;
+    let timer = StreamTimer::new(nvshmem)?;
+    let mut best = f64::INFINITY;
+    for _ in 0..rounds.max(1) {
+        timer.start()?;
+        for _ in 0..copies.max(1) {
+            copy()?;
+        }
+        timer.stop()?;
+        best = best.min(timer.seconds()?);
+    }
+    Ok(2.0 * bytes as f64 * f64::from(copies.max(1)) / best)
 }

@@ -4,8 +4,8 @@
 use crate::kernels::{CommonKernels, launch_one};
 use cudarc::driver::DevicePtr;
 use jacobi_args::Options;
-use nvshmem_host::timing::StreamTimer;
-use nvshmem_host::{DriverErrorContext as _, Kernel, LaunchShape, Nvshmem};
+use nvshmem_host::timing::{self, StreamTimer};
+use nvshmem_host::{Kernel, LaunchShape, Nvshmem};
 use std::error::Error;
 
 /// Bytes per copy of the copy-rate measurement.
@@ -39,8 +39,9 @@ impl Floors {
             let bytes = options.nx * options.ny * 4;
             // The copy kernel saves a launch per copy where the grid fits in L2, the copy engine
             // may do better where it does not: the floor takes the faster.
-            let fit = fit_copy_rate(nvshmem, common, bytes)?.max(copy_rate(nvshmem, bytes, 10, 3)?);
-            (copy_rate(nvshmem, COPY_BYTES, 10, 3)?, fit)
+            let fit = fit_copy_rate(nvshmem, common, bytes)?
+                .max(timing::copy_rate(nvshmem, bytes, 10, 3)?);
+            (timing::copy_rate(nvshmem, COPY_BYTES, 10, 3)?, fit)
         } else {
             (0.0, 0.0)
         };
@@ -115,42 +116,4 @@ fn fit_copy_rate(
         best = best.min(timer.seconds()?);
     }
     Ok(2.0 * (words * 16) as f64 * f64::from(trips) / best)
-}
-
-/// The GPU's device-to-device copy rate, in bytes moved per second (each copied byte is read once
-/// and written once, so a copy of `n` bytes moves `2n`): the best of `rounds` timings of
-/// `copies` back-to-back copies of `bytes` bytes on the handle's stream, after one untimed copy.
-///
-/// This is the memory floor's yardstick: a bandwidth-bound kernel that reads `r` and writes `w`
-/// bytes cannot take less than `(r + w) / rate`.
-fn copy_rate(
-    nvshmem: &Nvshmem,
-    bytes: usize,
-    copies: u32,
-    rounds: u32,
-) -> Result<f64, nvshmem_host::Error> {
-    let stream = nvshmem.stream();
-    let allocate = || {
-        stream
-            .alloc_zeros::<u8>(bytes.max(1))
-            .doing("allocating device memory")
-    };
-    let (source, mut destination) = (allocate()?, allocate()?);
-    let mut copy = || {
-        stream
-            .memcpy_dtod(&source, &mut destination)
-            .doing("copying device memory")
-    };
-    copy()?;
-    let timer = StreamTimer::new(nvshmem)?;
-    let mut best = f64::INFINITY;
-    for _ in 0..rounds.max(1) {
-        timer.start()?;
-        for _ in 0..copies.max(1) {
-            copy()?;
-        }
-        timer.stop()?;
-        best = best.min(timer.seconds()?);
-    }
-    Ok(2.0 * bytes as f64 * f64::from(copies.max(1)) / best)
 }

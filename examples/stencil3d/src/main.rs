@@ -13,7 +13,10 @@
 //! Output, per stencil and cell type: with `--check`, one line per PE, `OK` or `differs` with the
 //! count and the first differing cell, against the whole grid run on one GPU and on the CPU
 //! (bitwise); then PE 0's `result:` line (`points= precision= pes= grid= n= iters= ms_per_iter=
-//! check=`). Exits non-zero on any difference or error.
+//! bytes_per_iter= gbps= copy_gbps= floor_fraction= check=`): the bytes an iteration must move
+//! (every cell read once and written once), the rate that makes, the device-to-device copy rate
+//! measured in the same run, and their ratio, the fraction of the memory floor reached. Exits
+//! non-zero on any difference or error.
 
 mod args;
 
@@ -26,6 +29,7 @@ use nvshmem_halo::{
     packing::HaloPacking3d,
 };
 use nvshmem_host::environment::DEFAULT_SYMMETRIC_SIZE;
+use nvshmem_host::timing;
 use nvshmem_host::{
     Bootstrap, LaunchShape, Module, Nvshmem, SafeKernel, SliceParam, SymmetricBuffer,
 };
@@ -38,6 +42,8 @@ use stencil3d_kernels::{
 
 const KERNELS: nvshmem_host::ModuleImage = nvshmem_host::module_image!("STENCIL3D_KERNELS");
 const OPEN: [Boundary; 3] = [Boundary::Open; 3];
+/// Bytes per copy of the copy-rate measurement: far more than the L2 cache holds.
+const COPY_BYTES: usize = 512 << 20;
 
 fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
@@ -125,6 +131,13 @@ fn run_pe(bootstrap: Bootstrap, args: &Args) -> Result<(), Box<dyn std::error::E
     let (me, n_pes) = (nvshmem.my_pe() as usize, nvshmem.n_pes() as usize);
     let decomposition = decompose(args, n_pes)?;
     let module = nvshmem.load_module(KERNELS)?;
+    // The memory floor, measured by PE 0 while the others wait.
+    let copy_rate = if me == 0 {
+        timing::copy_rate(&nvshmem, COPY_BYTES, 10, 3)?
+    } else {
+        0.0
+    };
+    nvshmem.barrier_all();
     let mut failures = 0;
     let points: &[u32] = match args.points {
         Points::Seven => &[7],
@@ -139,6 +152,7 @@ fn run_pe(bootstrap: Bootstrap, args: &Args) -> Result<(), Box<dyn std::error::E
                 &decomposition,
                 points,
                 args,
+                copy_rate,
             )?);
         }
         if matches!(args.precision, Precision::F64 | Precision::All) {
@@ -148,6 +162,7 @@ fn run_pe(bootstrap: Bootstrap, args: &Args) -> Result<(), Box<dyn std::error::E
                 &decomposition,
                 points,
                 args,
+                copy_rate,
             )?);
         }
     }
@@ -169,6 +184,7 @@ fn run_case<T: Cell>(
     decomposition: &Decomposition3d,
     points: u32,
     args: &Args,
+    copy_rate: f64,
 ) -> Result<bool, Box<dyn std::error::Error>> {
     let (me, n_pes) = (nvshmem.my_pe() as usize, nvshmem.n_pes() as usize);
     let patch = decomposition.patch(me);
@@ -184,7 +200,7 @@ fn run_case<T: Cell>(
     // Every PE's signals are zero before any PE's first put.
     nvshmem.barrier_all();
     let waiting = waiting_blocks(decomposition, points, nvshmem_launch::pe_env::pes_per_gpu());
-    let elapsed = run.iterate(module, points, args.iters, stale, waiting)?;
+    let elapsed = run.iterate(nvshmem, module, points, args.iters, stale, waiting)?;
     let ms_per_iter = elapsed.as_secs_f64() * 1e3 / f64::from(args.iters);
     // Fetched only to be checked: at 512^3 the array is over a gigabyte.
     let got = if args.check {
@@ -199,7 +215,7 @@ fn run_case<T: Cell>(
     let check = if args.check {
         let whole = Patch3d::whole(decomposition.cells());
         let mut single = Run::<T>::new(nvshmem, decomposition.cells(), &whole, 1)?;
-        single.iterate(module, points, args.iters, u32::MAX, 0)?;
+        single.iterate(nvshmem, module, points, args.iters, u32::MAX, 0)?;
         let one_gpu = single.result()?;
         drop(single);
         let cpu = cpu_reference::<T>(&whole, decomposition.cells(), points, args.iters);
@@ -231,8 +247,10 @@ fn run_case<T: Cell>(
     nvshmem.barrier_all();
     if me == 0 {
         let grid = decomposition.grid();
+        let bytes = 2 * decomposition.cells().iter().product::<usize>() * size_of::<T>();
+        let rate = bytes as f64 / (ms_per_iter / 1e3);
         println!(
-            "result: points={points} precision={} pes={n_pes} grid={}x{}x{} n={}x{}x{} iters={} ms_per_iter={ms_per_iter:.4} check={check}",
+            "result: points={points} precision={} pes={n_pes} grid={}x{}x{} n={}x{}x{} iters={} ms_per_iter={ms_per_iter:.4} bytes_per_iter={bytes} gbps={:.1} copy_gbps={:.1} floor_fraction={:.3} check={check}",
             T::NAME,
             grid.px,
             grid.py,
@@ -240,7 +258,10 @@ fn run_case<T: Cell>(
             args.nx,
             args.ny,
             args.nz,
-            args.iters
+            args.iters,
+            rate / 1e9,
+            copy_rate / 1e9,
+            rate / copy_rate
         );
     }
     Ok(passed)
@@ -286,11 +307,13 @@ impl<'nv, T: Cell> Run<'nv, T> {
     }
 
     /// `iters` iterations of exchange (when the patch has neighbours), then sweep into the other
-    /// array; the result ends in `current`. Each launch returns once the kernel has finished.
+    /// array; the result ends in `current`. The launches queue on the handle's stream one after
+    /// another without a host step between them; the call returns once all have finished.
     /// `waiting_on_gpu`: how many exchange blocks of the PEs on this GPU may wait at once (see
     /// [`waiting_blocks`]). Returns the time of the iterations alone (not of finding the kernels).
     fn iterate(
         &mut self,
+        nvshmem: &Nvshmem,
         module: &Module<'_>,
         points: u32,
         iters: u32,
@@ -306,19 +329,14 @@ impl<'nv, T: Cell> Run<'nv, T> {
             Direction3d::COUNT
         };
         let exchanges = neighbours(&self.patch, directions) > 0;
-        // The sweep waits on nothing, so it is launched plainly: as many blocks as fit at once, but
-        // taken only as multiprocessors come free. A cooperative sweep that large could wait for
-        // room held by other PEs' exchange blocks (several PEs on one GPU), which wait for this PE.
+        // The sweep waits on nothing, so it is launched plainly: taken only as multiprocessors
+        // come free. A cooperative sweep as large as the GPU could wait for room held by other
+        // PEs' exchange blocks (several PEs on one GPU), which wait for this PE.
         let sweep_config = |kernel: &nvshmem_host::Kernel<'_>| {
-            let threads = 256;
-            let wanted = owned_cells(&self.patch).div_ceil(threads as usize) as u32;
-            let limit = kernel
-                .max_cooperative_blocks(LaunchShape::linear(1, threads))?
+            let resident = kernel
+                .max_cooperative_blocks(LaunchShape::linear(1, SWEEP_TILE.0 * SWEEP_TILE.1))?
                 .0;
-            Ok::<_, nvshmem_host::Error>(LaunchShape::linear(
-                wanted.clamp(1, limit.max(1)),
-                threads,
-            ))
+            Ok::<_, nvshmem_host::Error>(sweep_shape(&self.patch, resident))
         };
         // One block per direction, all resident at once; those with a neighbour wait for it. Under
         // MPS a PE may use only its share of the multiprocessors, and the shares of one GPU's PEs
@@ -359,25 +377,45 @@ impl<'nv, T: Cell> Run<'nv, T> {
                     iteration,
                     stale,
                 );
-                exchange.run_cooperative(
+                exchange.launch_cooperative(
                     LaunchShape::linear(directions as u32, exchange_threads),
                     args,
                 )?;
             }
             let args = (&self.current, &self.next, &self.words);
             if points == 7 {
-                stencil7.run(config7, args)?;
+                stencil7.launch(config7, args)?;
             } else {
-                stencil27.run(config27, args)?;
+                stencil27.launch(config27, args)?;
             }
             std::mem::swap(&mut self.current, &mut self.next);
         }
+        nvshmem.synchronize()?;
         Ok(started.elapsed())
     }
 
     /// This PE's array after the run.
     fn result(&self) -> Result<Vec<T>, nvshmem_host::Error> {
         self.current.to_vec()
+    }
+}
+
+/// Threads per block of the sweep along x and y: a tile of columns, x fastest (module docs of the
+/// kernels), 32 wide so that a warp reads whole rows.
+const SWEEP_TILE: (u32, u32) = (32, 8);
+
+/// The sweep's launch over `patch`: one thread per owned column, in tiles of [`SWEEP_TILE`], and
+/// the planes split into as many shares along z as give about twice the `resident` blocks the GPU
+/// holds at once (a thread then marches through its share; shares that are too short re-read
+/// the planes at their ends).
+fn sweep_shape(patch: &Patch3d, resident: u32) -> LaunchShape {
+    let [nx, ny, nz] = patch.n;
+    let columns = nx.div_ceil(SWEEP_TILE.0) * ny.div_ceil(SWEEP_TILE.1);
+    let shares = (2 * resident.max(1)).div_ceil(columns).clamp(1, nz.max(1));
+    LaunchShape {
+        grid: (nx.div_ceil(SWEEP_TILE.0), ny.div_ceil(SWEEP_TILE.1), shares),
+        block: (SWEEP_TILE.0, SWEEP_TILE.1, 1),
+        shared_mem_bytes: 0,
     }
 }
 
@@ -503,6 +541,22 @@ mod tests {
             .unwrap();
         assert_eq!(waiting_blocks(&row, 7, 3), 6);
         assert_eq!(waiting_blocks(&on([16; 3], 1), 27, 1), 0);
+    }
+
+    #[test]
+    fn the_sweep_covers_every_column_and_splits_the_planes_for_the_gpu() {
+        // 512 x 384 columns in 16 x 48 tiles; 1,000 resident blocks ask for 2,000: 3 shares.
+        let flat = sweep_shape(&Patch3d::whole([512, 384, 16]), 1000);
+        assert_eq!(flat.grid, (16, 48, 3));
+        assert_eq!(flat.block, (32, 8, 1));
+        // Few columns: a share per plane at most.
+        let small = sweep_shape(&Patch3d::whole([37, 29, 23]), 1000);
+        assert_eq!(small.grid, (2, 4, 23));
+        // More columns than the GPU holds: one share, every thread through every plane.
+        assert_eq!(
+            sweep_shape(&Patch3d::whole([4096, 4096, 8]), 1000).grid.2,
+            1
+        );
     }
 
     #[test]

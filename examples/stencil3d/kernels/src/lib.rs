@@ -69,15 +69,31 @@ pub fn update7<T: Real>(at: impl Fn(i32, i32, i32) -> T) -> T {
     (sum + at(0, 0, -1) + at(0, 0, 1)) * T::SEVENTH
 }
 
-/// The 27-point update: all 27 cells of the 3 × 3 × 3 cube, summed z-major, x fastest, times 1/27.
+/// The 27-point update: the sums of the three planes (`dz` = -1, 0, 1, each by [`plane9`]), added
+/// in that order, times 1/27 ([`combine27`]). The order lets a thread that marches along z compute
+/// each plane's sum once and use it for three cells.
 #[inline(always)]
 // ANCHOR: update27
 pub fn update27<T: Real>(at: impl Fn(i32, i32, i32) -> T) -> T {
-    let mut sum = at(-1, -1, -1);
-    for i in 1..27 {
-        sum = sum + at(i % 3 - 1, i / 3 % 3 - 1, i / 9 - 1);
-    }
-    sum * T::TWENTY_SEVENTH
+    combine27(
+        plane9(|dx, dy| at(dx, dy, -1)),
+        plane9(|dx, dy| at(dx, dy, 0)),
+        plane9(|dx, dy| at(dx, dy, 1)),
+    )
+}
+
+/// The nine cells of one plane around `(0, 0)`: each column's three cells (`dy` = -1, 0, 1) added,
+/// then the columns `dx` = -1, 0, 1 added.
+#[inline(always)]
+pub fn plane9<T: Real>(at: impl Fn(i32, i32) -> T) -> T {
+    let column = |dx| at(dx, -1) + at(dx, 0) + at(dx, 1);
+    column(-1) + column(0) + column(1)
+}
+
+/// The 27-point update from the plane sums below, at and above the cell.
+#[inline(always)]
+pub fn combine27<T: Real>(below: T, centre: T, above: T) -> T {
+    (below + centre + above) * T::TWENTY_SEVENTH
 }
 // ANCHOR_END: update27
 
@@ -204,13 +220,17 @@ fn exchange<T: Real + nvshmem_gpu::Element + nvshmem_gpu::RelaxedAccess>(
     // ANCHOR_END: wait_unpack
 }
 
-/// Every owned cell of `dest` from `source` with [`update7`] or [`update27`] (`POINTS`),
-/// grid-stride.
+/// Every owned cell of `dest` from `source` with [`update7`] or [`update27`] (`POINTS`), one
+/// thread per column: the block's threads cover a tile of x and y (thread x fastest), and each
+/// marches along z through its block's share of the planes (`gridDim.z` shares).
 ///
-/// The cells are read and written with plain accesses, which the GPU caches: a neighbour's cell is
-/// read by up to 27 threads, and the volatile accesses of [`SymmetricSlice::read`] would send every
-/// one of those reads to L2, several times slower on small grids. One check per thread,
-/// before the loop, that the patch's frame fits both slices, replaces the per-access bounds checks.
+/// Marching keeps what two neighbouring cells of a column share in registers: the 7-point cells
+/// above and below, the 27-point plane sums ([`plane9`], [`combine27`]), so each plane's cells are
+/// read once from memory (the cells beside them come from the cache). The cells are read and
+/// written with plain accesses, which the GPU caches: a cell is read by up to nine threads, and the
+/// volatile accesses of [`SymmetricSlice::read`] would send each of those reads to L2. One check
+/// per thread, before the loop, that the patch's frame fits both slices, replaces the per-access
+/// bounds checks.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 fn sweep<T: Real + nvshmem_gpu::Element, const POINTS: u32>(
@@ -228,23 +248,58 @@ fn sweep<T: Real + nvshmem_gpu::Element, const POINTS: u32>(
             && frame <= dest.len(),
         "the patch's frame does not fit the arrays"
     );
+    let [nx, ny, nz] = patch.n;
+    let (x, y) = (thread::global_index_x() + 1, thread::global_index_y() + 1);
+    let planes = nz.div_ceil(thread::grid_dim_z().max(1));
+    let first = thread::block_idx_z() * planes + 1;
+    let end = (first + planes).min(nz + 1);
+    if x > nx as usize || y > ny as usize || first >= end {
+        return;
+    }
     let (source, dest) = (
         source.as_symmetric_ptr().as_ptr() as *const T,
         dest.as_symmetric_ptr().as_ptr(),
     );
-    for i in (thread::global_index_x()..owned_cells(patch)).step_by(thread::grid_size_x()) {
-        let cell = owned_cell(patch, i);
-        // SAFETY: every index is below `frame` (checked above), inside both allocations. No other
-        // PE writes these arrays (only this PE's receive slots, module docs) and this launch
-        // writes only `dest`, so plain accesses race with nothing.
-        let at = |dx, dy, dz| unsafe { source.add(patch.index(shifted(cell, dx, dy, dz))).read() };
-        let value = if POINTS == 7 {
-            update7(at)
-        } else {
-            update27(at)
+    let plane = lx * ly;
+    // SAFETY: `at` reads cell `i` moved by at most one step along each axis, and `i` is an owned
+    // cell of the loop below (x and y checked above, z in first..end ⊆ 1..=nz), so every index is
+    // below `frame` (checked above), inside both allocations. No other PE writes these arrays (only
+    // this PE's receive slots, module docs) and this launch writes only `dest`, so plain accesses
+    // race with nothing.
+    let at =
+        |i: usize, dx: i32, dy: i32, dz: isize| unsafe {
+            source
+                .add(i.wrapping_add_signed(
+                    dx as isize + dy as isize * lx as isize + dz * plane as isize,
+                ))
+                .read()
         };
-        // SAFETY: as above; the cell is owned, below `frame`.
-        unsafe { dest.add(patch.index(cell)).write(value) };
+    let mut i = (first as usize * ly + y) * lx + x;
+    if POINTS == 7 {
+        let (mut below, mut centre) = (at(i, 0, 0, -1), at(i, 0, 0, 0));
+        for _ in first..end {
+            let above = at(i, 0, 0, 1);
+            let value = update7(|dx, dy, dz| match dz {
+                -1 => below,
+                1 => above,
+                _ if (dx, dy) == (0, 0) => centre,
+                _ => at(i, dx, dy, 0),
+            });
+            // SAFETY: as for `at`; the cell is owned, below `frame`.
+            unsafe { dest.add(i).write(value) };
+            (below, centre) = (centre, above);
+            i += plane;
+        }
+    } else {
+        let sum = |i: usize, dz: isize| plane9(|dx, dy| at(i, dx, dy, dz));
+        let (mut below, mut centre) = (sum(i, -1), sum(i, 0));
+        for _ in first..end {
+            let above = sum(i, 1);
+            // SAFETY: as for `at`; the cell is owned, below `frame`.
+            unsafe { dest.add(i).write(combine27(below, centre, above)) };
+            (below, centre) = (centre, above);
+            i += plane;
+        }
     }
 }
 
