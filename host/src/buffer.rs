@@ -32,7 +32,7 @@ pub struct SymmetricBuffer<'nv, T: Pod> {
     pub(crate) address: CUdeviceptr,
     len: usize,
     /// Whether the allocation check established that every PE allocated the same size.
-    pub(crate) checked: bool,
+    checked: bool,
     /// Its number among the handle's allocations, which its free adds to the heap's history.
     allocation: u64,
     /// Owns `T`s; not `Send`, as freeing needs NVSHMEM's context current on the freeing thread.
@@ -169,6 +169,19 @@ impl Nvshmem {
 }
 
 impl<T: Pod> SymmetricBuffer<'_, T> {
+    /// Refuses this buffer where its size on the other PEs matters (a safe kernel's slice, an
+    /// on-stream operation that reaches other PEs), unless the allocation check found it of the
+    /// same size on every PE: lengths are checked against this PE's copy alone.
+    pub(crate) fn require_checked(&self) -> Result<(), MemoryError> {
+        if self.checked {
+            Ok(())
+        } else {
+            Err(MemoryError::UncheckedBuffer {
+                bytes: self.len * size_of::<T>(),
+            })
+        }
+    }
+
     /// The number of elements.
     pub fn len(&self) -> usize {
         self.len

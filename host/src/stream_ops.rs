@@ -28,7 +28,7 @@
 use crate::lengths;
 use crate::result::stream::Delivery::{self, Blocking, NonBlocking};
 use crate::result::stream::Transfer;
-use crate::{Error, LocalMemory, MemoryError, Nvshmem, SymmetricBuffer, TeamError, result};
+use crate::{Error, LocalMemory, Nvshmem, SymmetricBuffer, TeamError, result};
 use bytemuck::Pod;
 use cudarc::driver::CudaStream;
 use nvshmem_abi::{Cmp, SignalOp, Team};
@@ -100,12 +100,7 @@ impl Nvshmem {
 /// a buffer that the allocation check found of the same size on every PE, since the operation's
 /// lengths are checked against this PE's copy alone.
 fn reached<T: Pod>(buffer: &SymmetricBuffer<'_, T>) -> Result<*mut T, Error> {
-    if !buffer.checked {
-        return Err(MemoryError::UncheckedBuffer {
-            bytes: buffer.len() * size_of::<T>(),
-        }
-        .into());
-    }
+    buffer.require_checked()?;
     Ok(buffer.as_symmetric_ptr().as_ptr())
 }
 

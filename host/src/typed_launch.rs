@@ -282,12 +282,7 @@ unsafe impl<'a> IntoParam<'a, Team> for &'a TeamHandle<'_> {
 // was checked to have that size on every PE (refused otherwise).
 unsafe impl<'a, T: Pod + ElementType> IntoParam<'a, SliceParam<T>> for &'a SymmetricBuffer<'_, T> {
     fn into_param(self) -> Result<LaunchValue<'a>, Error> {
-        if !self.checked {
-            return Err(KernelLaunchError::UncheckedAllocation {
-                bytes: self.len() * size_of::<T>(),
-            }
-            .into());
-        }
+        self.require_checked()?;
         Ok(LaunchValue {
             words: [self.ptr() as u64, self.len() as u64],
             count: 2,

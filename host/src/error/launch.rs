@@ -31,12 +31,6 @@ pub enum KernelLaunchError {
         /// Multiprocessors on the GPU.
         sms: u32,
     },
-    /// A symmetric buffer passed to a safe kernel was allocated with the allocation check off, so
-    /// nothing established that every PE allocated it with the same size.
-    UncheckedAllocation {
-        /// The buffer's size in bytes.
-        bytes: usize,
-    },
     /// A launch passed a different number of parameters than the kernel's PTX entry declares.
     ParameterCount {
         /// The kernel.
@@ -79,13 +73,6 @@ impl fmt::Display for KernelLaunchError {
                  block size and shared memory, at most {blocks_per_sm} block(s) per multiprocessor \
                  × {sms} multiprocessors = {limit}; launch at most {limit} blocks (use a \
                  grid-stride loop) or smaller blocks"
-            ),
-            KernelLaunchError::UncheckedAllocation { bytes } => write!(
-                f,
-                "a symmetric buffer of {bytes} bytes passed to a safe kernel was allocated with the \
-                 allocation check off, so its size on the other PEs is unknown and a transfer could \
-                 reach past their buffers; allocate it with the check on (the default: do not call \
-                 set_allocation_check(false) before it)"
             ),
             KernelLaunchError::ParameterCount {
                 kernel,

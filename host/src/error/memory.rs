@@ -125,8 +125,8 @@ pub enum MemoryError {
         /// The registered range it overlaps: its address and bytes.
         registered: (u64, usize),
     },
-    /// A symmetric buffer allocated with the allocation check off was passed to an on-stream
-    /// operation that reaches other PEs: its size there is unknown.
+    /// A symmetric buffer allocated with the allocation check off was passed to a safe kernel or to
+    /// an on-stream operation that reaches other PEs: its size there is unknown.
     UncheckedBuffer {
         /// The buffer's bytes on this PE.
         bytes: usize,
@@ -328,9 +328,9 @@ impl fmt::Display for MemoryError {
             ),
             MemoryError::UncheckedBuffer { bytes } => write!(
                 f,
-                "a symmetric buffer of {bytes} bytes was allocated with the allocation check off, \
-                 so its size on the other PEs is unknown and an operation reaching them could \
-                 touch memory past their buffers; allocate it with the check on (the default: do \
+                "a symmetric buffer of {bytes} bytes, passed to a safe kernel or an operation that \
+                 reaches other PEs, was allocated with the allocation check off, so its size on \
+                 the other PEs is unknown and a transfer could touch memory past their buffers; allocate it with the check on (the default: do \
                  not call set_allocation_check(false) before it)"
             ),
             MemoryError::LengthMismatch { buffer, slice } => write!(
