@@ -40,22 +40,31 @@ mkdir -p "$(dirname "$OUT")"
     echo "$(gpu_name), NVSHMEM $(nvshmem_version), MPS with" \
         "100/PEs of the GPU per PE; commit $(dist_commit);" \
         "\`bench/run-moe.sh\` with ${ARGS[*]}. Time per dispatch + combine on the GPU's clock," \
-        "the mean of the timed rounds; GB/s counts PE 0's rows out and back."
+        "the mean of the timed rounds; GB/s counts PE 0's rows out and back. Floor: the bytes a" \
+        "round must move through the GPU's memory (per PE its tokens × k rows read and written by" \
+        "the dispatch, read and written on the way back, read by the weighted sum, and its result" \
+        "rows written; every PE of the GPU) at the copy rate the Rust run measured; \"of floor\" =" \
+        "floor µs ÷ the measured µs."
     echo
-    echo "| PEs | routing | tokens | Rust µs | CUDA µs | Rust ÷ CUDA | Rust GB/s | CUDA GB/s |"
-    echo "|---|---|---|---|---|---|---|---|"
+    echo "| PEs | routing | tokens | Rust µs | CUDA µs | Rust ÷ CUDA | Rust GB/s | CUDA GB/s | floor µs | Rust of floor | CUDA of floor |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|"
     awk '$1 == "result:" && $2 == "moe-alltoall" {
         impl = substr($3, 6); routing = $15; sub(/:$/, "", routing)
         key = $5 " | " routing " | " $7
         if (!(key in seen)) { seen[key] = 1; order[++n] = key }
         us[impl, key] = $16; rate[impl, key] = $20
+        if (impl == "rust" && $22 == "floor") floor[key] = $23
     }
     END {
         for (i = 1; i <= n; i++) {
             k = order[i]; r = us["rust", k]; c = us["cuda", k]
             ratio = (r != "" && c != "" && c > 0) ? sprintf("%.2f", r / c) : "-"
-            printf "| %s | %s | %s | %s | %s | %s |\n", k, (r == "" ? "-" : r), (c == "" ? "-" : c),
-                ratio, (rate["rust", k] == "" ? "-" : rate["rust", k]), (rate["cuda", k] == "" ? "-" : rate["cuda", k])
+            f = floor[k]
+            rf = (f > 0 && r > 0) ? sprintf("%.2f", f / r) : "-"
+            cf = (f > 0 && c > 0) ? sprintf("%.2f", f / c) : "-"
+            printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", k, (r == "" ? "-" : r), (c == "" ? "-" : c),
+                ratio, (rate["rust", k] == "" ? "-" : rate["rust", k]), (rate["cuda", k] == "" ? "-" : rate["cuda", k]),
+                (f == "" ? "-" : f), rf, cf
         }
     }' "$TMP/results.txt"
 } > "$OUT"

@@ -19,7 +19,10 @@
 //! ```
 //!
 //! The rate counts the bytes of the rows PE 0 moved in a round (its `tokens × k` rows out and the
-//! same back, its own experts' rows included) over the round's time.
+//! same back, its own experts' rows included) over the round's time. The line ends with the round's
+//! memory floor, `floor MICROSECONDS us at copy RATE GB/s`: the bytes a round must move through
+//! the memory of PE 0's GPU ([`floor_bytes`]) at the device-to-device copy rate, measured by PE 0
+//! in the same run.
 
 mod args;
 mod routing;
@@ -29,7 +32,8 @@ use clap::Parser;
 use clap::ValueEnum;
 use moe_alltoall_kernels::{Combine, Control, Dispatch, NO_PAIR, Scratch};
 use nvshmem_host::{
-    Bootstrap, Error, LaunchShape, Nvshmem, SymmetricBuffer, TypedKernel, timing::StreamTimer,
+    Bootstrap, Error, LaunchShape, Nvshmem, SymmetricBuffer, TypedKernel,
+    timing::{self, StreamTimer},
 };
 use routing::{Shape, problem, reference, wrong_tokens};
 use std::process::ExitCode;
@@ -38,6 +42,18 @@ const KERNELS: nvshmem_host::ModuleImage = nvshmem_host::module_image!("MOE_ALLT
 
 /// The most experts in a job: a larger scale would make the results inexact in `f32`.
 const MAX_EXPERTS: u32 = 128;
+/// Bytes per copy of the copy-rate measurement: far more than the L2 cache holds.
+const COPY_BYTES: usize = 512 << 20;
+
+/// The bytes a round must move through the memory of one GPU holding `pes_per_gpu` PEs, each with
+/// `tokens` tokens of `hidden` `f32` and `k` choices: per PE, its `tokens × k` rows read and
+/// written once by the dispatch, read and written once more on their way back (the expert's
+/// transform fused into that pass), read once by the weighted sum, and its `tokens` result rows
+/// written.
+fn floor_bytes(pes_per_gpu: usize, tokens: usize, hidden: usize, k: usize) -> usize {
+    let row = hidden * size_of::<f32>();
+    pes_per_gpu * (5 * tokens * k * row + tokens * row)
+}
 
 fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
@@ -139,6 +155,13 @@ fn run_pe(bootstrap: Bootstrap, options: &Args) -> Result<(), Box<dyn std::error
         .into());
     }
     let module = nvshmem.load_module(KERNELS)?;
+    // The memory floor's yardstick, measured by PE 0 while the others wait.
+    let copy_rate = if me == 0 {
+        timing::copy_rate(&nvshmem, COPY_BYTES, 10, 3)?
+    } else {
+        0.0
+    };
+    nvshmem.barrier_all();
     let dispatch = module.typed_kernel::<Dispatch>()?;
     let combine = module.typed_kernel::<Combine>()?;
     // One block per multiprocessor, as many as a cooperative launch of both kernels allows.
@@ -231,10 +254,18 @@ fn run_pe(bootstrap: Bootstrap, options: &Args) -> Result<(), Box<dyn std::error
                 nvshmem.synchronize()?;
                 if me == 0 {
                     let bytes = 2 * tokens * k as usize * hidden * size_of::<f32>();
+                    let floor = floor_bytes(
+                        nvshmem_launch::pe_env::pes_per_gpu(),
+                        tokens,
+                        hidden,
+                        k as usize,
+                    );
                     println!(
-                        "result: moe-alltoall impl=rust {what}: {:.1} us per dispatch+combine, {:.1} GB/s",
+                        "result: moe-alltoall impl=rust {what}: {:.1} us per dispatch+combine, {:.1} GB/s, floor {:.1} us at copy {:.1} GB/s",
                         seconds * 1e6,
-                        bytes as f64 / seconds / 1e9
+                        bytes as f64 / seconds / 1e9,
+                        floor as f64 / copy_rate * 1e6,
+                        copy_rate / 1e9
                     );
                 }
             }
@@ -264,6 +295,14 @@ mod tests {
 
     fn parse(line: &str) -> Result<Args, clap::Error> {
         Args::try_parse_from(std::iter::once("moe-alltoall").chain(line.split_whitespace()))
+    }
+
+    #[test]
+    fn the_floor_counts_five_passes_over_the_rows_and_the_results() {
+        // The decode shape, 2 PEs on one GPU: 128 tokens x 8 choices of 28,672-byte rows, five
+        // passes, plus 128 result rows, per PE.
+        assert_eq!(floor_bytes(2, 128, 7168, 8), 2 * (5 * 1024 + 128) * 28_672);
+        assert_eq!(floor_bytes(1, 1, 1, 1), 24);
     }
 
     #[test]
