@@ -69,8 +69,10 @@ done
     echo "- machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"
     echo "- commit: $(dist_commit)"
     echo "- ms per iteration (exchange + sweep, launches queued back to back), $ITERS iterations"
-    echo "- floor: every cell read once and written once per iteration, at the device-to-device copy"
-    echo "  rate the Rust run measured beside it (copy GB/s); \"of floor\" = that time ÷ the measured one"
+    echo "- floor: every cell read once and written once per iteration, at the GPU's device-to-device"
+    echo "  copy rate (copy GB/s): the highest that a Rust run of this benchmark measured (PE 0 copies"
+    echo "  with its MPS share of the GPU, so runs of one PE measure the whole GPU's); \"of floor\" ="
+    echo "  that time ÷ the measured one"
     echo
     echo "| n | PEs | grid | points | type | Rust ms | C++ ms | Rust ÷ C++ | copy GB/s | Rust of floor | C++ of floor |"
     echo "|---|---|---|---|---|---|---|---|---|---|---|"
@@ -80,17 +82,17 @@ done
         key = v["n"] " | " v["pes"] " | " v["grid"] " | " v["points"] " | " v["precision"]
         if (!(key in seen)) { seen[key] = 1; order[++count] = key }
         ms[key, v["impl"]] = v["ms_per_iter"]
-        if (v["impl"] == "rust") { bytes[key] = v["bytes_per_iter"]; copy[key] = v["copy_gbps"] }
+        if (v["impl"] == "rust") { bytes[key] = v["bytes_per_iter"]; if (v["copy_gbps"] + 0 > copy + 0) copy = v["copy_gbps"] + 0 }
     }
     END {
         for (i = 1; i <= count; i++) {
             k = order[i]; r = ms[k, "rust"]; c = ms[k, "cuda"]
             ratio = (r != "" && c != "" && c > 0) ? sprintf("%.2f", r / c) : "-"
-            floor_ms = (copy[k] > 0) ? bytes[k] / (copy[k] * 1e9) * 1e3 : 0
+            floor_ms = (copy > 0 && bytes[k] > 0) ? bytes[k] / (copy * 1e9) * 1e3 : 0
             rf = (floor_ms > 0 && r > 0) ? sprintf("%.2f", floor_ms / r) : "-"
             cf = (floor_ms > 0 && c > 0) ? sprintf("%.2f", floor_ms / c) : "-"
             printf "| %s | %s | %s | %s | %s | %s | %s |\n", k, (r == "" ? "-" : r), (c == "" ? "-" : c), ratio,
-                (copy[k] == "" ? "-" : copy[k]), rf, cf
+                (copy > 0 ? copy : "-"), rf, cf
         }
     }' "$RESULTS"
 } | tee "$OUT/stencil3d.md"

@@ -166,12 +166,21 @@ __global__ void exchange(T *field, T *packed, uint64_t *signals, Layout l, uint3
 
 // One thread per owned column of a 32 x 8 tile, marching along z through its block's share of the
 // planes (gridDim.z shares), as the Rust kernel does: the 7-point cells above and below and the
-// 27-point plane sums stay in registers, and every sum is added in the Rust one's order (update7;
-// update27 = plane9 of each plane, then combine27), so that both compute the same bits.
+// 27-point plane sums stay in registers, BATCH planes are loaded before any is written (source and
+// dest may alias as far as the compiler knows), and every sum is added in the Rust one's order
+// (update7; update27 = plane9 of each plane, then combine27), so that both compute the same bits.
+constexpr int BATCH = 4;
+
 template <typename T>
 __device__ inline T plane9(const T *p, size_t row) {
     auto column = [&](int dx) { return p[dx - (ptrdiff_t)row] + p[dx] + p[dx + row]; };
     return column(-1) + column(0) + column(1);
+}
+
+template <typename T>
+__device__ inline T cell7(const T *s, size_t row, T below, T centre, T above) {
+    T sum = centre + s[-1] + s[1] + s[-(ptrdiff_t)row] + s[row];
+    return sum + below + above;
 }
 
 template <typename T, int POINTS>
@@ -182,18 +191,50 @@ __global__ void sweep(const T *source, T *dest, Layout l, T weight) {
     if (x > l.n[0] || y > l.n[1] || first >= end) return;
     size_t row = l.local[0], plane = (size_t)l.local[0] * l.local[1];
     size_t i = index_of(l, x, y, first);
+    uint32_t z = first;
     if (POINTS == 7) {
         T below = source[i - plane], centre = source[i];
-        for (uint32_t z = first; z < end; z++, i += plane) {
+        for (; z + BATCH <= end; z += BATCH, i += BATCH * plane) {
+            T all[BATCH + 2], sides[BATCH][4];
+            all[0] = below;
+            all[1] = centre;
+#pragma unroll
+            for (int b = 0; b < BATCH; b++) {
+                const T *s = source + i + b * plane;
+                all[b + 2] = s[plane];
+                sides[b][0] = s[-1];
+                sides[b][1] = s[1];
+                sides[b][2] = s[-(ptrdiff_t)row];
+                sides[b][3] = s[row];
+            }
+#pragma unroll
+            for (int b = 0; b < BATCH; b++) {
+                T sum = all[b + 1] + sides[b][0] + sides[b][1] + sides[b][2] + sides[b][3];
+                dest[i + b * plane] = (sum + all[b] + all[b + 2]) * weight;
+            }
+            below = all[BATCH];
+            centre = all[BATCH + 1];
+        }
+        for (; z < end; z++, i += plane) {
             T above = source[i + plane];
-            T sum = centre + source[i - 1] + source[i + 1] + source[i - row] + source[i + row];
-            dest[i] = (sum + below + above) * weight;
+            dest[i] = cell7(source + i, row, below, centre, above) * weight;
             below = centre;
             centre = above;
         }
     } else {
         T below = plane9(source + i - plane, row), centre = plane9(source + i, row);
-        for (uint32_t z = first; z < end; z++, i += plane) {
+        for (; z + BATCH <= end; z += BATCH, i += BATCH * plane) {
+            T all[BATCH + 2];
+            all[0] = below;
+            all[1] = centre;
+#pragma unroll
+            for (int b = 0; b < BATCH; b++) all[b + 2] = plane9(source + i + (b + 1) * plane, row);
+#pragma unroll
+            for (int b = 0; b < BATCH; b++) dest[i + b * plane] = (all[b] + all[b + 1] + all[b + 2]) * weight;
+            below = all[BATCH];
+            centre = all[BATCH + 1];
+        }
+        for (; z < end; z++, i += plane) {
             T above = plane9(source + i + plane, row);
             dest[i] = (below + centre + above) * weight;
             below = centre;

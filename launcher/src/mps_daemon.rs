@@ -121,8 +121,22 @@ impl PrivateMps {
             // A client that exits at once closes the pipe; its status says what happened.
             let _ = stdin.write_all(b"quit\n");
         }
-        match wait_until(client, Instant::now() + QUIT) {
-            Ok(Some(status)) if status.success() => Ok(()),
+        let deadline = Instant::now() + QUIT;
+        match wait_until(client, deadline) {
+            // `quit` returns at once; the daemon and its server leave after it.
+            Ok(Some(status)) if status.success() => loop {
+                let left = processes_using(&self.pipe);
+                if left.is_empty() {
+                    return Ok(());
+                }
+                if Instant::now() >= deadline {
+                    return Err(not_stopped(format!(
+                        "its processes {left:?} still ran {} s after `quit`",
+                        QUIT.as_secs()
+                    )));
+                }
+                std::thread::sleep(POLL);
+            },
             Ok(Some(status)) => Err(not_stopped(format!("`quit` {status}"))),
             Ok(None) => Err(not_stopped(format!(
                 "`quit` did not return within {} s",
@@ -155,6 +169,24 @@ impl Drop for PrivateMps {
         // panic); the normal end calls `stop` and reports its failure.
         let _ = self.quit();
     }
+}
+
+/// The processes whose environment names `pipe` as their MPS pipe folder: this job's control
+/// daemon and the server it started (both inherit the folder). Processes that cannot be read
+/// (another user's) are not this job's.
+fn processes_using(pipe: &Path) -> Vec<u32> {
+    let mut wanted = format!("{PIPE_DIRECTORY}=").into_bytes();
+    wanted.extend_from_slice(pipe.as_os_str().as_encoded_bytes());
+    let Ok(entries) = fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            fs::read(format!("/proc/{pid}/environ"))
+                .is_ok_and(|environ| environ.split(|&byte| byte == 0).any(|var| var == wanted))
+        })
+        .collect()
 }
 
 /// Waits for `child` until `deadline`: its status, or `None` (and the child killed) if it is still
@@ -200,7 +232,7 @@ pub enum MpsError {
         /// The control daemon's last log lines.
         log: String,
     },
-    /// `quit` could not be delivered: the daemon may still run.
+    /// `quit` could not be delivered, or the daemon's processes did not leave after it.
     NotStopped {
         /// Why.
         why: String,
@@ -280,6 +312,28 @@ impl std::error::Error for MpsError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_processes_of_a_pipe_folder_are_found_by_their_environment() {
+        let pipe = std::env::temp_dir().join(format!("mps-pipe-of-test-{}", std::process::id()));
+        let mut child = Command::new("sleep")
+            .arg("30")
+            .env(PIPE_DIRECTORY, &pipe)
+            .spawn()
+            .expect("sleep runs");
+        // Until it has exec'd, the child shows this process's environment.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while processes_using(&pipe).is_empty() && Instant::now() < deadline {
+            std::thread::sleep(POLL);
+        }
+        assert_eq!(processes_using(&pipe), [child.id()]);
+        // Another folder whose name starts the same is not this one.
+        assert!(processes_using(&pipe.with_extension("x")).is_empty());
+        assert!(processes_using(Path::new("/tmp")).is_empty());
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert!(processes_using(&pipe).is_empty());
+    }
 
     #[test]
     fn each_pe_gets_an_equal_share_of_the_gpu() {

@@ -15,8 +15,10 @@
 //! (bitwise); then PE 0's `result:` line (`points= precision= pes= grid= n= iters= ms_per_iter=
 //! bytes_per_iter= gbps= copy_gbps= floor_fraction= check=`): the bytes an iteration must move
 //! (every cell read once and written once), the rate that makes, the device-to-device copy rate
-//! measured in the same run, and their ratio, the fraction of the memory floor reached. Exits
-//! non-zero on any difference or error.
+//! PE 0 measured in the same run, and their ratio, the fraction of the memory floor reached. Under
+//! MPS PE 0 copies with its share of the GPU, so only a run of one PE measures the whole GPU's
+//! rate (`bench/run-stencil3d.sh` takes that one for every row). Exits non-zero on any difference
+//! or error.
 
 mod args;
 
@@ -37,7 +39,7 @@ use std::fmt::Debug;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 use stencil3d_kernels::{
-    Real, boundary, initial, owned_cell, owned_cells, shifted, update7, update27,
+    Real, SweepBox, boundary, initial, owned_cell, owned_cells, shifted, update7, update27,
 };
 
 const KERNELS: nvshmem_host::ModuleImage = nvshmem_host::module_image!("STENCIL3D_KERNELS");
@@ -86,6 +88,9 @@ fn run_heap_bytes(args: &Args, bootstrap: &Bootstrap) -> usize {
     bytes + (256 << 20)
 }
 
+/// The sweeps' parameters: source, destination, and the box (`nx`, `ny`, `nz`, `lx`, `ly`).
+type SweepParams<T> = (SliceParam<T>, SliceParam<T>, u32, u32, u32, u32, u32);
+
 /// A cell type with its kernels' launch descriptors.
 trait Cell: Real + Element + Pod + Debug {
     const NAME: &'static str;
@@ -99,8 +104,8 @@ trait Cell: Real + Element + Pod + Debug {
             u32,
         ),
     >;
-    type Stencil7: SafeKernel<Params = (SliceParam<Self>, SliceParam<Self>, SliceParam<u32>)>;
-    type Stencil27: SafeKernel<Params = (SliceParam<Self>, SliceParam<Self>, SliceParam<u32>)>;
+    type Stencil7: SafeKernel<Params = SweepParams<Self>>;
+    type Stencil27: SafeKernel<Params = SweepParams<Self>>;
     /// The bits, for the exact comparison.
     fn bits(self) -> u64;
 }
@@ -382,7 +387,11 @@ impl<'nv, T: Cell> Run<'nv, T> {
                     args,
                 )?;
             }
-            let args = (&self.current, &self.next, &self.words);
+            let SweepBox {
+                n: [nx, ny, nz],
+                local: [lx, ly],
+            } = SweepBox::of(&self.patch);
+            let args = (&self.current, &self.next, nx, ny, nz, lx, ly);
             if points == 7 {
                 stencil7.launch(config7, args)?;
             } else {

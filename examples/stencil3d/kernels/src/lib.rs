@@ -220,35 +220,72 @@ fn exchange<T: Real + nvshmem_gpu::Element + nvshmem_gpu::RelaxedAccess>(
     // ANCHOR_END: wait_unpack
 }
 
+/// The sweep's view of a patch: the owned box `n` and the frame's extent along x and y (the
+/// patch's `local`), passed as kernel parameters so that no thread reads the patch's words.
+#[derive(Clone, Copy)]
+pub struct SweepBox {
+    /// Owned cells along x, y and z.
+    pub n: [u32; 3],
+    /// The frame's extent along x and y (owned cells, halo and row padding).
+    pub local: [u32; 2],
+}
+
+impl SweepBox {
+    /// The box of `patch`.
+    pub fn of(patch: &Patch3d) -> SweepBox {
+        SweepBox {
+            n: patch.n,
+            local: [patch.local[0], patch.local[1]],
+        }
+    }
+
+    /// The elements a slice needs for the frame (the halo plane above the last owned one
+    /// included), or `None` if the box does not fit its frame along x or y or the count
+    /// overflows.
+    pub fn frame(&self) -> Option<usize> {
+        let [nx, ny, nz] = self.n.map(|n| n as usize);
+        let [lx, ly] = self.local.map(|l| l as usize);
+        if nx + 2 > lx || ny + 2 > ly {
+            return None;
+        }
+        lx.checked_mul(ly)?.checked_mul(nz + 2)
+    }
+}
+
+/// Planes a sweep thread loads before it writes any (see [`sweep`]).
+#[cfg(target_arch = "nvptx64")]
+const BATCH: usize = 4;
+
 /// Every owned cell of `dest` from `source` with [`update7`] or [`update27`] (`POINTS`), one
 /// thread per column: the block's threads cover a tile of x and y (thread x fastest), and each
 /// marches along z through its block's share of the planes (`gridDim.z` shares).
 ///
 /// Marching keeps what two neighbouring cells of a column share in registers: the 7-point cells
 /// above and below, the 27-point plane sums ([`plane9`], [`combine27`]), so each plane's cells are
-/// read once from memory (the cells beside them come from the cache). The cells are read and
-/// written with plain accesses, which the GPU caches: a cell is read by up to nine threads, and the
-/// volatile accesses of [`SymmetricSlice::read`] would send each of those reads to L2. One check
-/// per thread, before the loop, that the patch's frame fits both slices, replaces the per-access
-/// bounds checks.
+/// read once from memory (the cells beside them come from the cache). A thread loads [`BATCH`]
+/// planes before it writes their cells: `source` and `dest` may be the same memory as far as the
+/// compiler knows, so no load moves above a store, and one plane at a time would leave a thread
+/// one plane's loads in flight. The cells are read and written with plain accesses, which the GPU
+/// caches: a cell is read by up to nine threads, and the volatile accesses of
+/// [`SymmetricSlice::read`] would send each of those reads to L2. One check per thread, before the
+/// loop, that the frame fits both slices, replaces the per-access bounds checks.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 fn sweep<T: Real + nvshmem_gpu::Element, const POINTS: u32>(
     source: SymmetricSlice<T>,
     dest: SymmetricSlice<T>,
-    patch: &Patch3d,
+    area: SweepBox,
 ) {
-    // Owned cells are 1..=n along each axis and the frame holds n + 2, so every cell the loop
-    // touches (an owned cell, one step away at most) lies below `frame`.
-    let [lx, ly, lz] = patch.local.map(|l| l as usize);
-    let frame = lx * ly * lz;
+    // Owned cells are 1..=n along each axis and the frame holds n + 2 along x and y and the planes
+    // 0..=nz + 1, so every cell the loop touches (an owned cell, one step away at most) lies below
+    // `frame`.
+    let frame = area.frame();
     assert!(
-        (0..3).all(|a| patch.n[a] <= patch.local[a].saturating_sub(2))
-            && frame <= source.len()
-            && frame <= dest.len(),
-        "the patch's frame does not fit the arrays"
+        frame.is_some_and(|frame| frame <= source.len() && frame <= dest.len()),
+        "the sweep's box does not fit the arrays"
     );
-    let [nx, ny, nz] = patch.n;
+    let [nx, ny, nz] = area.n;
+    let [lx, ly] = area.local.map(|l| l as usize);
     let (x, y) = (thread::global_index_x() + 1, thread::global_index_y() + 1);
     let planes = nz.div_ceil(thread::grid_dim_z().max(1));
     let first = thread::block_idx_z() * planes + 1;
@@ -262,7 +299,7 @@ fn sweep<T: Real + nvshmem_gpu::Element, const POINTS: u32>(
     );
     let plane = lx * ly;
     // SAFETY: `at` reads cell `i` moved by at most one step along each axis, and `i` is an owned
-    // cell of the loop below (x and y checked above, z in first..end ⊆ 1..=nz), so every index is
+    // cell of the loops below (x and y checked above, z in first..end ⊆ 1..=nz), so every index is
     // below `frame` (checked above), inside both allocations. No other PE writes these arrays (only
     // this PE's receive slots, module docs) and this launch writes only `dest`, so plain accesses
     // race with nothing.
@@ -274,30 +311,66 @@ fn sweep<T: Real + nvshmem_gpu::Element, const POINTS: u32>(
                 ))
                 .read()
         };
+    // SAFETY: as for `at`; `i` is an owned cell, below `frame`.
+    let write = |i: usize, value: T| unsafe { dest.add(i).write(value) };
     let mut i = (first as usize * ly + y) * lx + x;
+    let mut z = first;
     if POINTS == 7 {
-        let (mut below, mut centre) = (at(i, 0, 0, -1), at(i, 0, 0, 0));
-        for _ in first..end {
-            let above = at(i, 0, 0, 1);
-            let value = update7(|dx, dy, dz| match dz {
-                -1 => below,
-                1 => above,
-                _ if (dx, dy) == (0, 0) => centre,
-                _ => at(i, dx, dy, 0),
-            });
-            // SAFETY: as for `at`; the cell is owned, below `frame`.
-            unsafe { dest.add(i).write(value) };
-            (below, centre) = (centre, above);
+        // `column[b]` is the cell of plane `b - 1` of the batch; its four side cells are `sides`.
+        let mut column = [at(i, 0, 0, -1), at(i, 0, 0, 0)];
+        let cell7 = |column: &[T], b: usize, sides: [T; 4]| {
+            update7(|dx, dy, dz| match (dx, dy, dz) {
+                (0, 0, -1) => column[b],
+                (0, 0, 1) => column[b + 2],
+                (-1, 0, 0) => sides[0],
+                (1, 0, 0) => sides[1],
+                (0, -1, 0) => sides[2],
+                (0, 1, 0) => sides[3],
+                _ => column[b + 1],
+            })
+        };
+        let sides_of = |i: usize| {
+            [
+                at(i, -1, 0, 0),
+                at(i, 1, 0, 0),
+                at(i, 0, -1, 0),
+                at(i, 0, 1, 0),
+            ]
+        };
+        while z + BATCH as u32 <= end {
+            let ahead: [T; BATCH] = core::array::from_fn(|b| at(i + b * plane, 0, 0, 1));
+            let sides: [[T; 4]; BATCH] = core::array::from_fn(|b| sides_of(i + b * plane));
+            let all: [T; BATCH + 2] =
+                core::array::from_fn(|b| if b < 2 { column[b] } else { ahead[b - 2] });
+            for b in 0..BATCH {
+                write(i + b * plane, cell7(&all, b, sides[b]));
+            }
+            column = [all[BATCH], all[BATCH + 1]];
+            (i, z) = (i + BATCH * plane, z + BATCH as u32);
+        }
+        for _ in z..end {
+            let all = [column[0], column[1], at(i, 0, 0, 1)];
+            write(i, cell7(&all, 0, sides_of(i)));
+            column = [all[1], all[2]];
             i += plane;
         }
     } else {
         let sum = |i: usize, dz: isize| plane9(|dx, dy| at(i, dx, dy, dz));
-        let (mut below, mut centre) = (sum(i, -1), sum(i, 0));
-        for _ in first..end {
+        let mut sums = [sum(i, -1), sum(i, 0)];
+        while z + BATCH as u32 <= end {
+            let ahead: [T; BATCH] = core::array::from_fn(|b| sum(i + b * plane, 1));
+            let all: [T; BATCH + 2] =
+                core::array::from_fn(|b| if b < 2 { sums[b] } else { ahead[b - 2] });
+            for b in 0..BATCH {
+                write(i + b * plane, combine27(all[b], all[b + 1], all[b + 2]));
+            }
+            sums = [all[BATCH], all[BATCH + 1]];
+            (i, z) = (i + BATCH * plane, z + BATCH as u32);
+        }
+        for _ in z..end {
             let above = sum(i, 1);
-            // SAFETY: as for `at`; the cell is owned, below `frame`.
-            unsafe { dest.add(i).write(combine27(below, centre, above)) };
-            (below, centre) = (centre, above);
+            write(i, combine27(sums[0], sums[1], above));
+            sums = [sums[1], above];
             i += plane;
         }
     }
@@ -323,26 +396,41 @@ macro_rules! kernels {
             exchange(field, packed, signals, &patch, iteration, stale);
         }
 
-        /// `dest`'s owned cells from `source` with the 7-point [`update7`].
+        /// `dest`'s owned cells from `source` with the 7-point [`update7`]: the box of
+        /// `nx × ny × nz` owned cells in a frame `lx` cells wide and `ly` deep ([`SweepBox`]).
         #[kernel]
         pub fn $stencil7(
             source: SymmetricSlice<$t>,
             dest: SymmetricSlice<$t>,
-            patch: SymmetricSlice<u32>,
+            nx: u32,
+            ny: u32,
+            nz: u32,
+            lx: u32,
+            ly: u32,
         ) {
-            let patch = read_patch(patch);
-            sweep::<$t, 7>(source, dest, &patch);
+            let area = SweepBox {
+                n: [nx, ny, nz],
+                local: [lx, ly],
+            };
+            sweep::<$t, 7>(source, dest, area);
         }
 
-        /// `dest`'s owned cells from `source` with the 27-point [`update27`].
+        /// `dest`'s owned cells from `source` with the 27-point [`update27`], as `$stencil7`.
         #[kernel]
         pub fn $stencil27(
             source: SymmetricSlice<$t>,
             dest: SymmetricSlice<$t>,
-            patch: SymmetricSlice<u32>,
+            nx: u32,
+            ny: u32,
+            nz: u32,
+            lx: u32,
+            ly: u32,
         ) {
-            let patch = read_patch(patch);
-            sweep::<$t, 27>(source, dest, &patch);
+            let area = SweepBox {
+                n: [nx, ny, nz],
+                local: [lx, ly],
+            };
+            sweep::<$t, 27>(source, dest, area);
         }
     };
 }
