@@ -8,7 +8,10 @@ use std::process::{Command, Output};
 /// Writes a crate named `name` with `lib` as its `src/lib.rs` and `dependencies` (the lines of its
 /// `[dependencies]` table) under `target_tmpdir`, and runs `cargo check` on it for
 /// `nvptx64-nvidia-cuda` (no NVSHMEM needed: nothing is linked), offline, with the workspace's
-/// `Cargo.lock`. Returns cargo's output; the crate stays for a look at a failure.
+/// `Cargo.lock`. Returns cargo's output; the crate stays for a look at a failure. Every scratch
+/// crate under `target_tmpdir` (the workspace's `CARGO_TARGET_TMPDIR`, whichever package's test
+/// calls this) builds into one target folder there, so the standard library for the GPU and the
+/// crates they share are checked once; cargo locks the folder while one build runs.
 pub fn check_for_gpu(target_tmpdir: &Path, name: &str, lib: &str, dependencies: &str) -> Output {
     // This crate is `tools/device-check` of the workspace.
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
@@ -37,7 +40,7 @@ pub fn check_for_gpu(target_tmpdir: &Path, name: &str, lib: &str, dependencies: 
         ])
         .arg("-Zbuild-std=core")
         .arg("--target-dir")
-        .arg(crate_dir.join("target"))
+        .arg(target_tmpdir.join("device-check-target"))
         // This test's own build settings are not the scratch crate's.
         .env_remove("RUSTFLAGS")
         .env_remove("CARGO_ENCODED_RUSTFLAGS")
