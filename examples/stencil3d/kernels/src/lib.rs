@@ -396,10 +396,18 @@ macro_rules! kernels {
             exchange(field, packed, signals, &patch, iteration, stale);
         }
 
-        /// `dest`'s owned cells from `source` with the 7-point [`update7`]: the box of
+        sweep_kernel!($t, $stencil7, 7, "the 7-point [`update7`]");
+        sweep_kernel!($t, $stencil27, 27, "the 27-point [`update27`]");
+    };
+}
+
+/// A sweep kernel of cell type `$t` and `$points` points.
+macro_rules! sweep_kernel {
+    ($t:ty, $name:ident, $points:literal, $update:literal) => {
+        #[doc = concat!("`dest`'s owned cells from `source` with ", $update, ": the box of")]
         /// `nx × ny × nz` owned cells in a frame `lx` cells wide and `ly` deep ([`SweepBox`]).
         #[kernel]
-        pub fn $stencil7(
+        pub fn $name(
             source: SymmetricSlice<$t>,
             dest: SymmetricSlice<$t>,
             nx: u32,
@@ -412,25 +420,7 @@ macro_rules! kernels {
                 n: [nx, ny, nz],
                 local: [lx, ly],
             };
-            sweep::<$t, 7>(source, dest, area);
-        }
-
-        /// `dest`'s owned cells from `source` with the 27-point [`update27`], as `$stencil7`.
-        #[kernel]
-        pub fn $stencil27(
-            source: SymmetricSlice<$t>,
-            dest: SymmetricSlice<$t>,
-            nx: u32,
-            ny: u32,
-            nz: u32,
-            lx: u32,
-            ly: u32,
-        ) {
-            let area = SweepBox {
-                n: [nx, ny, nz],
-                local: [lx, ly],
-            };
-            sweep::<$t, 27>(source, dest, area);
+            sweep::<$t, $points>(source, dest, area);
         }
     };
 }
