@@ -315,7 +315,9 @@ mod tests {
 
     #[test]
     fn the_processes_of_a_pipe_folder_are_found_by_their_environment() {
-        let pipe = std::env::temp_dir().join(format!("mps-pipe-of-test-{}", std::process::id()));
+        // Only named in the environment, never opened.
+        let folder = tempfile::tempdir().unwrap();
+        let pipe = folder.path().join("mps-pipe");
         let mut child = Command::new("sleep")
             .arg("30")
             .env(PIPE_DIRECTORY, &pipe)
