@@ -1,7 +1,10 @@
 //! GPU tests of the host crate's collective checks; `gpu-suite/run.sh` runs each through
 //! `nvshmemrun` with 2 PEs sharing one GPU (`#[ignore]`d in `cargo test`: they need a GPU).
 
-use nvshmem_host::{Error, MemoryError, Nvshmem, SignalOp, StreamOperations, Team};
+use device_api_signature_kernels::FillWords;
+use nvshmem_host::{
+    Error, LaunchShape, MemoryError, Nvshmem, SignalOp, StreamOperations, Team, module_image,
+};
 
 #[test]
 #[ignore = "needs a GPU and NVSHMEM with 2 PEs: gpu-suite/run.sh runs it on the GPU machine"]
@@ -73,7 +76,8 @@ fn a_large_zeroed_request_below_the_cap_is_placed() {
 }
 
 /// A buffer allocated with the check off may differ in size on the other PE, so an on-stream
-/// operation that reaches the other PE's copy refuses it; as this PE's own source it is fine.
+/// operation that reaches the other PE's copy refuses it, and so does a safe kernel, with the same
+/// error and before anything runs; as this PE's own source of a put it is fine.
 #[test]
 #[ignore = "needs a GPU and NVSHMEM with 2 PEs: gpu-suite/run.sh runs it on the GPU machine"]
 fn an_unchecked_buffer_is_refused_where_an_operation_reaches_other_pes() {
@@ -104,6 +108,21 @@ fn an_unchecked_buffer_is_refused_where_an_operation_reaches_other_pes() {
     unchecked_refusal(nvshmem.get_on_stream(&checked, &unchecked, 64, other));
     unchecked_refusal(nvshmem.signal_op_on_stream(&unchecked, 0, 1, SignalOp::Add, other));
     unchecked_refusal(nvshmem.fcollect_on_stream(Team::WORLD, &unchecked, &checked, 32));
+    let module = nvshmem
+        .load_module(module_image!("DEVICE_API_SIGNATURE_KERNELS"))
+        .expect("module");
+    let fill = module
+        .typed_kernel::<FillWords>()
+        .expect("the builds agree");
+    unchecked_refusal(fill.run(LaunchShape::linear(1, 32), (&unchecked, 7)));
+    assert!(
+        unchecked
+            .to_vec()
+            .expect("read back")
+            .iter()
+            .all(|&word| word == 0),
+        "the kernel ran on the unchecked buffer"
+    );
     nvshmem
         .put_on_stream(&checked, &unchecked, 64, other)
         .expect("this PE's own unchecked buffer is a fine source");
