@@ -342,8 +342,8 @@ fn sweep<T: Real + nvshmem_gpu::Element, const POINTS: u32>(
             let sides: [[T; 4]; BATCH] = core::array::from_fn(|b| sides_of(i + b * plane));
             let all: [T; BATCH + 2] =
                 core::array::from_fn(|b| if b < 2 { column[b] } else { ahead[b - 2] });
-            for b in 0..BATCH {
-                write(i + b * plane, cell7(&all, b, sides[b]));
+            for (b, &sides) in sides.iter().enumerate() {
+                write(i + b * plane, cell7(&all, b, sides));
             }
             column = [all[BATCH], all[BATCH + 1]];
             (i, z) = (i + BATCH * plane, z + BATCH as u32);
