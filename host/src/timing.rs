@@ -68,6 +68,23 @@ impl StreamTimer {
     }
 }
 
+/// Bytes per copy of [`memory_floor`]: far more than a GPU's L2 cache holds, so the copies run at
+/// the memory's rate.
+pub const FLOOR_COPY_BYTES: usize = 512 << 20;
+
+/// A run's memory floor: the [`copy_rate`] of ten back-to-back copies of [`FLOOR_COPY_BYTES`], the
+/// best of three timings, measured by PE 0 while the others wait; `0.0` on the other PEs. Every PE
+/// calls it (it ends in a barrier of all PEs). Under MPS PE 0 copies with its share of the GPU.
+pub fn memory_floor(nvshmem: &Nvshmem) -> Result<f64, Error> {
+    let rate = if nvshmem.my_pe() == 0 {
+        copy_rate(nvshmem, FLOOR_COPY_BYTES, 10, 3)?
+    } else {
+        0.0
+    };
+    nvshmem.barrier_all();
+    Ok(rate)
+}
+
 /// The GPU's device-to-device copy rate, in bytes moved per second (each copied byte is read once
 /// and written once, so a copy of `n` bytes moves `2n`): the best of `rounds` timings of
 /// `copies` back-to-back copies of `bytes` bytes on the handle's stream, after one untimed copy.

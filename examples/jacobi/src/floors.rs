@@ -8,9 +8,6 @@ use nvshmem_host::timing::{self, StreamTimer};
 use nvshmem_host::{Kernel, LaunchShape, Nvshmem};
 use std::error::Error;
 
-/// Bytes per copy of the copy-rate measurement.
-const COPY_BYTES: usize = 512 << 20;
-
 /// What an iteration cannot beat, measured in the run beside it: the copy rate of a working set
 /// the size of one grid (in L2 when it fits), and the time of one launch and of one meeting of
 /// every PE. The benchmark report builds each cell's floor from them.
@@ -41,7 +38,10 @@ impl Floors {
             // may do better where it does not: the floor takes the faster.
             let fit = fit_copy_rate(nvshmem, common, bytes)?
                 .max(timing::copy_rate(nvshmem, bytes, 10, 3)?);
-            (timing::copy_rate(nvshmem, COPY_BYTES, 10, 3)?, fit)
+            (
+                timing::copy_rate(nvshmem, timing::FLOOR_COPY_BYTES, 10, 3)?,
+                fit,
+            )
         } else {
             (0.0, 0.0)
         };

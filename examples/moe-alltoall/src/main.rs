@@ -42,8 +42,6 @@ const KERNELS: nvshmem_host::ModuleImage = nvshmem_host::module_image!("MOE_ALLT
 
 /// The most experts in a job: a larger scale would make the results inexact in `f32`.
 const MAX_EXPERTS: u32 = 128;
-/// Bytes per copy of the copy-rate measurement: far more than the L2 cache holds.
-const COPY_BYTES: usize = 512 << 20;
 
 /// The bytes a round must move through the memory of one GPU holding `pes_per_gpu` PEs, each with
 /// `tokens` tokens of `hidden` `f32` and `k` choices: per PE, its `tokens × k` rows read and
@@ -155,13 +153,7 @@ fn run_pe(bootstrap: Bootstrap, options: &Args) -> Result<(), Box<dyn std::error
         .into());
     }
     let module = nvshmem.load_module(KERNELS)?;
-    // The memory floor's yardstick, measured by PE 0 while the others wait.
-    let copy_rate = if me == 0 {
-        timing::copy_rate(&nvshmem, COPY_BYTES, 10, 3)?
-    } else {
-        0.0
-    };
-    nvshmem.barrier_all();
+    let copy_rate = timing::memory_floor(&nvshmem)?;
     let dispatch = module.typed_kernel::<Dispatch>()?;
     let combine = module.typed_kernel::<Combine>()?;
     // One block per multiprocessor, as many as a cooperative launch of both kernels allows.

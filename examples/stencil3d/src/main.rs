@@ -44,8 +44,6 @@ use stencil3d_kernels::{
 
 const KERNELS: nvshmem_host::ModuleImage = nvshmem_host::module_image!("STENCIL3D_KERNELS");
 const OPEN: [Boundary; 3] = [Boundary::Open; 3];
-/// Bytes per copy of the copy-rate measurement: far more than the L2 cache holds.
-const COPY_BYTES: usize = 512 << 20;
 
 fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
@@ -136,13 +134,7 @@ fn run_pe(bootstrap: Bootstrap, args: &Args) -> Result<(), Box<dyn std::error::E
     let (me, n_pes) = (nvshmem.my_pe() as usize, nvshmem.n_pes() as usize);
     let decomposition = decompose(args, n_pes)?;
     let module = nvshmem.load_module(KERNELS)?;
-    // The memory floor, measured by PE 0 while the others wait.
-    let copy_rate = if me == 0 {
-        timing::copy_rate(&nvshmem, COPY_BYTES, 10, 3)?
-    } else {
-        0.0
-    };
-    nvshmem.barrier_all();
+    let copy_rate = timing::memory_floor(&nvshmem)?;
     let mut failures = 0;
     let points: &[u32] = match args.points {
         Points::Seven => &[7],
@@ -369,6 +361,10 @@ impl<'nv, T: Cell> Run<'nv, T> {
             128
         });
         log::debug!("exchange blocks of {exchange_threads} threads ({needed} must fit at once)");
+        let SweepBox {
+            n: [nx, ny, nz],
+            local: [lx, ly],
+        } = SweepBox::of(&self.patch);
         let config7 = sweep_config(stencil7.kernel())?;
         let config27 = sweep_config(stencil27.kernel())?;
         let started = Instant::now();
@@ -387,10 +383,6 @@ impl<'nv, T: Cell> Run<'nv, T> {
                     args,
                 )?;
             }
-            let SweepBox {
-                n: [nx, ny, nz],
-                local: [lx, ly],
-            } = SweepBox::of(&self.patch);
             let args = (&self.current, &self.next, nx, ny, nz, lx, ly);
             if points == 7 {
                 stencil7.launch(config7, args)?;
